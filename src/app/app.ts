@@ -1,0 +1,54 @@
+// The composition root: opens storage, builds every area's routes and starts the HTTP edge.
+// Tests start it in-process on port 0; src/main.ts starts it for `npm start`.
+import type { Logger } from 'pino';
+import { createAuthenticator } from '../auth/authenticator.js';
+import type { Config } from '../config/config.js';
+import { Router } from '../http/router.js';
+import { HttpServer } from '../http/server.js';
+import type { RouteDef } from '../http/types.js';
+import { createLogger } from '../observability/logger.js';
+import { openDatabases } from '../storage/db.js';
+import type { Services } from './services.js';
+import { type ReadinessCheck, systemRoutes } from './system-routes.js';
+
+export interface RunningApp {
+  readonly port: number;
+  readonly url: string;
+  readonly services: Services;
+  /** Graceful stop: stop accepting, answer in-flight requests, flush, close pools. */
+  close(): Promise<void>;
+}
+
+export async function startApp(config: Config, options: { log?: Logger } = {}): Promise<RunningApp> {
+  const log = options.log ?? createLogger(config);
+  const dbs = await openDatabases(config, log);
+  const authenticator = createAuthenticator();
+  const services: Services = { config, log, dbs, authenticator };
+  const closers: (() => Promise<void>)[] = [];
+  const readiness: ReadinessCheck[] = [];
+
+  const router = new Router();
+  const routes: RouteDef[] = [...systemRoutes(services, readiness, () => router.routes)];
+  for (const r of routes) router.add(r);
+
+  const server = new HttpServer({ config, log, router, authenticator, dbs });
+  const port = await server.listen(config.host, config.port);
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  log.info({ port, host: config.host }, 'listening');
+
+  let closing: Promise<void> | null = null;
+  return {
+    port,
+    url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`,
+    services,
+    close() {
+      closing ??= (async () => {
+        await server.close();
+        for (const c of closers.reverse()) await c();
+        await dbs.close();
+        log.info('stopped');
+      })();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,12 @@
+// What every area's routes get from the composition root (src/app/app.ts).
+import type { Logger } from 'pino';
+import type { Authenticator } from '../auth/types.js';
+import type { Config } from '../config/config.js';
+import type { Databases } from '../storage/db.js';
+
+export interface Services {
+  readonly config: Config;
+  readonly log: Logger;
+  readonly dbs: Databases;
+  readonly authenticator: Authenticator;
+}

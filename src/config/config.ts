@@ -1,0 +1,138 @@
+// Configuration: environment variables only, parsed once at start into a frozen object that
+// is passed down. Nothing else in the service reads process.env.
+import { availableParallelism } from 'node:os';
+import { resolve } from 'node:path';
+
+export type WebhookUrlPolicy = 'public' | 'any';
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  /** Live (production) database URL; null means embedded PGlite under dataDir. */
+  readonly databaseUrl: string | null;
+  /** Sandbox database URL; null means derived (same server, name + `_sandbox`, or a second PGlite). */
+  readonly sandboxDatabaseUrl: string | null;
+  readonly dataDir: string;
+  /** NATS server with JetStream; null means the in-process event bus. */
+  readonly natsUrl: string | null;
+  /** Operator key; null means generated once and stored under dataDir. */
+  readonly adminKey: string | null;
+  /** Number of actor worker threads (shards). */
+  readonly workers: number;
+  /** CIDRs whose X-Forwarded-For is believed. */
+  readonly trustedProxies: readonly string[];
+  readonly webhookUrlPolicy: WebhookUrlPolicy;
+  /** Retry delays after the first attempt, in milliseconds. */
+  readonly webhookRetryScheduleMs: readonly number[];
+  readonly webhookTimeoutMs: number;
+  readonly webhookDisableAfter: number;
+  readonly oauthTokenTtlSeconds: number;
+  readonly keyRotationGraceSeconds: number;
+  readonly logLevel: LogLevel;
+  /** Largest accepted request body, in bytes. */
+  readonly maxBodyBytes: number;
+}
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    message: string,
+  ) {
+    super(`${variable}: ${message}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+function str(env: Env, name: string): string | undefined {
+  const v = env[name];
+  return v === undefined || v === '' ? undefined : v;
+}
+
+function int(env: Env, name: string, def: number, min: number, max: number): number {
+  const raw = str(env, name);
+  if (raw === undefined) return def;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(name, `must be a whole number, got "${raw}"`);
+  const n = Number(raw);
+  if (n < min || n > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${n}`);
+  return n;
+}
+
+function url(env: Env, name: string, protocols: readonly string[]): string | null {
+  const raw = str(env, name);
+  if (raw === undefined) return null;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(name, 'is not a valid URL');
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(name, `must use ${protocols.join(' or ')}, got ${parsed.protocol}`);
+  }
+  return raw;
+}
+
+const CIDR = /^(\d{1,3}(\.\d{1,3}){3}|[0-9a-fA-F:.]+)(\/\d{1,3})?$/;
+const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+export function loadConfig(env: Env): Config {
+  const defaultWorkers = Math.max(1, availableParallelism() - 1);
+  const trustedProxies = (str(env, 'TRUSTED_PROXIES') ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
+  for (const p of trustedProxies) {
+    if (!CIDR.test(p)) throw new ConfigError('TRUSTED_PROXIES', `"${p}" is not an IP address or CIDR`);
+  }
+  const policy = str(env, 'WEBHOOK_URL_POLICY') ?? 'public';
+  if (policy !== 'public' && policy !== 'any') {
+    throw new ConfigError('WEBHOOK_URL_POLICY', `must be "public" or "any", got "${policy}"`);
+  }
+  const scheduleRaw = str(env, 'WEBHOOK_RETRY_SCHEDULE_MS') ?? '1000,5000,30000,120000,900000';
+  const schedule = scheduleRaw.split(',').map((s) => s.trim());
+  if (schedule.some((s) => !/^\d+$/.test(s))) {
+    throw new ConfigError('WEBHOOK_RETRY_SCHEDULE_MS', 'must be a comma-separated list of whole milliseconds');
+  }
+  const logLevel = (str(env, 'LOG_LEVEL') ?? 'info') as LogLevel;
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`);
+  }
+  const host = str(env, 'HOST') ?? '127.0.0.1';
+  const databaseUrl = url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
+  const sandboxDatabaseUrl = url(env, 'SANDBOX_DATABASE_URL', ['postgres:', 'postgresql:']);
+  if (databaseUrl !== null && sandboxDatabaseUrl !== null && sameDatabase(databaseUrl, sandboxDatabaseUrl)) {
+    throw new ConfigError('SANDBOX_DATABASE_URL', 'must not name the same database as DATABASE_URL');
+  }
+  const adminKey = str(env, 'ADMIN_KEY') ?? null;
+  if (adminKey !== null && adminKey.length < 16) {
+    throw new ConfigError('ADMIN_KEY', 'must be at least 16 characters');
+  }
+  return Object.freeze({
+    port: int(env, 'PORT', 8080, 0, 65535),
+    host,
+    databaseUrl,
+    sandboxDatabaseUrl,
+    dataDir: resolve(str(env, 'DATA_DIR') ?? './data'),
+    natsUrl: url(env, 'NATS_URL', ['nats:', 'tls:', 'ws:', 'wss:']),
+    adminKey,
+    workers: int(env, 'WORKERS', defaultWorkers, 1, 256),
+    trustedProxies: Object.freeze(trustedProxies),
+    webhookUrlPolicy: policy,
+    webhookRetryScheduleMs: Object.freeze(schedule.map(Number)),
+    webhookTimeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 1, 600_000),
+    webhookDisableAfter: int(env, 'WEBHOOK_DISABLE_AFTER', 50, 1, 1_000_000),
+    oauthTokenTtlSeconds: int(env, 'OAUTH_TOKEN_TTL_SECONDS', 3600, 1, 31_536_000),
+    keyRotationGraceSeconds: int(env, 'KEY_ROTATION_GRACE_SECONDS', 900, 0, 31_536_000),
+    logLevel,
+    maxBodyBytes: int(env, 'MAX_BODY_BYTES', 1_048_576, 1024, 104_857_600),
+  });
+}
+
+function sameDatabase(a: string, b: string): boolean {
+  const x = new URL(a);
+  const y = new URL(b);
+  return x.host === y.host && x.pathname === y.pathname;
+}

@@ -1,0 +1,80 @@
+// The one error registry: every error the API can answer has a stable machine code, an HTTP
+// status and a default message here. Handlers throw ApiError; only src/http/envelope.ts turns
+// an error into the SPEC.md envelope.
+
+export const ERRORS = {
+  // SPEC.md "Error codes"
+  program_not_owned: { status: 422, message: 'A program_id does not belong to the calling Client.' },
+  duplicate_client_customer_ref: { status: 409, message: 'client_customer_ref already exists for this Client.' },
+  principal_not_in_program: {
+    status: 422,
+    message: 'The Principal is not enrolled in that Program, or program_id is required.',
+  },
+  principal_not_found: { status: 404, message: 'Principal not found.' },
+  invalid_phone_format: { status: 422, message: 'SMS step-up requires a valid E.164 phone number.' },
+  attestation_required: { status: 422, message: 'verification.attestation is required in client_attested mode.' },
+  idempotency_key_reuse: { status: 422, message: 'This Idempotency-Key was used with a different request body.' },
+  idempotency_key_in_use: {
+    status: 409,
+    message: 'A request with this Idempotency-Key is still being processed; retry later.',
+  },
+  sandbox_only: { status: 403, message: 'This action is available with a sandbox credential only.' },
+  validation_error: { status: 422, message: 'The request failed validation.' },
+  unauthorized: { status: 401, message: 'Missing or invalid credentials.' },
+  forbidden: { status: 403, message: 'Access to this resource is forbidden.' },
+  // Values CONTRACT.md and this service fix where SPEC.md is silent
+  invalid_status_transition: { status: 422, message: 'That status transition is not allowed.' },
+  invalid_thresholds: { status: 422, message: 'The threshold values are inconsistent.' },
+  invalid_webhook_url: { status: 422, message: 'The webhook URL is not allowed.' },
+  webhook_inactive: { status: 422, message: 'The webhook is not active.' },
+  not_found: { status: 404, message: 'Resource not found.' },
+  agent_not_found: { status: 404, message: 'Agent not found.' },
+  mandate_not_found: { status: 404, message: 'Mandate not found.' },
+  authorization_not_found: { status: 404, message: 'Authorization not found.' },
+  webhook_not_found: { status: 404, message: 'Webhook not found.' },
+  client_not_found: { status: 404, message: 'Client not found.' },
+  credential_not_found: { status: 404, message: 'Credential not found.' },
+  route_not_found: { status: 404, message: 'No such endpoint.' },
+  method_not_allowed: { status: 405, message: 'Method not allowed on this endpoint.' },
+  bad_request: { status: 400, message: 'The request is malformed.' },
+  invalid_json: { status: 400, message: 'The request body is not valid JSON.' },
+  unsupported_media_type: { status: 415, message: 'Content-Type must be application/json.' },
+  payload_too_large: { status: 413, message: 'The request body is too large.' },
+  no_fields_to_update: { status: 400, message: 'No field to update was provided.' },
+  conflict: { status: 409, message: 'The request conflicts with the current state.' },
+  rate_limited: { status: 429, message: 'Too many requests; retry after the indicated delay.' },
+  internal_error: { status: 500, message: 'Internal server error; safe to retry with backoff.' },
+  service_unavailable: { status: 503, message: 'The service is temporarily unavailable.' },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+export type ErrorCode = keyof typeof ERRORS;
+
+export interface ErrorDetail {
+  /** Dotted path of the offending field, e.g. "principal.profile.email". */
+  field: string;
+  message: string;
+}
+
+export class ApiError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly details: readonly ErrorDetail[] | undefined;
+  readonly headers: Readonly<Record<string, string>> | undefined;
+
+  constructor(
+    code: ErrorCode,
+    message?: string,
+    options?: { details?: readonly ErrorDetail[]; headers?: Record<string, string>; cause?: unknown },
+  ) {
+    super(message ?? ERRORS[code].message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'ApiError';
+    this.code = code;
+    this.status = ERRORS[code].status;
+    this.details = options?.details;
+    this.headers = options?.headers;
+  }
+}
+
+export function apiError(code: ErrorCode, message?: string, details?: readonly ErrorDetail[]): ApiError {
+  return new ApiError(code, message, details === undefined ? undefined : { details });
+}

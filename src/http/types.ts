@@ -1,0 +1,74 @@
+// The contract between the HTTP edge and the handlers of every area: a route declares its
+// method, path, credential plane and schemas; its handler gets a RequestContext and returns a
+// Reply or throws an ApiError.
+import type { AuthContext } from '../auth/types.js';
+import type { Sql } from '../storage/db.js';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/**
+ * Which credential a route takes (SPEC.md "Which credential for which group").
+ * - none: public
+ * - admin: X-Admin-Key (operator plane)
+ * - client: Client API key
+ * - principal: Principal API key or OAuth2 Bearer token
+ * - principal_key: Principal API key only (webhook management)
+ */
+export type AuthMode = 'none' | 'admin' | 'client' | 'principal' | 'principal_key';
+
+export interface RequestContext {
+  readonly requestId: string;
+  readonly method: HttpMethod;
+  /** Path without the query string, e.g. /api/v1/principals/prn_x/agents. */
+  readonly path: string;
+  readonly params: Readonly<Record<string, string>>;
+  /** Query parameters (last value wins). */
+  readonly query: Readonly<Record<string, string>>;
+  /** Request headers with lower-case names. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** Client address resolved through TRUSTED_PROXIES. */
+  readonly ip: string;
+  readonly rawBody: Buffer;
+  /** Parsed and schema-validated body (defaults applied); undefined without a body. */
+  body: unknown;
+  /** Set by the edge for authenticated routes. */
+  auth: AuthContext | null;
+  /** The database of the credential's environment; set by the edge for authenticated routes. */
+  db: Sql | null;
+  /** Monotonic start time (performance.now()), for processing_time_ms. */
+  readonly startedAt: number;
+}
+
+export interface Reply {
+  status: number;
+  /** JSON-serialised unless it is a string already serialised by the handler (rawJson). */
+  body?: unknown;
+  rawJson?: string;
+  headers?: Record<string, string>;
+}
+
+export interface RouteDef {
+  method: HttpMethod;
+  /** Path with :params, e.g. /api/v1/principals/:principal_id/agents. */
+  path: string;
+  auth: AuthMode;
+  /** Name of the schema (schemas/<name>.json) validating the JSON body. */
+  body?: string;
+  /** Name of the schema validating the query parameters (values are strings). */
+  query?: string;
+  /** Name of the schema describing the success response (documentation, OpenAPI). */
+  response?: string;
+  /** Success status, for the OpenAPI document. */
+  successStatus?: number;
+  /** One line for the OpenAPI document. */
+  summary: string;
+  /** Excluded from the public OpenAPI document (operator plane). */
+  internal?: boolean;
+  /** Also accepts application/x-www-form-urlencoded bodies (only /oauth/token). */
+  form?: boolean;
+  handler: (ctx: RequestContext) => Reply | Promise<Reply>;
+}
+
+export function json(status: number, body: unknown, headers?: Record<string, string>): Reply {
+  return headers === undefined ? { status, body } : { status, body, headers };
+}

@@ -1,0 +1,139 @@
+// Database access: live and sandbox are separate databases (CONTRACT.md). With DATABASE_URL
+// unset, two embedded PGlite instances under DATA_DIR are served over the PostgreSQL wire
+// protocol (pglite-socket) so the same SQL and the same driver run in every mode.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import postgres from 'postgres';
+import type { Environment } from '../auth/types.js';
+import type { Config } from '../config/config.js';
+import { migrate } from './migrate.js';
+
+// biome-ignore lint/complexity/noBannedTypes: postgres.js's own default type parameter
+export type Sql = postgres.Sql<{}>;
+
+export interface Databases {
+  readonly live: Sql;
+  readonly sandbox: Sql;
+  /** Connection URLs, for worker threads that open their own connections. */
+  readonly urls: Readonly<Record<Environment, string>>;
+  /** True on embedded PGlite: one connection per client, no concurrency inside the database. */
+  readonly embedded: boolean;
+  forEnv(env: Environment): Sql;
+  /** True when both databases answer. */
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+/** postgres.js options shared by every connection this service opens. */
+export function connect(url: string, options: { max: number; embedded: boolean }): Sql {
+  return postgres(url, {
+    max: options.max,
+    idle_timeout: options.embedded ? 0 : 60,
+    connect_timeout: 10,
+    onnotice: () => {},
+    // NUMERIC and BIGINT stay strings: money never becomes a binary float.
+    types: {},
+    connection: { application_name: 'agent-spending-authorization' },
+  });
+}
+
+export function deriveSandboxUrl(liveUrl: string): string {
+  const u = new URL(liveUrl);
+  const name = decodeURIComponent(u.pathname.replace(/^\//, '')) || 'postgres';
+  u.pathname = `/${encodeURIComponent(`${name}_sandbox`)}`;
+  return u.toString();
+}
+
+async function ensureDatabase(url: string, log: Logger): Promise<void> {
+  const probe = postgres(url, { max: 1, onnotice: () => {}, connect_timeout: 10 });
+  try {
+    await probe`select 1`;
+    return;
+  } catch (err) {
+    if ((err as { code?: string }).code !== '3D000') throw err;
+  } finally {
+    await probe.end({ timeout: 5 });
+  }
+  const u = new URL(url);
+  const name = decodeURIComponent(u.pathname.replace(/^\//, ''));
+  u.pathname = '/postgres';
+  const admin = postgres(u.toString(), { max: 1, onnotice: () => {}, connect_timeout: 10 });
+  try {
+    await admin.unsafe(`create database "${name.replace(/"/g, '""')}"`);
+    log.info({ database: name }, 'created database');
+  } catch (err) {
+    if ((err as { code?: string }).code !== '42P04') throw err;
+  } finally {
+    await admin.end({ timeout: 5 });
+  }
+}
+
+export async function openDatabases(config: Config, log: Logger, poolSize = 10): Promise<Databases> {
+  if (config.databaseUrl === null) return openEmbedded(config, log);
+  const liveUrl = config.databaseUrl;
+  const sandboxUrl = config.sandboxDatabaseUrl ?? deriveSandboxUrl(liveUrl);
+  await ensureDatabase(liveUrl, log);
+  await ensureDatabase(sandboxUrl, log);
+  const live = connect(liveUrl, { max: poolSize, embedded: false });
+  const sandbox = connect(sandboxUrl, { max: poolSize, embedded: false });
+  await migrate(live, log, 'live');
+  await migrate(sandbox, log, 'sandbox');
+  return makeDatabases(live, sandbox, { live: liveUrl, sandbox: sandboxUrl }, false, async () => {});
+}
+
+async function openEmbedded(config: Config, log: Logger): Promise<Databases> {
+  const { PGlite } = await import('@electric-sql/pglite');
+  const { PGLiteSocketServer } = await import('@electric-sql/pglite-socket');
+  const servers: { stop(): Promise<void> }[] = [];
+  const dbs: { close(): Promise<void> }[] = [];
+  const urls = {} as Record<Environment, string>;
+  for (const env of ['live', 'sandbox'] as const) {
+    const dir = join(config.dataDir, 'pglite', env);
+    mkdirSync(dir, { recursive: true });
+    const db = await PGlite.create(dir);
+    const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: 64 });
+    await server.start();
+    const port = Number(String(server.getServerConn()).split(':').pop());
+    urls[env] = `postgres://postgres@127.0.0.1:${port}/postgres`;
+    servers.push(server);
+    dbs.push(db);
+  }
+  log.info({ dataDir: config.dataDir }, 'using embedded PGlite databases');
+  const live = connect(urls.live, { max: 1, embedded: true });
+  const sandbox = connect(urls.sandbox, { max: 1, embedded: true });
+  await migrate(live, log, 'live');
+  await migrate(sandbox, log, 'sandbox');
+  return makeDatabases(live, sandbox, urls, true, async () => {
+    for (const s of servers) await s.stop();
+    for (const d of dbs) await d.close();
+  });
+}
+
+function makeDatabases(
+  live: Sql,
+  sandbox: Sql,
+  urls: Record<Environment, string>,
+  embedded: boolean,
+  closeExtra: () => Promise<void>,
+): Databases {
+  return {
+    live,
+    sandbox,
+    urls,
+    embedded,
+    forEnv: (env) => (env === 'sandbox' ? sandbox : live),
+    async ping() {
+      try {
+        await Promise.all([live`select 1`, sandbox`select 1`]);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    async close() {
+      await Promise.all([live.end({ timeout: 5 }), sandbox.end({ timeout: 5 })]);
+      await closeExtra();
+    },
+  };
+}
