@@ -6,8 +6,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
-import { type RunningApp, startApp } from '../../dist/src/app/app.js';
-import { loadConfig } from '../../dist/src/config/config.js';
+import type { RunningApp } from '../../dist/src/app/app.js';
+
+// DIST_DIR lets parallel builds (one per developer workspace) test their own output.
+const DIST = new URL(`../../${process.env.DIST_DIR ?? 'dist'}/src/`, import.meta.url).href;
+const { startApp } = (await import(`${DIST}app/app.js`)) as typeof import('../../dist/src/app/app.js');
+const { loadConfig } = (await import(`${DIST}config/config.js`)) as typeof import('../../dist/src/config/config.js');
 
 export const PG_BASE_URL = process.env.TEST_PG_URL ?? 'postgres://root@127.0.0.1:5432';
 export const EMBEDDED = process.env.TEST_EMBEDDED === '1';

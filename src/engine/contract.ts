@@ -1,0 +1,103 @@
+// The seams of the decision engine, shared by three parts built separately:
+// - the edge and runtime plane (main thread) build an AuthorizeRequest and talk to the
+//   DecisionEngine (src/engine/engine.ts);
+// - the shard workers (src/engine/worker.ts) own one actor per agent, call the DecisionCore
+//   and group-commit each Evaluation's audit row, agent update and events in one transaction;
+// - the DecisionCore (src/engine/pipeline/) holds the decision logic of SPEC.md and
+//   docs/decision-engine.md and is pure apart from loading an agent's state.
+import type { Environment } from '../auth/types.js';
+import type { Sql } from '../storage/db.js';
+
+export type Decision = 'APPROVE' | 'DECLINE' | 'STEP_UP';
+
+/** One POST /authorize, validated and normalised on the main thread. */
+export interface AuthorizeRequest {
+  readonly requestId: string;
+  readonly environment: Environment;
+  readonly clientId: string;
+  readonly principalId: string;
+  /** agt_ id; an agent_did is resolved to its id before the request reaches a shard. */
+  readonly agentId: string;
+  /** Canonical exact decimal text (formatAmount(parseAmount(input), 0)). */
+  readonly amount: string;
+  /** ISO 4217, upper case; USD when not sent. */
+  readonly currency: string;
+  readonly merchantName: string | null;
+  readonly merchantId: string | null;
+  readonly mcc: string | null;
+  /** ISO 3166-1 alpha-3, upper case (alpha-2 input is converted on the main thread). */
+  readonly country: string | null;
+  readonly rail: 'CARD' | 'CRYPTO';
+  readonly crypto: { readonly chain?: string; readonly asset?: string; readonly counterparty?: string } | null;
+  readonly intent: {
+    readonly intentType: string;
+    readonly taskReference: string;
+    readonly reasoningSummary: string | null;
+    readonly confidence: number | null;
+    readonly alternativesConsidered: readonly unknown[] | null;
+  };
+  readonly sessionId: string | null;
+  readonly idempotencyKey: string | null;
+  readonly stepUpConfirmed: boolean;
+  /** Date.now() when the edge received the request. */
+  readonly receivedAtMs: number;
+}
+
+/** A row of the authorizations table (migrations/0001_core.sql), money as exact decimal text. */
+export interface AuditRow {
+  id: string;
+  principal_id: string;
+  agent_id: string;
+  mandate_id: string | null;
+  amount: string;
+  currency: string;
+  mcc: string | null;
+  merchant_id: string | null;
+  merchant_name: string | null;
+  country: string | null;
+  decision: Decision;
+  reason_codes: string[];
+  gates_fired: string[];
+  kya_score: string | null;
+  trust_level: string | null;
+  trust_score: string | null;
+  risk_score: string | null;
+  session_id: string | null;
+  idempotency_key: string | null;
+  processing_time_ms: number;
+  /** The full POST /authorize response body, replayed for a repeated idempotency_key. */
+  response: Record<string, unknown>;
+  /** ISO 8601 UTC. */
+  created_at: string;
+}
+
+/** An event of SPEC.md "Events" produced by a decision; the worker wraps it in the envelope. */
+export interface EngineEvent {
+  readonly eventType: string;
+  readonly data: Record<string, unknown>;
+}
+
+export interface Evaluation {
+  readonly decision: Decision;
+  /** The response body of POST /authorize (every field of SPEC.md). */
+  readonly response: Record<string, unknown>;
+  readonly audit: AuditRow;
+  /** Events besides authorization.decided, which the worker adds for every decision. */
+  readonly events: readonly EngineEvent[];
+  /** Columns of the agents row to update in the same commit (trust promotion, KYA score). */
+  readonly agentUpdate: { readonly trust_level?: string; readonly kya_score?: string } | null;
+}
+
+/** The decision logic, called only on the shard thread that owns the agent. */
+export interface DecisionCore<State> {
+  /** Builds an agent's in-memory state from the database; null when the agent does not exist. */
+  load(sql: Sql, agentId: string, nowMs: number): Promise<State | null>;
+  /** The Principal that owns the agent (requests of any other Principal get 404). */
+  principalOf(state: State): string;
+  /**
+   * Decides, and updates the state in memory as if the decision were committed (running
+   * totals, velocity, sessions, trust). If the commit then fails the worker drops the state,
+   * so it is rebuilt from the database, which stays the truth.
+   */
+  evaluate(state: State, request: AuthorizeRequest, nowMs: number): Evaluation;
+}
