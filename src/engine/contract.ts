@@ -101,3 +101,19 @@ export interface DecisionCore<State> {
    */
   evaluate(state: State, request: AuthorizeRequest, nowMs: number): Evaluation;
 }
+
+/** The main thread's handle on the shard workers (implemented in src/engine/engine.ts). */
+export interface DecisionEngine {
+  /**
+   * Routes the request to the actor of its agent and resolves once the decision is durably
+   * recorded. Never rejects for a database fault: answers a safe DECLINE (system_unavailable).
+   * Rejects with ApiError agent_not_found when the agent is not the caller's.
+   */
+  authorize(request: AuthorizeRequest): Promise<Record<string, unknown>>;
+  /** Makes the owning actor reload the agent (status, mandates) before its next decision. */
+  invalidateAgent(env: Environment, agentId: string): Promise<void>;
+  /** Makes every actor of the Principal reload its thresholds before its next decision. */
+  invalidatePrincipal(env: Environment, principalId: string): Promise<void>;
+  /** Finishes queued decisions, flushes the audit log, stops the workers. */
+  close(): Promise<void>;
+}
