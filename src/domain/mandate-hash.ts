@@ -1,0 +1,41 @@
+// mandate_hash: 'sha256:' + the lowercase hex SHA-256 of the canonical JSON of a mandate's
+// terms. Canonical JSON here: object keys sorted by code unit, no whitespace, arrays in
+// their given order, strings and numbers as JSON.stringify writes them; amounts are carried
+// as canonical decimal strings so no binary float takes part.
+import { createHash } from 'node:crypto';
+
+export function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== 'object') {
+    if (typeof value === 'number' && !Number.isFinite(value)) throw new Error('not a JSON number');
+    if (value === undefined) throw new Error('undefined is not JSON');
+    return JSON.stringify(value);
+  }
+  if (Array.isArray(value)) return `[${value.map((v) => canonicalJson(v === undefined ? null : v)).join(',')}]`;
+  const obj = value as Record<string, unknown>;
+  const keys = Object.keys(obj)
+    .filter((k) => obj[k] !== undefined)
+    .sort();
+  return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(obj[k])}`).join(',')}}`;
+}
+
+/**
+ * The terms a mandate grants, the input of mandate_hash. Every field that decides whether a
+ * transaction is within the mandate is here; bookkeeping (id, status, created_at) is not.
+ * Sets (rails, mccs, countries, chains, assets) are sorted and free of duplicates; amounts
+ * are canonical decimal strings (formatAmount); countries are alpha-3; timestamps ISO 8601 UTC.
+ */
+export interface MandateTerms {
+  agent_id: string;
+  principal_id: string;
+  rails: string[];
+  limits: { currency: string; max_amount_per_transaction: string; max_daily_amount: string };
+  allowed_mccs: string[] | null;
+  allowed_countries: string[] | null;
+  crypto: { chains: string[]; assets: string[]; max_transfer: string | null } | null;
+  valid_from: string;
+  valid_until: string;
+}
+
+export function mandateHash(terms: MandateTerms): string {
+  return `sha256:${createHash('sha256').update(canonicalJson(terms), 'utf8').digest('hex')}`;
+}
