@@ -6,7 +6,10 @@ import type { Config } from '../config/config.js';
 import { Router } from '../http/router.js';
 import { HttpServer } from '../http/server.js';
 import type { RouteDef } from '../http/types.js';
+import { RateLimiter } from '../http/rate-limit.js';
 import { createLogger } from '../observability/logger.js';
+import { ServiceMetrics } from '../observability/metrics.js';
+import { metricsRoutes } from '../observability/metrics-routes.js';
 import { openDatabases } from '../storage/db.js';
 import type { Services } from './services.js';
 import { type ReadinessCheck, systemRoutes } from './system-routes.js';
@@ -23,15 +26,21 @@ export async function startApp(config: Config, options: { log?: Logger } = {}): 
   const log = options.log ?? createLogger(config);
   const dbs = await openDatabases(config, log);
   const authenticator = createAuthenticator();
-  const services: Services = { config, log, dbs, authenticator };
+  const metrics = new ServiceMetrics();
+  const services: Services = { config, log, dbs, authenticator, metrics };
   const closers: (() => Promise<void>)[] = [];
   const readiness: ReadinessCheck[] = [];
 
   const router = new Router();
-  const routes: RouteDef[] = [...systemRoutes(services, readiness, () => router.routes)];
+  const routes: RouteDef[] = [...systemRoutes(services, readiness, () => router.routes), ...metricsRoutes(metrics)];
   for (const r of routes) router.add(r);
 
-  const server = new HttpServer({ config, log, router, authenticator, dbs });
+  const rateLimiter = new RateLimiter({
+    requestsPerSecond: config.rateLimitRequestsPerSecond,
+    burstRequests: config.rateLimitBurstRequests,
+  });
+  const server = new HttpServer({ config, log, router, authenticator, dbs, metrics, rateLimiter });
+  metrics.httpInFlight.collect(() => [[[], server.inFlight]]);
   const port = await server.listen(config.host, config.port);
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   log.info({ port, host: config.host }, 'listening');

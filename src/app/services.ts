@@ -2,6 +2,7 @@
 import type { Logger } from 'pino';
 import type { Authenticator } from '../auth/types.js';
 import type { Config } from '../config/config.js';
+import type { ServiceMetrics } from '../observability/metrics.js';
 import type { Databases } from '../storage/db.js';
 
 export interface Services {
@@ -9,4 +10,6 @@ export interface Services {
   readonly log: Logger;
   readonly dbs: Databases;
   readonly authenticator: Authenticator;
+  /** Prometheus metrics (src/observability/metrics.ts): record with its helpers, or add collectors. */
+  readonly metrics: ServiceMetrics;
 }

@@ -32,6 +32,10 @@ export interface Config {
   readonly logLevel: LogLevel;
   /** Largest accepted request body, in bytes. */
   readonly maxBodyBytes: number;
+  /** Sustained requests per second allowed per credential; 0 turns rate limiting off. */
+  readonly rateLimitRequestsPerSecond: number;
+  /** Requests a credential may send at once after being idle (token bucket size). */
+  readonly rateLimitBurstRequests: number;
 }
 
 export class ConfigError extends Error {
@@ -128,6 +132,8 @@ export function loadConfig(env: Env): Config {
     keyRotationGraceSeconds: int(env, 'KEY_ROTATION_GRACE_SECONDS', 900, 0, 31_536_000),
     logLevel,
     maxBodyBytes: int(env, 'MAX_BODY_BYTES', 1_048_576, 1024, 104_857_600),
+    rateLimitRequestsPerSecond: int(env, 'RATE_LIMIT_REQUESTS_PER_SECOND', 100_000, 0, 100_000_000),
+    rateLimitBurstRequests: int(env, 'RATE_LIMIT_BURST_REQUESTS', 200_000, 1, 100_000_000),
   });
 }
 

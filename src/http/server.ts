@@ -9,10 +9,12 @@ import type { Authenticator } from '../auth/types.js';
 import type { Config } from '../config/config.js';
 import { newId } from '../domain/ids.js';
 import { ApiError } from '../errors/registry.js';
+import type { ServiceMetrics } from '../observability/metrics.js';
 import type { Databases } from '../storage/db.js';
 import { getValidator, validate } from '../validation/validate.js';
 import { ClientIpResolver } from './client-ip.js';
 import { errorEnvelope } from './envelope.js';
+import type { RateLimiter } from './rate-limit.js';
 import type { Router } from './router.js';
 import type { HttpMethod, Reply, RequestContext, RouteDef } from './types.js';
 
@@ -44,12 +46,19 @@ export interface HttpServerDeps {
   router: Router;
   authenticator: Authenticator;
   dbs: Databases;
+  /** Per-request counters and latency by route template (src/observability/metrics.ts). */
+  metrics?: ServiceMetrics;
+  /** Per-credential token buckets, checked right after authentication. */
+  rateLimiter?: RateLimiter;
 }
 
 /** Per-request state kept on our side of the uWS response (never touch res after abort). */
 interface Pending {
   aborted: boolean;
   done: boolean;
+  /** Route template for metrics ('unmatched' until the router matches). */
+  route: string;
+  startedAt: number;
 }
 
 export class HttpServer {
@@ -113,11 +122,11 @@ export class HttpServer {
     const requestId = newId('req');
     const peer = Buffer.from(res.getRemoteAddressAsText()).toString();
     const ip = this.#ips.resolve(peer, headers['x-forwarded-for']);
-    const pending: Pending = { aborted: false, done: false };
+    const pending: Pending = { aborted: false, done: false, route: 'unmatched', startedAt };
     this.#inFlight++;
     res.onAborted(() => {
       pending.aborted = true;
-      this.#finish(pending);
+      this.#finish(pending, ctx.method, 499);
     });
 
     const ctx: RequestContext = {
@@ -174,9 +183,13 @@ export class HttpServer {
       }
       const route = match.route;
       (ctx as { params: Record<string, string> }).params = match.params;
+      pending.route = route.path;
       if (route.auth !== 'none') {
         ctx.auth = await this.#deps.authenticator.authenticate(ctx, route);
-        if (ctx.auth !== null && ctx.auth.kind !== 'admin') ctx.db = this.#deps.dbs.forEnv(ctx.auth.environment);
+        if (ctx.auth !== null && ctx.auth.kind !== 'admin') {
+          this.#deps.rateLimiter?.check(ctx.auth.credentialId, performance.now());
+          ctx.db = this.#deps.dbs.forEnv(ctx.auth.environment);
+        }
       }
       if (route.body !== undefined) ctx.body = validate(getValidator(route.body), parseBody(ctx, route));
       if (route.query !== undefined) validate(getValidator(route.query), ctx.query);
@@ -192,12 +205,14 @@ export class HttpServer {
     const body = reply.rawJson ?? (reply.body === undefined || reply.status === 204 ? '' : JSON.stringify(reply.body));
     res.cork(() => {
       res.writeStatus(STATUS_TEXT[reply.status] ?? String(reply.status));
-      if (body.length > 0) res.writeHeader('content-type', 'application/json');
+      if (body.length > 0 && reply.headers?.['content-type'] === undefined) {
+        res.writeHeader('content-type', 'application/json');
+      }
       res.writeHeader('x-request-id', ctx.requestId);
       if (reply.headers !== undefined) for (const k in reply.headers) res.writeHeader(k, reply.headers[k] as string);
       res.end(body);
     });
-    this.#finish(pending);
+    this.#finish(pending, ctx.method, reply.status);
     if (this.#deps.log.isLevelEnabled('debug')) {
       this.#deps.log.debug(
         { request_id: ctx.requestId, method: ctx.method, path: ctx.path, status: reply.status },
@@ -222,13 +237,18 @@ export class HttpServer {
       if (env.headers !== undefined) for (const k in env.headers) res.writeHeader(k, env.headers[k] as string);
       res.end(env.body, close);
     });
-    this.#finish(pending);
+    this.#finish(pending, ctx.method, env.status);
   }
 
-  #finish(pending: Pending): void {
+  #finish(pending: Pending, method: string, status: number): void {
     if (pending.done) return;
     pending.done = true;
     this.#inFlight--;
+    const m = this.#deps.metrics;
+    if (m !== undefined) {
+      m.httpRequests.labels(pending.route, method, String(status)).inc();
+      m.httpDuration.labels(pending.route).observe((performance.now() - pending.startedAt) / 1000);
+    }
     if (this.#inFlight === 0 && this.#drainWaiters.length > 0) {
       const waiters = this.#drainWaiters;
       this.#drainWaiters = [];

@@ -1,0 +1,44 @@
+# syntax=docker/dockerfile:1
+# Multi-stage build of the Agent Spending Authorization Service.
+#   docker build -t asas .
+#   docker run -p 8080:8080 -e DATABASE_URL=postgres://... -e ADMIN_KEY=... asas
+# (compose.yaml wires it to PostgreSQL 15 and NATS with JetStream.)
+
+# --- build: install every dependency, compile TypeScript and the precompiled validators ---
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+# Scripts are skipped here because `prepare` builds, and the sources are not copied yet.
+RUN npm ci --ignore-scripts
+COPY tsconfig.json ./
+COPY build ./build
+COPY schemas ./schemas
+COPY src ./src
+COPY bench ./bench
+RUN npm run build \
+ && npm prune --omit=dev --ignore-scripts
+
+# --- runtime: compiled output, production dependencies, migrations; no compiler, no root ---
+FROM node:20-bookworm-slim AS runtime
+ENV NODE_ENV=production \
+    HOST=0.0.0.0 \
+    PORT=8080 \
+    DATA_DIR=/var/lib/asas
+WORKDIR /app
+COPY --from=build --chown=root:root /app/package.json /app/package-lock.json ./
+COPY --from=build --chown=root:root /app/node_modules ./node_modules
+COPY --from=build --chown=root:root /app/dist ./dist
+COPY --chown=root:root migrations ./migrations
+COPY --chown=root:root schemas ./schemas
+# The image's own `node` user (uid 1000) runs the service; only DATA_DIR is writable by it
+# (embedded databases and the generated admin key when DATABASE_URL / ADMIN_KEY are unset).
+RUN mkdir -p /var/lib/asas && chown node:node /var/lib/asas
+USER node
+EXPOSE 8080
+VOLUME ["/var/lib/asas"]
+# node:20-bookworm-slim has no curl: probe /health with Node's own fetch.
+HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+# SIGTERM reaches node directly (exec form): it stops accepting, answers in-flight requests,
+# flushes the audit log and exits 0.
+CMD ["node", "dist/src/main.js"]

@@ -1,0 +1,77 @@
+// The Prometheus registry: exposition format of counters, gauges (set and collected) and
+// histograms with cumulative fixed buckets.
+import { describe, expect, it } from 'vitest';
+
+const DIST = new URL(`../../${process.env.DIST_DIR ?? 'dist'}/src/`, import.meta.url).href;
+const { Registry, ServiceMetrics } = (await import(
+  `${DIST}observability/metrics.js`
+)) as typeof import('../../dist/src/observability/metrics.js');
+
+describe('metrics registry', () => {
+  it('renders labelled counters with HELP and TYPE lines and escaped label values', () => {
+    const r = new Registry();
+    const c = r.counter('x_total', 'Things.', ['kind']);
+    c.labels('a').inc();
+    c.labels('a').inc(2);
+    c.labels('b"\\\n').inc();
+    const text = r.render();
+    expect(text).toContain('# HELP x_total Things.\n# TYPE x_total counter\n');
+    expect(text).toContain('x_total{kind="a"} 3\n');
+    expect(text).toContain('x_total{kind="b\\"\\\\\\n"} 1\n');
+    expect(c.get('a')).toBe(3);
+  });
+
+  it('refuses the wrong number of label values and duplicate names', () => {
+    const r = new Registry();
+    const c = r.counter('y_total', 'Y.', ['a', 'b']);
+    expect(() => c.labels('only-one')).toThrow(/expected 2 label values/);
+    expect(() => r.counter('y_total', 'again')).toThrow(/registered twice/);
+  });
+
+  it('renders histograms with cumulative buckets, +Inf, sum and count', () => {
+    const r = new Registry();
+    const h = r.histogram('lat_seconds', 'Latency.', [0.1, 0.5, 1], ['route']);
+    for (const v of [0.05, 0.1, 0.3, 0.7, 3]) h.labels('/a').observe(v);
+    const text = r.render();
+    expect(text).toContain('lat_seconds_bucket{route="/a",le="0.1"} 2\n');
+    expect(text).toContain('lat_seconds_bucket{route="/a",le="0.5"} 3\n');
+    expect(text).toContain('lat_seconds_bucket{route="/a",le="1"} 4\n');
+    expect(text).toContain('lat_seconds_bucket{route="/a",le="+Inf"} 5\n');
+    expect(text).toContain('lat_seconds_count{route="/a"} 5\n');
+    const sum = Number(/lat_seconds_sum\{route="\/a"\} (\S+)/.exec(text)?.[1]);
+    expect(sum).toBeCloseTo(4.15, 10);
+  });
+
+  it('reads gauge collectors at scrape time and survives a failing collector', () => {
+    const r = new Registry();
+    const g = r.gauge('cache_size', 'Size.', ['shard']);
+    let n = 1;
+    g.collect(() => [
+      [['0'], n],
+      [['1'], n * 2],
+    ]);
+    g.collect(() => {
+      throw new Error('boom');
+    });
+    expect(r.render()).toContain('cache_size{shard="1"} 2\n');
+    n = 5;
+    expect(r.render()).toContain('cache_size{shard="1"} 10\n');
+  });
+
+  it('counts decisions by decision and first gate, and every gate fired', () => {
+    const m = new ServiceMetrics();
+    m.decision('APPROVE', [], 0.001);
+    m.decision('DECLINE', ['mandate_exceeded', 'risk_velocity'], 0.002);
+    m.decision('DECLINE', ['mcc_blocked'], 0.003);
+    m.auditBatch(1, { size: 12, commitSeconds: 0.004, ok: true });
+    m.auditBatch(1, { size: 3, commitSeconds: 0.5, ok: false });
+    expect(m.decisions.get('APPROVE', 'none')).toBe(1);
+    expect(m.decisions.get('DECLINE', 'mandate_exceeded')).toBe(1);
+    expect(m.gatesFired.get('risk_velocity', 'DECLINE')).toBe(1);
+    const text = m.render();
+    expect(text).toContain('asas_decision_duration_seconds_count 3\n');
+    expect(text).toContain('asas_audit_batch_size_sum{shard="1"} 15\n');
+    expect(text).toContain('asas_audit_commit_failures_total{shard="1"} 1\n');
+    expect(text).toMatch(/asas_process_resident_memory_bytes \d+/);
+  });
+});
