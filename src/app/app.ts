@@ -1,7 +1,9 @@
 // The composition root: opens storage, builds every area's routes and starts the HTTP edge.
 // Tests start it in-process on port 0; src/main.ts starts it for `npm start`.
 import type { Logger } from 'pino';
-import { createAuthenticator } from '../auth/authenticator.js';
+import { adminRoutes } from '../admin/routes.js';
+import { authRoutes } from '../auth/routes.js';
+import { startAuth } from '../auth/service.js';
 import type { Config } from '../config/config.js';
 import { Router } from '../http/router.js';
 import { HttpServer } from '../http/server.js';
@@ -10,6 +12,7 @@ import { RateLimiter } from '../http/rate-limit.js';
 import { createLogger } from '../observability/logger.js';
 import { ServiceMetrics } from '../observability/metrics.js';
 import { metricsRoutes } from '../observability/metrics-routes.js';
+import { onboardingRoutes } from '../onboarding/routes.js';
 import { openDatabases } from '../storage/db.js';
 import type { Services } from './services.js';
 import { type ReadinessCheck, systemRoutes } from './system-routes.js';
@@ -25,14 +28,17 @@ export interface RunningApp {
 export async function startApp(config: Config, options: { log?: Logger } = {}): Promise<RunningApp> {
   const log = options.log ?? createLogger(config);
   const dbs = await openDatabases(config, log);
-  const authenticator = createAuthenticator();
+  const auth = await startAuth(config, log, dbs);
+  const authenticator = auth.authenticator;
   const metrics = new ServiceMetrics();
-  const services: Services = { config, log, dbs, authenticator, metrics };
+  const services: Services = { config, log, dbs, authenticator, auth, metrics };
   const closers: (() => Promise<void>)[] = [];
   const readiness: ReadinessCheck[] = [];
 
   const router = new Router();
   const routes: RouteDef[] = [...systemRoutes(services, readiness, () => router.routes), ...metricsRoutes(metrics)];
+  routes.push(...authRoutes(auth, config.oauthTokenTtlSeconds), ...adminRoutes(config, dbs, auth));
+  routes.push(...onboardingRoutes());
   for (const r of routes) router.add(r);
 
   const rateLimiter = new RateLimiter({

@@ -1,14 +1,13 @@
 // mandate_hash: 'sha256:' + the lowercase hex SHA-256 of the canonical JSON of a mandate's
 // terms. Canonical JSON here: object keys sorted by code unit, no whitespace, arrays in
-// their given order, strings and numbers as JSON.stringify writes them; amounts are carried
-// as canonical decimal strings so no binary float takes part.
+// their given order, strings and numbers as JSON.stringify writes them (a non-finite number is
+// null); amounts are carried as canonical decimal strings so no binary float takes part.
 import { createHash } from 'node:crypto';
 
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') {
-    if (typeof value === 'number' && !Number.isFinite(value)) throw new Error('not a JSON number');
-    if (value === undefined) throw new Error('undefined is not JSON');
-    return JSON.stringify(value);
+    // As JSON.stringify: a non-finite number is null; undefined (only reachable at the top) too.
+    return JSON.stringify(value) ?? 'null';
   }
   if (Array.isArray(value)) return `[${value.map((v) => canonicalJson(v === undefined ? null : v)).join(',')}]`;
   const obj = value as Record<string, unknown>;

@@ -1,0 +1,82 @@
+// Business-rule checks shared by the onboarding handlers, after schema validation: who the
+// caller is, identifiers safe to look up, and bodies PostgreSQL can store.
+import type { ClientAuth } from '../auth/types.js';
+import { ApiError, type ErrorDetail } from '../errors/registry.js';
+import type { RequestContext } from '../http/types.js';
+import type { Sql } from '../storage/db.js';
+
+/** Free-form objects (metadata) deeper than this are refused rather than stored. */
+export const MAX_JSON_DEPTH = 16;
+const LOOKUP_ID = /^[A-Za-z0-9_]{1,64}$/;
+
+export function clientAuth(ctx: RequestContext): { auth: ClientAuth; db: Sql } {
+  if (ctx.auth === null || ctx.auth.kind !== 'client' || ctx.db === null) throw new ApiError('unauthorized');
+  return { auth: ctx.auth, db: ctx.db };
+}
+
+/** True when `id` can be an identifier of ours; anything else is simply not found. */
+export function isLookupId(id: string | undefined): id is string {
+  return id !== undefined && LOOKUP_ID.test(id);
+}
+
+/** Collects the offending fields of one request and throws them together as validation_error. */
+export class Problems {
+  readonly details: ErrorDetail[] = [];
+
+  constructor(private readonly root: string) {}
+
+  add(field: string, message: string): void {
+    this.details.push({ field: this.root === '' ? field : `${this.root}.${field}`, message });
+  }
+
+  throwIfAny(): void {
+    if (this.details.length > 0) throw new ApiError('validation_error', undefined, { details: this.details });
+  }
+}
+
+/**
+ * Refuses what PostgreSQL cannot store or what would exhaust the stack when serialised:
+ * NUL characters in strings and keys (text and jsonb reject them) and nesting deeper than
+ * MAX_JSON_DEPTH. Runs over bodies the schema already accepted.
+ */
+export function assertStorable(body: unknown): void {
+  const problems = new Problems('');
+  walk(body, '', 0, problems);
+  problems.throwIfAny();
+}
+
+function walk(value: unknown, path: string, depth: number, problems: Problems): void {
+  if (problems.details.length > 0) return;
+  if (typeof value === 'string') {
+    if (value.includes('\u0000')) problems.add(path || '(body)', 'must not contain NUL characters');
+    return;
+  }
+  if (value === null || typeof value !== 'object') return;
+  if (depth >= MAX_JSON_DEPTH) {
+    problems.add(path || '(body)', `is nested deeper than ${MAX_JSON_DEPTH} levels`);
+    return;
+  }
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++)
+      walk(value[i], path === '' ? String(i) : `${path}.${i}`, depth + 1, problems);
+    return;
+  }
+  for (const [k, v] of Object.entries(value)) {
+    const field = path === '' ? k : `${path}.${k}`;
+    if (k.includes('\u0000')) {
+      problems.add(field, 'field names must not contain NUL characters');
+      return;
+    }
+    walk(v, field, depth + 1, problems);
+  }
+}
+
+/** The isoformat of a timestamptz column value (postgres.js returns Date). */
+export function iso(value: Date | string): string {
+  return (value instanceof Date ? value : new Date(value)).toISOString();
+}
+
+/** True for a PostgreSQL unique violation (also through PGlite). */
+export function isUniqueViolation(err: unknown): boolean {
+  return (err as { code?: unknown } | null)?.code === '23505';
+}

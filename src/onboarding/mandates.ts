@@ -1,0 +1,162 @@
+// Mandates granted on the onboarding plane. They are rows of the shared `mandates` table, read
+// by the runtime plane and the decision engine: amounts are exact NUMERIC, countries alpha-3,
+// crypto chains and assets also copied into allowed_chains / allowed_assets.
+import { toAlpha3 } from '../domain/country.js';
+import { isIsoCurrency } from '../domain/currency.js';
+import { newId } from '../domain/ids.js';
+import { type MandateTerms, mandateHash } from '../domain/mandate-hash.js';
+import { formatAmount, parseAmount, toDb, toJsonNumber, type Units } from '../domain/money.js';
+import { Problems } from './checks.js';
+import type { Tx } from './idempotency.js';
+
+/** Default validity of an onboarding mandate (SPEC: "about one year"). */
+export const DEFAULT_VALIDITY_DAYS = 365;
+
+type Amount = string | number;
+
+/** schemas/OnboardMandateCreateRequest.json */
+export interface MandateInput {
+  rails: ('card' | 'crypto')[];
+  limits: { max_amount_per_transaction: Amount; max_daily_amount: Amount; currency: string };
+  allowed_mccs?: string[];
+  allowed_countries?: string[];
+  crypto?: { chains: string[]; assets: string[]; max_transfer?: Amount };
+  valid_until?: string;
+}
+
+/** schemas/OnboardMandate.json */
+export interface MandateRecord {
+  id: string;
+  agent_id: string;
+  program_id: string | null;
+  status: 'ACTIVE';
+  rails: string[];
+  limits: { max_amount_per_transaction: number; max_daily_amount: number; currency: string };
+  allowed_mccs: string[] | null;
+  allowed_countries: string[] | null;
+  crypto: { chains: string[]; assets: string[]; max_transfer: number | null } | null;
+  mandate_hash: string;
+  valid_from: string;
+  valid_until: string;
+  created_at: string;
+}
+
+const sortedSet = (values: readonly string[]): string[] => [...new Set(values)].sort();
+
+function positive(value: Amount, field: string, problems: Problems): Units | null {
+  const units = parseAmount(value);
+  if (units === null) problems.add(field, 'must be a decimal amount with at most 8 decimal places');
+  else if (units <= 0n) problems.add(field, 'must be greater than 0');
+  else return units;
+  return null;
+}
+
+/**
+ * Checks a mandate beyond its schema (amounts > 0, ISO 4217 currency, ISO 3166 countries,
+ * crypto block iff crypto rail, valid_until in the future) and stores it for `agent`.
+ */
+export async function createMandate(
+  tx: Tx,
+  agent: { id: string; principal_id: string; program_id: string | null },
+  input: MandateInput,
+  root = '',
+): Promise<MandateRecord> {
+  const problems = new Problems(root);
+  const perTx = positive(input.limits.max_amount_per_transaction, 'limits.max_amount_per_transaction', problems);
+  const daily = positive(input.limits.max_daily_amount, 'limits.max_daily_amount', problems);
+  const currency = input.limits.currency;
+  if (!isIsoCurrency(currency)) problems.add('limits.currency', 'is not an ISO 4217 currency code');
+
+  let countries: string[] | null = null;
+  if (input.allowed_countries !== undefined) {
+    countries = [];
+    input.allowed_countries.forEach((c, i) => {
+      const alpha3 = toAlpha3(c);
+      if (alpha3 === null) problems.add(`allowed_countries.${i}`, 'is not an ISO 3166-1 country code');
+      else countries?.push(alpha3);
+    });
+    countries = sortedSet(countries);
+  }
+
+  const rails = sortedSet(input.rails);
+  const wantsCrypto = rails.includes('crypto');
+  let crypto: { chains: string[]; assets: string[]; max_transfer: Units | null } | null = null;
+  if (wantsCrypto && input.crypto === undefined) problems.add('crypto', 'is required when rails includes crypto');
+  if (!wantsCrypto && input.crypto !== undefined) problems.add('crypto', 'is only allowed when rails includes crypto');
+  if (wantsCrypto && input.crypto !== undefined) {
+    const max =
+      input.crypto.max_transfer === undefined
+        ? null
+        : positive(input.crypto.max_transfer, 'crypto.max_transfer', problems);
+    crypto = { chains: sortedSet(input.crypto.chains), assets: sortedSet(input.crypto.assets), max_transfer: max };
+  }
+
+  const now = new Date();
+  let validUntil = new Date(now.getTime() + DEFAULT_VALIDITY_DAYS * 24 * 60 * 60 * 1000);
+  if (input.valid_until !== undefined) {
+    const t = new Date(input.valid_until);
+    if (Number.isNaN(t.getTime())) problems.add('valid_until', 'is not a valid date-time');
+    else if (t.getTime() <= now.getTime()) problems.add('valid_until', 'must be in the future');
+    else validUntil = t;
+  }
+  problems.throwIfAny();
+
+  const mccs = input.allowed_mccs === undefined ? null : sortedSet(input.allowed_mccs);
+  const terms: MandateTerms = {
+    agent_id: agent.id,
+    principal_id: agent.principal_id,
+    rails,
+    limits: {
+      currency,
+      max_amount_per_transaction: formatAmount(perTx as Units),
+      max_daily_amount: formatAmount(daily as Units),
+    },
+    allowed_mccs: mccs,
+    allowed_countries: countries,
+    crypto:
+      crypto === null
+        ? null
+        : {
+            chains: crypto.chains,
+            assets: crypto.assets,
+            max_transfer: crypto.max_transfer === null ? null : formatAmount(crypto.max_transfer),
+          },
+    valid_from: now.toISOString(),
+    valid_until: validUntil.toISOString(),
+  };
+  const hash = mandateHash(terms);
+  const id = newId('mnd');
+  await tx`insert into mandates (id, agent_id, principal_id, program_id, status, rails, currency,
+      max_amount_per_transaction, max_daily_amount, allowed_mccs, allowed_countries, allowed_chains,
+      allowed_assets, crypto, valid_from, valid_until, mandate_hash, created_at)
+    values (${id}, ${agent.id}, ${agent.principal_id}, ${agent.program_id}, 'ACTIVE', ${rails}, ${currency},
+      ${toDb(perTx as Units)}, ${toDb(daily as Units)}, ${mccs}, ${countries}, ${crypto?.chains ?? null},
+      ${crypto?.assets ?? null}, ${terms.crypto === null ? null : tx.json(terms.crypto)}, ${now}, ${validUntil},
+      ${hash}, ${now})`;
+  return {
+    id,
+    agent_id: agent.id,
+    program_id: agent.program_id,
+    status: 'ACTIVE',
+    rails,
+    limits: {
+      max_amount_per_transaction: toJsonNumber(perTx as Units),
+      max_daily_amount: toJsonNumber(daily as Units),
+      currency,
+    },
+    allowed_mccs: mccs,
+    allowed_countries: countries,
+    crypto:
+      crypto === null
+        ? null
+        : {
+            chains: crypto.chains,
+            assets: crypto.assets,
+            max_transfer: crypto.max_transfer === null ? null : toJsonNumber(crypto.max_transfer),
+          },
+    mandate_hash: hash,
+    valid_from: terms.valid_from,
+    valid_until: terms.valid_until,
+    created_at: now.toISOString(),
+  };
+}
