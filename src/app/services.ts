@@ -1,5 +1,6 @@
 // What every area's routes get from the composition root (src/app/app.ts).
 import type { Logger } from 'pino';
+import type { AuthRuntime } from '../auth/service.js';
 import type { Authenticator } from '../auth/types.js';
 import type { Config } from '../config/config.js';
 import type { ServiceMetrics } from '../observability/metrics.js';
@@ -10,6 +11,8 @@ export interface Services {
   readonly log: Logger;
   readonly dbs: Databases;
   readonly authenticator: Authenticator;
+  /** Credential store (cached lookups, rotate, revoke), token signing, operator key. */
+  readonly auth: AuthRuntime;
   /** Prometheus metrics (src/observability/metrics.ts): record with its helpers, or add collectors. */
   readonly metrics: ServiceMetrics;
 }

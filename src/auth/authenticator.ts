@@ -1,11 +1,149 @@
-// Placeholder until the credential store lands: every authenticated route answers 401.
+// The authenticator the edge calls for every route with auth !== 'none' (SPEC.md
+// "Authentication"). Every credential failure (missing, malformed, unknown, expired, revoked,
+// wrong plane, id/secret mismatch) is the same 401 unauthorized; a valid credential used from
+// a non-allowlisted address or outside its scopes is 403 forbidden; a wrong or missing
+// X-Admin-Key is 403 forbidden.
+import type { ClientId, CredentialId, PrincipalId } from '../domain/ids.js';
 import { ApiError } from '../errors/registry.js';
-import type { AuthContext, Authenticator } from './types.js';
+import type { RequestContext, RouteDef } from '../http/types.js';
+import type { Databases } from '../storage/db.js';
+import type { AdminKeyVerifier } from './admin-key.js';
+import type { CredentialStore, ResolvedCredential } from './credential-store.js';
+import { ipAllowed } from './ip-allowlist.js';
+import { parseScopes, scopeAllows } from './scopes.js';
+import type { TokenService } from './tokens.js';
+import type { AdminAuth, AuthContext, Authenticator, ClientAuth, PrincipalAuth } from './types.js';
 
-export function createAuthenticator(): Authenticator {
-  return {
-    async authenticate(): Promise<AuthContext | null> {
-      throw new ApiError('unauthorized');
-    },
-  };
+const ADMIN: AdminAuth = Object.freeze({ kind: 'admin' });
+
+export interface AuthenticatorDeps {
+  dbs: Databases;
+  credentials: CredentialStore;
+  tokens: TokenService;
+  admin: AdminKeyVerifier;
+}
+
+export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
+  return new CredentialAuthenticator(deps);
+}
+
+export class CredentialAuthenticator implements Authenticator {
+  readonly #deps: AuthenticatorDeps;
+
+  constructor(deps: AuthenticatorDeps) {
+    this.#deps = deps;
+  }
+
+  async authenticate(ctx: RequestContext, route: RouteDef): Promise<AuthContext | null> {
+    switch (route.auth) {
+      case 'none':
+        return null;
+      case 'admin':
+        if (!this.#deps.admin.verify(ctx.headers['x-admin-key'])) throw new ApiError('forbidden');
+        return ADMIN;
+      case 'client':
+        return this.#client(ctx);
+      case 'principal': {
+        const key = ctx.headers['x-api-key'];
+        if (key !== undefined) return this.#principalKey(ctx, key);
+        return this.#bearer(ctx);
+      }
+      case 'principal_key': {
+        const key = ctx.headers['x-api-key'];
+        if (key === undefined) throw unauthorized();
+        return this.#principalKey(ctx, key);
+      }
+    }
+  }
+
+  /**
+   * Resolves a Principal API key (SPEC.md rule 3): the current key, then a previous key in its
+   * grace window (both inside findByKey), then a Client key whose Client owns exactly one
+   * Principal in that environment. Also used by the token endpoint. Null when it does not
+   * authenticate; IP and scope are not checked here.
+   */
+  async resolvePrincipalKey(key: string): Promise<{ cred: ResolvedCredential; auth: PrincipalAuth } | null> {
+    const cred = await this.#deps.credentials.findByKey(key);
+    if (cred === null) return null;
+    if (cred.principalAuth !== null) return { cred, auth: cred.principalAuth };
+    const sql = this.#deps.dbs.forEnv(cred.environment);
+    const owned = await sql<{ id: string }[]>`select id from principals where client_id = ${cred.clientId} limit 2`;
+    if (owned.length !== 1) return null;
+    const auth: PrincipalAuth = {
+      kind: 'principal',
+      principalId: (owned[0] as { id: string }).id as PrincipalId,
+      clientId: cred.clientId,
+      credentialId: cred.id,
+      environment: cred.environment,
+      scopes: cred.scopes,
+      via: 'key',
+    };
+    return { cred, auth };
+  }
+
+  async #client(ctx: RequestContext): Promise<ClientAuth> {
+    const key = ctx.headers['x-api-key'];
+    if (key === undefined) throw unauthorized();
+    const cred = await this.#deps.credentials.findByKey(key);
+    // A Principal key on the Client plane fails authentication (SPEC.md rule 1).
+    if (cred === null || cred.principalId !== null) throw unauthorized();
+    checkOrigin(cred, ctx);
+    return {
+      kind: 'client',
+      clientId: cred.clientId,
+      credentialId: cred.id,
+      environment: cred.environment,
+      scopes: cred.scopes,
+    };
+  }
+
+  async #principalKey(ctx: RequestContext, key: string): Promise<PrincipalAuth> {
+    const found = await this.resolvePrincipalKey(key);
+    if (found === null) throw unauthorized();
+    checkOrigin(found.cred, ctx);
+    return found.auth;
+  }
+
+  async #bearer(ctx: RequestContext): Promise<PrincipalAuth> {
+    const header = ctx.headers.authorization;
+    if (header === undefined || header.length < 8 || header.slice(0, 7).toLowerCase() !== 'bearer ') {
+      throw unauthorized();
+    }
+    const claims = this.#deps.tokens.verify(header.slice(7).trim());
+    if (claims === null) throw unauthorized();
+    // The credential is checked on every use: a revoked or expired key kills its tokens at once.
+    const cred = await this.#deps.credentials.findById(claims.env, claims.cid);
+    if (cred === null || cred.clientId !== claims.client_id) throw unauthorized();
+    checkIp(cred, ctx);
+    // The token's scope was frozen at mint time; it is what applies.
+    const scopes = parseScopes(claims.scope);
+    if (!scopeAllows(scopes, ctx.path)) throw new ApiError('forbidden', 'The credential does not cover this path.');
+    return {
+      kind: 'principal',
+      principalId: claims.sub as PrincipalId,
+      clientId: claims.client_id as ClientId,
+      credentialId: claims.cid as CredentialId,
+      environment: claims.env,
+      scopes,
+      via: 'token',
+    };
+  }
+}
+
+function unauthorized(): ApiError {
+  return new ApiError('unauthorized');
+}
+
+function checkIp(cred: ResolvedCredential, ctx: RequestContext): void {
+  if (!ipAllowed(cred.allowlist, ctx.ip)) {
+    throw new ApiError('forbidden', 'The request origin is not allowed for this credential.');
+  }
+}
+
+/** IP allowlist first (checked before anything else is processed), then scope. */
+function checkOrigin(cred: ResolvedCredential, ctx: RequestContext): void {
+  checkIp(cred, ctx);
+  if (!scopeAllows(cred.scopes, ctx.path)) {
+    throw new ApiError('forbidden', 'The credential does not cover this path.');
+  }
 }

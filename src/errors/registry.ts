@@ -36,6 +36,7 @@ export const ERRORS = {
   credential_not_found: { status: 404, message: 'Credential not found.' },
   route_not_found: { status: 404, message: 'No such endpoint.' },
   method_not_allowed: { status: 405, message: 'Method not allowed on this endpoint.' },
+  unsupported_grant_type: { status: 400, message: 'grant_type must be client_credentials.' },
   bad_request: { status: 400, message: 'The request is malformed.' },
   invalid_json: { status: 400, message: 'The request body is not valid JSON.' },
   unsupported_media_type: { status: 415, message: 'Content-Type must be application/json.' },

@@ -1,0 +1,86 @@
+// Public authentication endpoints: POST /oauth/token (client_credentials, form or JSON) and
+// GET /.well-known/jwks.json (the keys that verify access tokens).
+import { ApiError } from '../errors/registry.js';
+import { json, type RequestContext, type RouteDef } from '../http/types.js';
+import type { AuthRuntime } from './service.js';
+
+interface TokenRequest {
+  grant_type: string;
+  client_id?: unknown;
+  client_secret?: unknown;
+}
+
+export function authRoutes(auth: AuthRuntime, tokenTtlSeconds: number): RouteDef[] {
+  return [
+    {
+      method: 'POST',
+      path: '/oauth/token',
+      auth: 'none',
+      form: true,
+      body: 'OAuthTokenRequest',
+      response: 'OAuthTokenResponse',
+      successStatus: 200,
+      summary: 'Exchange a Principal id and API key for an access token (client_credentials)',
+      handler: async (ctx) => {
+        const body = ctx.body as TokenRequest;
+        if (body.grant_type !== 'client_credentials') throw new ApiError('unsupported_grant_type');
+        const [clientId, secret] = clientCredentials(ctx, body);
+        // Every mismatch is the same 401: no hint which part was wrong (SPEC.md rule 5).
+        if (clientId === null || secret === null) throw new ApiError('unauthorized');
+        const found = await auth.authenticator.resolvePrincipalKey(secret);
+        if (found === null || found.auth.principalId !== clientId) throw new ApiError('unauthorized');
+        const { cred } = found;
+        if (!auth.ipAllowed(cred, ctx.ip)) {
+          throw new ApiError('forbidden', 'The request origin is not allowed for this credential.');
+        }
+        const now = Math.floor(Date.now() / 1000);
+        // The token never outlives its key (expiry, or the end of a rotation grace window).
+        const exp = Math.min(now + tokenTtlSeconds, Math.floor(cred.notAfterMs / 1000));
+        if (exp <= now) throw new ApiError('unauthorized');
+        const scope = cred.scopes.length === 0 ? '*' : cred.scopes.join(',');
+        const accessToken = auth.tokens.mint(
+          { sub: clientId, client_id: cred.clientId, cid: cred.id, env: cred.environment, scope },
+          now,
+          exp,
+        );
+        return json(
+          200,
+          { access_token: accessToken, token_type: 'Bearer', expires_in: exp - now, scope },
+          { 'cache-control': 'no-store', pragma: 'no-cache' },
+        );
+      },
+    },
+    {
+      method: 'GET',
+      path: '/.well-known/jwks.json',
+      auth: 'none',
+      response: 'Jwks',
+      summary: 'The public keys (Ed25519, EdDSA) that verify access tokens',
+      handler: () => json(200, auth.tokens.jwks(), { 'cache-control': 'public, max-age=300' }),
+    },
+  ];
+}
+
+/** client_id and client_secret from the body, or from HTTP Basic (RFC 6749 section 2.3.1). */
+function clientCredentials(ctx: RequestContext, body: TokenRequest): [string | null, string | null] {
+  let id = typeof body.client_id === 'string' && body.client_id.length > 0 ? body.client_id : null;
+  let secret = typeof body.client_secret === 'string' && body.client_secret.length > 0 ? body.client_secret : null;
+  const header = ctx.headers.authorization;
+  if ((id === null || secret === null) && header !== undefined && header.slice(0, 6).toLowerCase() === 'basic ') {
+    const decoded = Buffer.from(header.slice(6).trim(), 'base64').toString('utf8');
+    const colon = decoded.indexOf(':');
+    if (colon > 0) {
+      id = safeDecode(decoded.slice(0, colon));
+      secret = safeDecode(decoded.slice(colon + 1));
+    }
+  }
+  return [id, secret];
+}
+
+function safeDecode(s: string): string | null {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,71 @@
+// Credential scopes (SPEC.md "Scopes"): a comma-separated list fixed at issue; empty or `*`
+// means full access, otherwise the request path must fall under one allowed scope's prefix.
+import { ApiError } from '../errors/registry.js';
+
+/**
+ * Scope name -> the path prefixes it opens. SPEC.md names the first five; POST /onboard
+ * creates a Principal, so it belongs to `principals`. The read-surface scopes SPEC.md names
+ * without prefixes map to /api/v1/<name>; thresholds and crypto are the remaining groups.
+ */
+export const SCOPE_PREFIXES: Readonly<Record<string, readonly string[]>> = Object.freeze({
+  authorize: ['/api/v1/authorize'],
+  agents: ['/api/v1/agents'],
+  mandates: ['/api/v1/mandates'],
+  webhooks: ['/api/v1/webhooks'],
+  principals: ['/api/v1/principals', '/api/v1/onboard'],
+  thresholds: ['/api/v1/thresholds'],
+  crypto: ['/api/v1/crypto'],
+  risk: ['/api/v1/risk'],
+  metrics: ['/api/v1/metrics'],
+  outcomes: ['/api/v1/outcomes'],
+  vault: ['/api/v1/vault'],
+  cases: ['/api/v1/cases'],
+});
+
+/**
+ * Parses and normalises a scope list as given at issue ("agents, authorize"): trimmed,
+ * de-duplicated, `*` alone when full access. Throws validation_error naming unknown scopes.
+ */
+export function normaliseScopes(raw: string | undefined | null, field = 'scopes'): string {
+  const parts = (raw ?? '')
+    .split(',')
+    .map((p) => p.trim())
+    .filter((p) => p.length > 0);
+  if (parts.length === 0) return '';
+  if (parts.includes('*')) return '*';
+  const unknown = parts.filter((p) => SCOPE_PREFIXES[p] === undefined);
+  if (unknown.length > 0) {
+    throw new ApiError('validation_error', 'The request failed validation.', {
+      details: [
+        {
+          field,
+          message: `unknown scope ${unknown.map((u) => `"${u}"`).join(', ')}; known: *, ${Object.keys(SCOPE_PREFIXES).join(', ')}`,
+        },
+      ],
+    });
+  }
+  return [...new Set(parts)].join(',');
+}
+
+/** The stored comma-separated list as an array; [] means full access. */
+export function parseScopes(stored: string): string[] {
+  const out: string[] = [];
+  for (const s of stored.split(',')) {
+    const t = s.trim();
+    if (t.length > 0) out.push(t);
+  }
+  return out.includes('*') ? [] : out;
+}
+
+/** True when a credential with `scopes` (parsed; [] = all) may call `path`. */
+export function scopeAllows(scopes: readonly string[], path: string): boolean {
+  if (scopes.length === 0) return true;
+  for (const s of scopes) {
+    const prefixes = SCOPE_PREFIXES[s];
+    if (prefixes === undefined) continue;
+    for (const p of prefixes) {
+      if (path === p || (path.startsWith(p) && path.charCodeAt(p.length) === 47) /* / */) return true;
+    }
+  }
+  return false;
+}

@@ -1,0 +1,32 @@
+// Builds the authentication runtime at start: the credential store (cached lookups), the
+// token signing key (from the live database), the operator key and the authenticator.
+import type { Logger } from 'pino';
+import type { Config } from '../config/config.js';
+import type { Databases } from '../storage/db.js';
+import { type AdminKeyVerifier, loadAdminKey } from './admin-key.js';
+import { CredentialAuthenticator } from './authenticator.js';
+import { CredentialStore, type ResolvedCredential } from './credential-store.js';
+import { ipAllowed } from './ip-allowlist.js';
+import { TokenService } from './tokens.js';
+
+export interface AuthRuntime {
+  readonly authenticator: CredentialAuthenticator;
+  readonly credentials: CredentialStore;
+  readonly tokens: TokenService;
+  readonly admin: AdminKeyVerifier;
+  ipAllowed(cred: ResolvedCredential, ip: string): boolean;
+}
+
+export async function startAuth(config: Config, log: Logger, dbs: Databases): Promise<AuthRuntime> {
+  const credentials = new CredentialStore(dbs);
+  const tokens = await TokenService.load(dbs.live, log);
+  const admin = await loadAdminKey(config, dbs.live, log);
+  const authenticator = new CredentialAuthenticator({ dbs, credentials, tokens, admin });
+  return {
+    authenticator,
+    credentials,
+    tokens,
+    admin,
+    ipAllowed: (cred, ip) => ipAllowed(cred.allowlist, ip),
+  };
+}

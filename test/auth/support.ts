@@ -1,0 +1,23 @@
+// Shared helpers of the authentication tests: the built service's auth modules, request
+// contexts for driving the authenticator directly, and a uniform-401 assertion.
+import { expect } from 'vitest';
+import { expectEnvelope, type HttpResult } from '../helpers/server.js';
+
+const DIST = new URL(`../../${process.env.DIST_DIR ?? 'dist'}/src/`, import.meta.url).href;
+
+export const scopesModule = (await import(`${DIST}auth/scopes.js`)) as typeof import('../../src/auth/scopes.js');
+export const keysModule = (await import(`${DIST}auth/keys.js`)) as typeof import('../../src/auth/keys.js');
+export const allowlistModule = (await import(
+  `${DIST}auth/ip-allowlist.js`
+)) as typeof import('../../src/auth/ip-allowlist.js');
+
+/** Asserts a 401 unauthorized envelope and returns what must be identical across failures. */
+export function expectUnauthorized(res: HttpResult): { status: number; error: string; message: string; keys: string } {
+  const env = expectEnvelope(res, 401, 'unauthorized');
+  expect(res.headers.get('www-authenticate') ?? null).toBe(null);
+  return { status: env.status, error: env.error, message: env.message, keys: Object.keys(env).sort().join(',') };
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
