@@ -30,9 +30,9 @@ export const THRESHOLD_SPECS = {
   authorize_step_up_threshold: spec(0.6, 0, 1, false, 'risk_score at or above which the decision is STEP_UP'),
   risk_score_hard_decline: spec(0.85, 0, 1, false, 'risk_score at or above which the decision is DECLINE'),
   risk_velocity_window_seconds: spec(3600, 1, 86_400, true, 'window of the spending-velocity gate, seconds'),
-  risk_velocity_max_count: spec(30, 1, 1_000_000, true, 'approved transactions allowed in the velocity window'),
+  risk_velocity_max_count: spec(30, 1, 65_535, true, 'approved transactions allowed in the velocity window'),
   rapid_fire_window_seconds: spec(10, 1, 3600, true, 'window of the rapid-fire gate, seconds'),
-  rapid_fire_max_count: spec(20, 1, 1_000_000, true, 'requests (any decision) allowed in the rapid-fire window'),
+  rapid_fire_max_count: spec(20, 1, 65_535, true, 'requests (any decision) allowed in the rapid-fire window'),
   amount_outlier_multiplier: spec(
     5,
     1,

@@ -1,0 +1,114 @@
+// Stage 1: mandate selection and the mandate check (docs/decision-engine.md "Mandate check").
+// All money comparisons are bigint: a 0.30 cap is filled exactly by 0.10 + 0.20.
+import type { Units } from '../../domain/money.js';
+import type { AuthorizeRequest } from '../contract.js';
+import type { MandateState } from './state.js';
+
+export type SelectionReason =
+  | 'no_active_mandate'
+  | 'rail_not_permitted'
+  | 'mandate_expired'
+  | 'mandate_not_yet_valid'
+  | 'currency_mismatch';
+
+export type MandateReason =
+  | 'per_transaction_limit_exceeded'
+  | 'crypto_max_transfer_exceeded'
+  | 'daily_limit_exceeded'
+  | 'monthly_limit_exceeded'
+  | 'mcc_blocked'
+  | 'mcc_not_allowed'
+  | 'country_blocked'
+  | 'country_not_allowed'
+  | 'chain_not_allowed'
+  | 'asset_not_allowed'
+  | 'counterparty_not_allowed';
+
+export interface Selection {
+  /** The mandate the request is judged against (also set for expired / mismatching ones). */
+  readonly mandate: MandateState | null;
+  /** Why no usable mandate was found, or null. */
+  readonly reason: SelectionReason | null;
+}
+
+function covers(m: MandateState, rail: AuthorizeRequest['rail']): boolean {
+  return rail === 'CRYPTO' ? m.crypto : m.card;
+}
+
+/**
+ * Picks the newest ACTIVE mandate that covers the request's rail and currency and is inside
+ * its validity window. When none is usable, reports the most specific reason together with
+ * the mandate it concerns: expired or not yet valid (a mandate in the right currency exists),
+ * currency mismatch (mandates cover the rail but none in this currency), rail not permitted,
+ * or no active mandate at all.
+ */
+export function selectMandate(mandates: readonly MandateState[], request: AuthorizeRequest, nowMs: number): Selection {
+  if (mandates.length === 0) return { mandate: null, reason: 'no_active_mandate' };
+  let firstRail: MandateState | null = null;
+  let firstCurrency: MandateState | null = null;
+  for (const m of mandates) {
+    if (!covers(m, request.rail)) continue;
+    if (firstRail === null) firstRail = m;
+    if (m.currency !== request.currency) continue;
+    if (firstCurrency === null) firstCurrency = m;
+    if (m.validFromMs <= nowMs && nowMs < m.validUntilMs) return { mandate: m, reason: null };
+  }
+  if (firstRail === null) return { mandate: mandates[0] ?? null, reason: 'rail_not_permitted' };
+  if (firstCurrency === null) return { mandate: firstRail, reason: 'currency_mismatch' };
+  return {
+    mandate: firstCurrency,
+    reason: nowMs >= firstCurrency.validUntilMs ? 'mandate_expired' : 'mandate_not_yet_valid',
+  };
+}
+
+/** Moves the running totals to the current UTC day and month. */
+export function rollTotals(m: MandateState, dayKey: number, monthKey: number): void {
+  if (m.dayKey !== dayKey) {
+    m.dayKey = dayKey;
+    m.dayAmount = 0n;
+    m.dayCount = 0;
+  }
+  if (m.monthKey !== monthKey) {
+    m.monthKey = monthKey;
+    m.monthAmount = 0n;
+    m.monthCount = 0;
+  }
+}
+
+/**
+ * The limits and restrictions of the selected mandate, in this order: per-transaction amount
+ * (and the crypto per-transfer cap), daily cap, monthly cap, MCC, country, crypto chain,
+ * asset and counterparty. Returns the first violated rule or null. Totals must be rolled.
+ */
+export function checkMandate(m: MandateState, request: AuthorizeRequest, amount: Units): MandateReason | null {
+  if (amount > m.perTransaction) return 'per_transaction_limit_exceeded';
+  if (request.rail === 'CRYPTO' && m.cryptoMaxTransfer !== null && amount > m.cryptoMaxTransfer) {
+    return 'crypto_max_transfer_exceeded';
+  }
+  if (m.daily !== null && m.dayAmount + amount > m.daily) return 'daily_limit_exceeded';
+  if (m.monthly !== null && m.monthAmount + amount > m.monthly) return 'monthly_limit_exceeded';
+
+  const mcc = request.mcc;
+  if (mcc && m.blockedMccs?.has(mcc)) return 'mcc_blocked';
+  if (m.allowedMccs !== null && (mcc === null || !m.allowedMccs.has(mcc))) return 'mcc_not_allowed';
+
+  const country = request.country;
+  if (country && m.blockedCountries?.has(country)) return 'country_blocked';
+  if (m.allowedCountries !== null && (country === null || !m.allowedCountries.has(country))) {
+    return 'country_not_allowed';
+  }
+
+  if (request.rail === 'CRYPTO') {
+    const c = request.crypto;
+    if (m.allowedChains !== null && !inSet(m.allowedChains, c?.chain)) return 'chain_not_allowed';
+    if (m.allowedAssets !== null && !inSet(m.allowedAssets, c?.asset)) return 'asset_not_allowed';
+    if (m.allowedCounterparties !== null && !inSet(m.allowedCounterparties, c?.counterparty)) {
+      return 'counterparty_not_allowed';
+    }
+  }
+  return null;
+}
+
+function inSet(set: ReadonlySet<string>, value: string | undefined): boolean {
+  return value !== undefined && set.has(value.toLowerCase());
+}

@@ -1,0 +1,136 @@
+// Every reason code the decision engine answers with, the gate it belongs to and the
+// recommendation given to the integrator (docs/decision-engine.md "Reason codes").
+
+export type Gate =
+  | 'agent_inactive'
+  | 'session_terminated'
+  | 'no_active_mandate'
+  | 'mandate_expired'
+  | 'currency_mismatch'
+  | 'mandate_exceeded'
+  | 'mcc_blocked'
+  | 'country_blocked'
+  | 'crypto_blocked'
+  | 'risk_rapid_fire'
+  | 'risk_score'
+  | 'risk_velocity'
+  | 'risk_amount_outlier'
+  | 'cognitive_decline'
+  | 'intent_anomaly';
+
+export interface ReasonInfo {
+  /** The gate that reports this reason (null: not a gate, e.g. approved). */
+  readonly gate: Gate | null;
+  readonly recommendation: string;
+}
+
+function r(gate: Gate | null, recommendation: string): ReasonInfo {
+  return { gate, recommendation };
+}
+
+export const REASONS = {
+  approved: r(null, 'No action needed.'),
+  step_up_confirmed: r(null, 'No action needed: the Principal confirmed the earlier STEP_UP.'),
+  step_up_confirmation_ignored: r(
+    null,
+    'step_up_confirmed only clears an unexpired STEP_UP issued for the same amount, currency and merchant; re-submit exactly the request that received the STEP_UP.',
+  ),
+  agent_inactive: r(
+    'agent_inactive',
+    'Reactivate the agent with PATCH /agents/{agent_id}/status (a REVOKED agent is final: register a new agent).',
+  ),
+  session_terminated: r(
+    'session_terminated',
+    'Stop retrying in this session: review the declines that ended it, then continue under a new session_id.',
+  ),
+  no_active_mandate: r('no_active_mandate', 'Create a mandate for the agent with POST /mandates.'),
+  rail_not_permitted: r(
+    'no_active_mandate',
+    'Use a rail the agent has a mandate for, or create a mandate that covers this rail.',
+  ),
+  mandate_not_yet_valid: r('no_active_mandate', 'Retry after the mandate valid_from time.'),
+  mandate_expired: r('mandate_expired', 'Create a new mandate: this one is past its valid_until.'),
+  currency_mismatch: r(
+    'currency_mismatch',
+    'Send the amount in the mandate currency (no conversion is made) or create a mandate in this currency.',
+  ),
+  per_transaction_limit_exceeded: r(
+    'mandate_exceeded',
+    'Lower the amount to at most max_amount_per_transaction, or have the Principal grant a mandate with a higher limit.',
+  ),
+  crypto_max_transfer_exceeded: r('mandate_exceeded', 'Lower the amount to at most the mandate crypto max_transfer.'),
+  daily_limit_exceeded: r(
+    'mandate_exceeded',
+    'The daily cap is used up: retry after 00:00 UTC, lower the amount, or raise max_daily_amount.',
+  ),
+  monthly_limit_exceeded: r(
+    'mandate_exceeded',
+    'The monthly cap is used up: retry next UTC month, lower the amount, or raise max_monthly_amount.',
+  ),
+  mcc_blocked: r('mcc_blocked', 'This merchant category is blocked by the mandate; choose another merchant.'),
+  mcc_not_allowed: r(
+    'mcc_blocked',
+    'Send the merchant mcc and use a merchant whose category is in the mandate allowed_mccs.',
+  ),
+  country_blocked: r('country_blocked', 'The merchant country is blocked by the mandate; choose another merchant.'),
+  country_not_allowed: r(
+    'country_blocked',
+    'Send the merchant country and use a merchant in one of the mandate allowed_countries.',
+  ),
+  chain_not_allowed: r('crypto_blocked', 'Use a chain listed in the mandate allowed_chains.'),
+  asset_not_allowed: r('crypto_blocked', 'Use an asset listed in the mandate allowed_assets.'),
+  counterparty_not_allowed: r('crypto_blocked', 'Pay a counterparty listed in the mandate allowed_counterparties.'),
+  risk_rapid_fire: r(
+    'risk_rapid_fire',
+    'Too many requests in a short window: slow down (see rapid_fire_max_count per rapid_fire_window_seconds) and retry.',
+  ),
+  risk_score_too_high: r(
+    'risk_score',
+    'The combined risk is too high; review risk_assessment.reason_codes before retrying.',
+  ),
+  risk_score_elevated: r(
+    'risk_score',
+    'Ask the Principal to confirm, then re-submit the same request with step_up_confirmed: true.',
+  ),
+  velocity_spike: r(
+    'risk_velocity',
+    'Spending velocity is unusually high: ask the Principal to confirm, then re-submit the same request with step_up_confirmed: true.',
+  ),
+  amount_outlier: r(
+    'risk_amount_outlier',
+    'The amount is far above this agent usual amounts: ask the Principal to confirm, then re-submit the same request with step_up_confirmed: true.',
+  ),
+  cts_critical: r(
+    'cognitive_decline',
+    'The agent trust score is CRITICAL: stop the agent and review its recent requests and intent context.',
+  ),
+  cts_red: r(
+    'cognitive_decline',
+    'The agent trust score is RED: ask the Principal to confirm, then re-submit with step_up_confirmed: true; give a clear reasoning_summary.',
+  ),
+  cognitive_limit_exceeded: r(
+    'cognitive_decline',
+    'The amount is above effective_limit (the limit reduced for the current trust zone): lower the amount or ask the Principal to confirm.',
+  ),
+  prompt_injection_detected: r(
+    'intent_anomaly',
+    'The intent text contains instructions aimed at the authorizer; send a plain description of the purchase.',
+  ),
+  task_drift: r(
+    'intent_anomaly',
+    'The task_reference changed within the session; use a new session_id for a new task.',
+  ),
+  merchant_drift: r(
+    'intent_anomaly',
+    'Too many different merchants in one session; use a new session_id for a new task.',
+  ),
+  goal_misalignment: r(
+    'intent_anomaly',
+    'The merchant category does not fit intent_type; check the merchant or send an accurate intent_type.',
+  ),
+} as const satisfies Record<string, ReasonInfo>;
+
+export type ReasonCode = keyof typeof REASONS;
+
+export const STEP_UP_RECOMMENDATION =
+  'Ask the Principal to confirm, then re-submit the same request (same amount, currency and merchant) with step_up_confirmed: true before the STEP_UP expires.';

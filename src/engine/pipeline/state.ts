@@ -1,0 +1,617 @@
+// The in-memory state of one agent actor and how it is rebuilt from PostgreSQL. The
+// database stays the truth: everything here is either a copy of a row (agent, mandates,
+// thresholds) or derived from the audit log (running totals, windows, sessions, step-ups).
+import { toAlpha3 } from '../../domain/country.js';
+import { fromDb, type Units } from '../../domain/money.js';
+import type { Sql } from '../../storage/db.js';
+import { mergeThresholds, type ThresholdOverrides, type Thresholds } from './thresholds.js';
+
+export type TrustLevel = 'REGISTERED' | 'VERIFIED' | 'TRUSTED';
+export type Zone = 'GREEN' | 'AMBER' | 'RED' | 'CRITICAL';
+
+const DAY_MS = 86_400_000;
+
+/** Approved amounts kept for the agent's baseline (mean approved amount). */
+export const AMOUNT_HISTORY_SIZE = 50;
+/** Decisions kept for mandate compliance (share of mandate-gate declines). */
+export const OUTCOME_HISTORY_SIZE = 20;
+/** Audit rows read at load to rebuild windows, sessions, baselines and pending step-ups. */
+export const RECENT_ROWS = 200;
+export const MAX_SESSIONS = 32;
+export const MAX_PENDING_STEP_UPS = 8;
+export const MAX_FLAGGED_MERCHANTS = 64;
+
+/** UTC day number. */
+export function dayKeyOf(ms: number): number {
+  return Math.floor(ms / DAY_MS);
+}
+
+/** UTC month number (year * 12 + month). */
+export function monthKeyOf(ms: number): number {
+  const d = new Date(ms);
+  return d.getUTCFullYear() * 12 + d.getUTCMonth();
+}
+
+export function dayStartMs(ms: number): number {
+  return dayKeyOf(ms) * DAY_MS;
+}
+
+export function monthStartMs(ms: number): number {
+  const d = new Date(ms);
+  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
+}
+
+/**
+ * Timestamps (ms) of events inside a sliding window, oldest first, in a growable ring.
+ * Only the newest `keep` entries matter (a gate only asks "more than N?"), so older ones are
+ * dropped instead of growing the buffer without bound.
+ */
+export class TimeWindow {
+  private buf: Float64Array;
+  private head = 0;
+  private len = 0;
+
+  constructor(capacity = 8) {
+    this.buf = new Float64Array(capacity);
+  }
+
+  /** Drops entries older than `fromMs` and returns how many remain. */
+  countSince(fromMs: number): number {
+    const cap = this.buf.length;
+    while (this.len > 0 && (this.buf[this.head] as number) < fromMs) {
+      this.head = (this.head + 1) % cap;
+      this.len--;
+    }
+    return this.len;
+  }
+
+  push(ms: number, keep: number): void {
+    let cap = this.buf.length;
+    if (this.len === cap) {
+      if (cap < keep) {
+        const next = new Float64Array(Math.min(cap * 2, Math.max(keep, 8)));
+        for (let i = 0; i < this.len; i++) next[i] = this.buf[(this.head + i) % cap] as number;
+        this.buf = next;
+        this.head = 0;
+        cap = next.length;
+      } else {
+        this.head = (this.head + 1) % cap;
+        this.len--;
+      }
+    }
+    this.buf[(this.head + this.len) % cap] = ms;
+    this.len++;
+    while (this.len > keep) {
+      this.head = (this.head + 1) % cap;
+      this.len--;
+    }
+  }
+
+  get size(): number {
+    return this.len;
+  }
+}
+
+/** The last AMOUNT_HISTORY_SIZE approved amounts and their exact sum. */
+export class AmountHistory {
+  private readonly buf: Units[] = new Array<Units>(AMOUNT_HISTORY_SIZE).fill(0n);
+  private head = 0;
+  count = 0;
+  sum: Units = 0n;
+
+  push(amount: Units): void {
+    if (this.count === AMOUNT_HISTORY_SIZE) {
+      this.sum -= this.buf[this.head] as Units;
+      this.buf[this.head] = amount;
+      this.head = (this.head + 1) % AMOUNT_HISTORY_SIZE;
+    } else {
+      this.buf[(this.head + this.count) % AMOUNT_HISTORY_SIZE] = amount;
+      this.count++;
+    }
+    this.sum += amount;
+  }
+}
+
+/** Outcome codes kept in AgentState.outcomes. */
+export const OUTCOME_NONE = 0;
+export const OUTCOME_APPROVE = 1;
+export const OUTCOME_MANDATE_DECLINE = 2;
+export const OUTCOME_OTHER_DECLINE = 3;
+export const OUTCOME_STEP_UP = 4;
+
+export interface MandateState {
+  readonly id: string;
+  readonly card: boolean;
+  readonly crypto: boolean;
+  readonly currency: string;
+  readonly perTransaction: Units;
+  readonly daily: Units | null;
+  readonly monthly: Units | null;
+  /** Per-transfer cap of the crypto block (onboarding plane max_transfer). */
+  readonly cryptoMaxTransfer: Units | null;
+  readonly allowedMccs: ReadonlySet<string> | null;
+  readonly blockedMccs: ReadonlySet<string> | null;
+  /** Alpha-3, upper case. */
+  readonly allowedCountries: ReadonlySet<string> | null;
+  readonly blockedCountries: ReadonlySet<string> | null;
+  /** Lower case. */
+  readonly allowedChains: ReadonlySet<string> | null;
+  readonly allowedAssets: ReadonlySet<string> | null;
+  readonly allowedCounterparties: ReadonlySet<string> | null;
+  readonly validFromMs: number;
+  readonly validUntilMs: number;
+  readonly createdAtMs: number;
+  // Running APPROVED totals of the current UTC day and month.
+  dayKey: number;
+  dayAmount: Units;
+  dayCount: number;
+  monthKey: number;
+  monthAmount: Units;
+  monthCount: number;
+}
+
+export interface SessionState {
+  consecutiveDenials: number;
+  terminated: boolean;
+  /** task_reference that opened the session (null after a reload until the next request). */
+  task: string | null;
+  /** Distinct merchant keys seen in the session. */
+  merchants: string[];
+  lastSeenMs: number;
+}
+
+export interface PendingStepUp {
+  readonly authorizationId: string;
+  readonly amount: Units;
+  readonly currency: string;
+  readonly merchant: string;
+  readonly expiresAtMs: number;
+}
+
+/** Thresholds with the values the hot path needs precomputed (ms, bigint multipliers). */
+export interface Derived {
+  readonly velocityWindowMs: number;
+  readonly rapidWindowMs: number;
+  readonly stepUpWindowMs: number;
+  /** Multipliers as bigint counts of 10^-8. */
+  readonly multiplierAmber: Units;
+  readonly multiplierRed: Units;
+  readonly outlierMultiplier: Units;
+}
+
+export function derive(t: Thresholds): Derived {
+  return {
+    velocityWindowMs: t.risk_velocity_window_seconds * 1000,
+    rapidWindowMs: t.rapid_fire_window_seconds * 1000,
+    stepUpWindowMs: t.step_up_window_seconds * 1000,
+    multiplierAmber: ratioUnits(t.cognitive_multiplier_amber),
+    multiplierRed: ratioUnits(t.cognitive_multiplier_red),
+    outlierMultiplier: ratioUnits(t.amount_outlier_multiplier),
+  };
+}
+
+/** A threshold number (at most 8 decimals matter) as bigint units of 10^-8. */
+function ratioUnits(n: number): Units {
+  return BigInt(Math.round(n * 1e8));
+}
+
+export interface TrustStats {
+  approved: number;
+  declined: number;
+  stepUps: number;
+}
+
+export interface AgentState {
+  readonly agentId: string;
+  readonly principalId: string;
+  readonly clientId: string;
+  status: string;
+  trustLevel: TrustLevel;
+  /** kya_score as stored (2 decimals), null until the first decision scores it. */
+  kyaScore: number | null;
+  readonly createdAtMs: number;
+  /** ACTIVE mandates, newest first. */
+  readonly mandates: MandateState[];
+  overrides: ThresholdOverrides;
+  thresholds: Thresholds;
+  derived: Derived;
+  readonly stats: TrustStats;
+  readonly amounts: AmountHistory;
+  /** Every decision (rapid-fire window). */
+  readonly requests: TimeWindow;
+  /** APPROVE decisions (velocity window). */
+  readonly approvals: TimeWindow;
+  /** Last OUTCOME_HISTORY_SIZE outcomes (OUTCOME_* codes), ring. */
+  readonly outcomes: Uint8Array;
+  outcomeHead: number;
+  /** Merchant key -> declines of this agent at that merchant. */
+  readonly merchantDeclines: Map<string, number>;
+  readonly sessions: Map<string, SessionState>;
+  readonly pendingStepUps: PendingStepUp[];
+  lastZone: Zone | null;
+  lastTrustScore: number | null;
+}
+
+/** Replaces the thresholds of a loaded state (PUT/DELETE /thresholds of its Principal). */
+export function setThresholdOverrides(state: AgentState, overrides: ThresholdOverrides | null): void {
+  state.overrides = overrides ?? {};
+  state.thresholds = mergeThresholds(state.overrides);
+  state.derived = derive(state.thresholds);
+}
+
+export function recordOutcome(state: AgentState, outcome: number): void {
+  state.outcomes[state.outcomeHead] = outcome;
+  state.outcomeHead = (state.outcomeHead + 1) % OUTCOME_HISTORY_SIZE;
+}
+
+export function merchantKeyOf(merchantId: string | null, merchantName: string | null): string {
+  if (merchantId !== null && merchantId !== '') return merchantId.toLowerCase();
+  if (merchantName !== null && merchantName !== '') return merchantName.toLowerCase();
+  return '';
+}
+
+export function zoneOf(score: number, t: Thresholds): Zone {
+  if (score >= t.cts_green_threshold) return 'GREEN';
+  if (score >= t.cts_amber_threshold) return 'AMBER';
+  if (score >= t.cts_red_threshold) return 'RED';
+  return 'CRITICAL';
+}
+
+// ---------------------------------------------------------------------------------------
+// Loading
+
+function setOf(values: readonly string[] | null | undefined, norm: 'upper' | 'lower'): ReadonlySet<string> | null {
+  if (!values || values.length === 0) return null;
+  const s = new Set<string>();
+  for (const v of values)
+    if (typeof v === 'string') s.add(norm === 'upper' ? v.trim().toUpperCase() : v.trim().toLowerCase());
+  return s.size === 0 ? null : s;
+}
+
+function countrySet(values: readonly string[] | null | undefined): ReadonlySet<string> | null {
+  if (!values || values.length === 0) return null;
+  const s = new Set<string>();
+  for (const v of values) {
+    if (typeof v !== 'string') continue;
+    s.add(toAlpha3(v) ?? v.trim().toUpperCase());
+  }
+  return s.size === 0 ? null : s;
+}
+
+function ms(value: unknown): number {
+  if (value instanceof Date) return value.getTime();
+  if (typeof value === 'string' || typeof value === 'number') return new Date(value).getTime();
+  return 0;
+}
+
+function asStrings(value: unknown): string[] | null {
+  return Array.isArray(value) ? (value.filter((v) => typeof v === 'string') as string[]) : null;
+}
+
+function moneyOf(value: unknown): Units | null {
+  if (value === null || value === undefined) return null;
+  if (typeof value === 'number') return fromDb(String(value));
+  return fromDb(String(value));
+}
+
+interface MandateRow {
+  id: string;
+  rails: string[] | null;
+  currency: string;
+  max_amount_per_transaction: string;
+  max_daily_amount: string | null;
+  max_monthly_amount: string | null;
+  allowed_mccs: string[] | null;
+  blocked_mccs: string[] | null;
+  allowed_countries: string[] | null;
+  blocked_countries: string[] | null;
+  allowed_chains: string[] | null;
+  allowed_assets: string[] | null;
+  allowed_counterparties: string[] | null;
+  crypto: Record<string, unknown> | null;
+  valid_from: Date;
+  valid_until: Date;
+  created_at: Date;
+}
+
+/** Builds a MandateState from a mandates row (exported for tests and fixtures). */
+export function mandateFromRow(row: MandateRow, nowMs: number): MandateState {
+  const crypto = row.crypto && typeof row.crypto === 'object' ? row.crypto : null;
+  const rails = (row.rails ?? ['card']).map((r) => r.toLowerCase());
+  const allowedChains = setOf(row.allowed_chains ?? asStrings(crypto?.chains), 'lower');
+  const allowedAssets = setOf(row.allowed_assets ?? asStrings(crypto?.assets), 'lower');
+  const allowedCounterparties = setOf(row.allowed_counterparties ?? asStrings(crypto?.counterparties), 'lower');
+  const perTransaction = moneyOf(row.max_amount_per_transaction) ?? 0n;
+  return {
+    id: row.id,
+    card: rails.includes('card'),
+    // A runtime-plane mandate carries crypto permissions as allowed_chains/assets.
+    crypto: rails.includes('crypto') || crypto !== null || allowedChains !== null || allowedAssets !== null,
+    currency: row.currency.toUpperCase(),
+    perTransaction,
+    daily: moneyOf(row.max_daily_amount),
+    monthly: moneyOf(row.max_monthly_amount),
+    cryptoMaxTransfer: crypto ? moneyOf(crypto.max_transfer) : null,
+    allowedMccs: setOf(row.allowed_mccs, 'upper'),
+    blockedMccs: setOf(row.blocked_mccs, 'upper'),
+    allowedCountries: countrySet(row.allowed_countries),
+    blockedCountries: countrySet(row.blocked_countries),
+    allowedChains,
+    allowedAssets,
+    allowedCounterparties,
+    validFromMs: ms(row.valid_from),
+    validUntilMs: ms(row.valid_until),
+    createdAtMs: ms(row.created_at),
+    dayKey: dayKeyOf(nowMs),
+    dayAmount: 0n,
+    dayCount: 0,
+    monthKey: monthKeyOf(nowMs),
+    monthAmount: 0n,
+    monthCount: 0,
+  };
+}
+
+export interface AgentSeed {
+  agentId: string;
+  principalId: string;
+  clientId: string;
+  status?: string;
+  trustLevel?: TrustLevel;
+  kyaScore?: number | null;
+  createdAtMs: number;
+  mandates?: MandateState[];
+  overrides?: ThresholdOverrides | null;
+}
+
+/** A fresh state with no history (load() fills it from the database; tests use it directly). */
+export function newAgentState(seed: AgentSeed): AgentState {
+  const thresholds = mergeThresholds(seed.overrides ?? {});
+  return {
+    agentId: seed.agentId,
+    principalId: seed.principalId,
+    clientId: seed.clientId,
+    status: seed.status ?? 'ACTIVE',
+    trustLevel: seed.trustLevel ?? 'REGISTERED',
+    kyaScore: seed.kyaScore ?? null,
+    createdAtMs: seed.createdAtMs,
+    mandates: seed.mandates ?? [],
+    overrides: seed.overrides ?? {},
+    thresholds,
+    derived: derive(thresholds),
+    stats: { approved: 0, declined: 0, stepUps: 0 },
+    amounts: new AmountHistory(),
+    requests: new TimeWindow(),
+    approvals: new TimeWindow(),
+    outcomes: new Uint8Array(OUTCOME_HISTORY_SIZE),
+    outcomeHead: 0,
+    merchantDeclines: new Map(),
+    sessions: new Map(),
+    pendingStepUps: [],
+    lastZone: null,
+    lastTrustScore: null,
+  };
+}
+
+/** Gates whose DECLINE counts against the mandate_compliance dimension. */
+export const MANDATE_GATES: ReadonlySet<string> = new Set([
+  'no_active_mandate',
+  'mandate_expired',
+  'currency_mismatch',
+  'mandate_exceeded',
+  'mcc_blocked',
+  'country_blocked',
+  'crypto_blocked',
+]);
+
+/** One audit row as read back at load, oldest first. */
+export interface HistoryRow {
+  amount: Units;
+  currency: string;
+  decision: string;
+  reasonCodes: readonly string[];
+  gatesFired: readonly string[];
+  merchant: string;
+  sessionId: string | null;
+  trustScore: number | null;
+  id: string;
+  atMs: number;
+}
+
+/** Replays audit rows (oldest first) into windows, baselines, sessions and pending step-ups. */
+export function replayHistory(state: AgentState, rows: readonly HistoryRow[], nowMs: number): void {
+  const t = state.thresholds;
+  const d = state.derived;
+  for (const r of rows) {
+    state.requests.push(r.atMs, t.rapid_fire_max_count + 1);
+    let outcome = OUTCOME_OTHER_DECLINE;
+    if (r.decision === 'APPROVE') {
+      outcome = OUTCOME_APPROVE;
+      state.approvals.push(r.atMs, t.risk_velocity_max_count + 1);
+      state.amounts.push(r.amount);
+      if (r.reasonCodes.includes('step_up_confirmed')) consumePending(state, r);
+    } else if (r.decision === 'STEP_UP') {
+      outcome = OUTCOME_STEP_UP;
+      if (r.atMs + d.stepUpWindowMs > nowMs && state.pendingStepUps.length < MAX_PENDING_STEP_UPS) {
+        state.pendingStepUps.push({
+          authorizationId: r.id,
+          amount: r.amount,
+          currency: r.currency,
+          merchant: r.merchant,
+          expiresAtMs: r.atMs + d.stepUpWindowMs,
+        });
+      }
+    } else {
+      for (const g of r.gatesFired) if (MANDATE_GATES.has(g)) outcome = OUTCOME_MANDATE_DECLINE;
+      if (r.merchant !== '' && state.merchantDeclines.size < MAX_FLAGGED_MERCHANTS) {
+        state.merchantDeclines.set(r.merchant, (state.merchantDeclines.get(r.merchant) ?? 0) + 1);
+      }
+    }
+    recordOutcome(state, outcome);
+    if (r.sessionId !== null) {
+      let s = state.sessions.get(r.sessionId);
+      if (!s) {
+        s = { consecutiveDenials: 0, terminated: false, task: null, merchants: [], lastSeenMs: r.atMs };
+        state.sessions.set(r.sessionId, s);
+        if (state.sessions.size > MAX_SESSIONS) {
+          const oldest = state.sessions.keys().next().value as string;
+          state.sessions.delete(oldest);
+        }
+      }
+      s.lastSeenMs = r.atMs;
+      if (r.decision === 'DECLINE') s.consecutiveDenials++;
+      else if (r.decision === 'APPROVE') s.consecutiveDenials = 0;
+      if (r.gatesFired.includes('session_terminated')) s.terminated = true;
+      if (r.merchant !== '' && !s.merchants.includes(r.merchant)) s.merchants.push(r.merchant);
+    }
+    if (r.trustScore !== null) {
+      state.lastTrustScore = r.trustScore;
+      state.lastZone = zoneOf(r.trustScore, t);
+    }
+  }
+}
+
+function consumePending(state: AgentState, r: HistoryRow): void {
+  const list = state.pendingStepUps;
+  for (let i = 0; i < list.length; i++) {
+    const p = list[i] as PendingStepUp;
+    if (p.amount === r.amount && p.currency === r.currency && p.merchant === r.merchant) {
+      list.splice(i, 1);
+      return;
+    }
+  }
+}
+
+/**
+ * Loads an agent's state: the agent row with its Principal's threshold overrides, its ACTIVE
+ * mandates, today's and this month's APPROVED totals per mandate with the all-time decision
+ * counts, and its RECENT_ROWS newest audit rows. Four queries, run one after another (the
+ * embedded database takes one query at a time), all on primary keys or the
+ * authorizations (agent_id, created_at) index.
+ */
+export async function loadAgentState(sql: Sql, agentId: string, nowMs: number): Promise<AgentState | null> {
+  const agents = await sql<
+    {
+      id: string;
+      principal_id: string;
+      client_id: string;
+      status: string;
+      trust_level: TrustLevel;
+      kya_score: string | null;
+      created_at: Date;
+      overrides: Record<string, unknown> | null;
+    }[]
+  >`
+    select a.id, a.principal_id, a.client_id, a.status, a.trust_level, a.kya_score::text as kya_score,
+           a.created_at, t.overrides
+    from agents a left join thresholds t on t.principal_id = a.principal_id
+    where a.id = ${agentId}`;
+  const agent = agents[0];
+  if (!agent) return null;
+
+  const mandateRows = await sql<MandateRow[]>`
+    select id, rails, currency, max_amount_per_transaction::text as max_amount_per_transaction,
+           max_daily_amount::text as max_daily_amount, max_monthly_amount::text as max_monthly_amount,
+           allowed_mccs, blocked_mccs, allowed_countries, blocked_countries, allowed_chains,
+           allowed_assets, allowed_counterparties, crypto, valid_from, valid_until, created_at
+    from mandates
+    where agent_id = ${agentId} and status = 'ACTIVE'
+    order by created_at desc, id desc`;
+
+  const dayStart = new Date(dayStartMs(nowMs));
+  const monthStart = new Date(monthStartMs(nowMs));
+  const totals = await sql<
+    {
+      mandate_id: string | null;
+      decision: string;
+      n: number;
+      month_sum: string;
+      month_n: number;
+      day_sum: string;
+      day_n: number;
+    }[]
+  >`
+    select mandate_id, decision, count(*)::int as n,
+           coalesce(sum(amount) filter (where created_at >= ${monthStart}), 0)::text as month_sum,
+           (count(*) filter (where created_at >= ${monthStart}))::int as month_n,
+           coalesce(sum(amount) filter (where created_at >= ${dayStart}), 0)::text as day_sum,
+           (count(*) filter (where created_at >= ${dayStart}))::int as day_n
+    from authorizations
+    where agent_id = ${agentId}
+    group by mandate_id, decision`;
+
+  const recent = await sql<
+    {
+      id: string;
+      amount: string;
+      currency: string;
+      decision: string;
+      reason_codes: string[];
+      gates_fired: string[];
+      merchant_id: string | null;
+      merchant_name: string | null;
+      session_id: string | null;
+      trust_score: string | null;
+      created_at: Date;
+    }[]
+  >`
+    select id, amount::text as amount, currency, decision, reason_codes, gates_fired, merchant_id,
+           merchant_name, session_id, trust_score::text as trust_score, created_at
+    from authorizations
+    where agent_id = ${agentId}
+    order by created_at desc, id desc
+    limit ${RECENT_ROWS}`;
+
+  const mandates: MandateState[] = [];
+  for (const row of mandateRows) mandates.push(mandateFromRow(row, nowMs));
+  const state = newAgentState({
+    agentId: agent.id,
+    principalId: agent.principal_id,
+    clientId: agent.client_id,
+    status: agent.status,
+    trustLevel: agent.trust_level,
+    kyaScore: agent.kya_score === null ? null : Number(agent.kya_score),
+    createdAtMs: ms(agent.created_at),
+    mandates,
+    overrides: sanitizeOverrides(agent.overrides),
+  });
+
+  for (const row of totals) {
+    if (row.decision === 'APPROVE') state.stats.approved += row.n;
+    else if (row.decision === 'DECLINE') state.stats.declined += row.n;
+    else state.stats.stepUps += row.n;
+    if (row.decision !== 'APPROVE' || row.mandate_id === null) continue;
+    for (const m of mandates) {
+      if (m.id !== row.mandate_id) continue;
+      m.dayAmount = fromDb(row.day_sum) ?? 0n;
+      m.dayCount = row.day_n;
+      m.monthAmount = fromDb(row.month_sum) ?? 0n;
+      m.monthCount = row.month_n;
+    }
+  }
+
+  const history: HistoryRow[] = [];
+  for (let i = recent.length - 1; i >= 0; i--) {
+    const r = recent[i] as (typeof recent)[number];
+    history.push({
+      id: r.id,
+      amount: fromDb(r.amount) ?? 0n,
+      currency: r.currency,
+      decision: r.decision,
+      reasonCodes: r.reason_codes ?? [],
+      gatesFired: r.gates_fired ?? [],
+      merchant: merchantKeyOf(r.merchant_id, r.merchant_name),
+      sessionId: r.session_id,
+      trustScore: r.trust_score === null ? null : Number(r.trust_score),
+      atMs: ms(r.created_at),
+    });
+  }
+  replayHistory(state, history, nowMs);
+  return state;
+}
+
+function sanitizeOverrides(raw: Record<string, unknown> | null): ThresholdOverrides {
+  if (!raw || typeof raw !== 'object') return {};
+  const out: Record<string, number> = {};
+  for (const [k, v] of Object.entries(raw)) if (typeof v === 'number' && Number.isFinite(v)) out[k] = v;
+  return out as ThresholdOverrides;
+}
