@@ -1,7 +1,7 @@
 // Shared helpers of the authentication tests: the built service's auth modules, request
 // contexts for driving the authenticator directly, and a uniform-401 assertion.
 import { expect } from 'vitest';
-import { expectEnvelope, type HttpResult } from '../helpers/server.js';
+import { expectEnvelope, type HttpResult, request } from '../helpers/server.js';
 
 const DIST = new URL(`../../${process.env.DIST_DIR ?? 'dist'}/src/`, import.meta.url).href;
 
@@ -20,4 +20,20 @@ export function expectUnauthorized(res: HttpResult): { status: number; error: st
 
 export function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
+}
+
+/** Creates a Principal through POST /api/v1/principals with a Client key; returns its id. */
+export async function createPrincipal(server: { url: string }, clientKey: string, programId: string): Promise<string> {
+  const { principalBody } = await import('../fixtures/onboarding.js');
+  const res = await request(server, 'POST', '/api/v1/principals', {
+    apiKey: clientKey,
+    body: principalBody(programId),
+  });
+  if (res.status !== 201 && res.status !== 202) throw new Error(`POST /principals: ${res.status} ${res.text}`);
+  return (res.body as { id: string }).id;
+}
+
+/** A well-formed key no credential has. */
+export function unknownKey(env: 'live' | 'sandbox' = 'live'): string {
+  return keysModule.generateApiKey(env);
 }
