@@ -5,6 +5,7 @@ import { adminRoutes } from '../admin/routes.js';
 import { authRoutes } from '../auth/routes.js';
 import { startAuth } from '../auth/service.js';
 import type { Config } from '../config/config.js';
+import { startEvents } from '../events/service.js';
 import { Router } from '../http/router.js';
 import { HttpServer } from '../http/server.js';
 import type { RouteDef } from '../http/types.js';
@@ -14,6 +15,7 @@ import { ServiceMetrics } from '../observability/metrics.js';
 import { metricsRoutes } from '../observability/metrics-routes.js';
 import { onboardingRoutes } from '../onboarding/routes.js';
 import { openDatabases } from '../storage/db.js';
+import { webhookRoutes } from '../webhooks/routes.js';
 import type { Services } from './services.js';
 import { type ReadinessCheck, systemRoutes } from './system-routes.js';
 
@@ -31,14 +33,17 @@ export async function startApp(config: Config, options: { log?: Logger } = {}): 
   const auth = await startAuth(config, log, dbs);
   const authenticator = auth.authenticator;
   const metrics = new ServiceMetrics();
-  const services: Services = { config, log, dbs, authenticator, auth, metrics };
+  // Events start before any route can decide, and stop after the engine (see close()).
+  const events = await startEvents(config, dbs, log);
+  const services: Services = { config, log, dbs, authenticator, auth, metrics, events };
   const closers: (() => Promise<void>)[] = [];
-  const readiness: ReadinessCheck[] = [];
+  const readiness: ReadinessCheck[] = [{ name: 'events', check: () => events.ready() }];
 
   const router = new Router();
   const routes: RouteDef[] = [...systemRoutes(services, readiness, () => router.routes), ...metricsRoutes(metrics)];
   routes.push(...authRoutes(auth, config.oauthTokenTtlSeconds), ...adminRoutes(config, dbs, auth));
   routes.push(...onboardingRoutes());
+  routes.push(...webhookRoutes(config, events));
   for (const r of routes) router.add(r);
 
   const rateLimiter = new RateLimiter({
@@ -60,6 +65,8 @@ export async function startApp(config: Config, options: { log?: Logger } = {}): 
       closing ??= (async () => {
         await server.close();
         for (const c of closers.reverse()) await c();
+        // After the HTTP server and the engine: the last outbox rows are relayed.
+        await events.close();
         await dbs.close();
         log.info('stopped');
       })();

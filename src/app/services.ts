@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { AuthRuntime } from '../auth/service.js';
 import type { Authenticator } from '../auth/types.js';
 import type { Config } from '../config/config.js';
+import type { EventsRuntime } from '../events/service.js';
 import type { ServiceMetrics } from '../observability/metrics.js';
 import type { Databases } from '../storage/db.js';
 
@@ -15,4 +16,6 @@ export interface Services {
   readonly auth: AuthRuntime;
   /** Prometheus metrics (src/observability/metrics.ts): record with its helpers, or add collectors. */
   readonly metrics: ServiceMetrics;
+  /** Event bus, outbox relays and webhook dispatcher; nudge(env) after committing outbox rows. */
+  readonly events: EventsRuntime;
 }

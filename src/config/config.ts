@@ -16,6 +16,10 @@ export interface Config {
   readonly dataDir: string;
   /** NATS server with JetStream; null means the in-process event bus. */
   readonly natsUrl: string | null;
+  /** JetStream stream of the events (NATS_STREAM, internal; default MANDATE_EVENTS). */
+  readonly natsStream: string;
+  /** First subject token (NATS_SUBJECT_PREFIX, internal; default mandate): tests share one NATS. */
+  readonly natsSubjectPrefix: string;
   /** Operator key; null means generated once and stored under dataDir. */
   readonly adminKey: string | null;
   /** Number of actor worker threads (shards). */
@@ -62,6 +66,14 @@ function int(env: Env, name: string, def: number, min: number, max: number): num
   const n = Number(raw);
   if (n < min || n > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${n}`);
   return n;
+}
+
+const SUBJECT_PREFIX = /^[A-Za-z0-9_-]{1,64}(\.[A-Za-z0-9_-]{1,64}){0,3}$/;
+
+function token(env: Env, name: string, def: string, pattern: RegExp): string {
+  const raw = str(env, name) ?? def;
+  if (!pattern.test(raw)) throw new ConfigError(name, `must match ${pattern.source}, got "${raw}"`);
+  return raw;
 }
 
 function url(env: Env, name: string, protocols: readonly string[]): string | null {
@@ -121,6 +133,8 @@ export function loadConfig(env: Env): Config {
     sandboxDatabaseUrl,
     dataDir: resolve(str(env, 'DATA_DIR') ?? './data'),
     natsUrl: url(env, 'NATS_URL', ['nats:', 'tls:', 'ws:', 'wss:']),
+    natsStream: token(env, 'NATS_STREAM', 'MANDATE_EVENTS', /^[A-Za-z0-9_-]{1,64}$/),
+    natsSubjectPrefix: token(env, 'NATS_SUBJECT_PREFIX', 'mandate', SUBJECT_PREFIX),
     adminKey,
     workers: int(env, 'WORKERS', defaultWorkers, 1, 256),
     trustedProxies: Object.freeze(trustedProxies),

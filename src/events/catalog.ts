@@ -1,0 +1,182 @@
+// The event catalog of SPEC.md "Events": the webhook event types, their descriptions and sample
+// payloads (GET /api/v1/webhooks/events), and the registration aliases of the cts events.
+// authorization.decided is published on NATS for every decision (CONTRACT.md) but is not a
+// webhook event type: webhooks, even with `*`, never receive it.
+
+export const WEBHOOK_EVENT_TYPES = [
+  'gate.fired',
+  'authorization.decline',
+  'cts.red',
+  'cts.critical',
+  'session.terminate',
+  'trust.promotion',
+  'step_up.created',
+] as const;
+
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+/** Names accepted at registration for the cts events (SPEC.md "Naming conflict"). */
+export const EVENT_TYPE_ALIASES: Readonly<Record<string, WebhookEventType>> = Object.freeze({
+  'kya.zone.red': 'cts.red',
+  'kya.zone.critical': 'cts.critical',
+});
+
+export const WILDCARD = '*';
+
+/** Every name a webhook may subscribe to. */
+export const SUBSCRIBABLE_EVENT_TYPES: readonly string[] = [
+  ...WEBHOOK_EVENT_TYPES,
+  ...Object.keys(EVENT_TYPE_ALIASES),
+  WILDCARD,
+];
+
+/** The NATS-only event published for every decision, with the audit entry as data. */
+export const DECIDED_EVENT_TYPE = 'authorization.decided';
+
+const webhookTypes: ReadonlySet<string> = new Set(WEBHOOK_EVENT_TYPES);
+
+export function isWebhookEventType(type: string): boolean {
+  return webhookTypes.has(type);
+}
+
+/** Canonical type of a subscription entry (alias resolved); `*` stays `*`. */
+export function canonicalEventType(type: string): string {
+  return EVENT_TYPE_ALIASES[type] ?? type;
+}
+
+/**
+ * True when a webhook subscribed to `subscribed` (as registered) receives `eventType`.
+ * Future webhook types reach `*` subscribers; authorization.decided never reaches webhooks.
+ */
+export function subscriptionMatches(subscribed: readonly string[], eventType: string): boolean {
+  if (eventType === DECIDED_EVENT_TYPE) return false;
+  for (const s of subscribed) {
+    if (s === WILDCARD || canonicalEventType(s) === eventType) return true;
+  }
+  return false;
+}
+
+const SAMPLE_AGENT = 'agt_sample000000000000000000';
+const SAMPLE_AUTH = 'auth_sample00000000000000000';
+const DIMENSIONS = {
+  context_coherence: 0.41,
+  reasoning_quality: 0.38,
+  mandate_compliance: 0.52,
+  behavioral_consistency: 0.29,
+  temporal_stability: 0.35,
+};
+
+export interface CatalogEntry {
+  readonly type: string;
+  readonly description: string;
+  readonly sample_payload: Record<string, unknown>;
+}
+
+const CATALOG: readonly CatalogEntry[] = [
+  {
+    type: 'gate.fired',
+    description: 'A safety gate fired during an authorization (one event per gate).',
+    sample_payload: {
+      agent_id: SAMPLE_AGENT,
+      authorization_id: SAMPLE_AUTH,
+      gate: 'mandate_exceeded',
+      decision: 'DECLINE',
+      amount: '250.00',
+      currency: 'USD',
+      merchant: 'Example Store',
+      trust_score: 0.82,
+      risk_score: 0.12,
+    },
+  },
+  {
+    type: 'authorization.decline',
+    description: 'A transaction was declined.',
+    sample_payload: {
+      agent_id: SAMPLE_AGENT,
+      authorization_id: SAMPLE_AUTH,
+      amount: '250.00',
+      currency: 'USD',
+      merchant: 'Example Store',
+      gates_fired: ['mandate_exceeded'],
+      trust_score: 0.82,
+      risk_score: 0.12,
+      recommendations: ['Request a higher per-transaction limit from the principal'],
+    },
+  },
+  {
+    type: 'cts.red',
+    description: 'The cognitive trust score fell into the RED zone (also registrable as kya.zone.red).',
+    sample_payload: {
+      agent_id: SAMPLE_AGENT,
+      previous_zone: 'AMBER',
+      current_zone: 'RED',
+      trust_score: 0.39,
+      cognitive_limit_multiplier: 0.25,
+      dimensions: DIMENSIONS,
+    },
+  },
+  {
+    type: 'cts.critical',
+    description: 'The cognitive trust score fell into the CRITICAL zone (also registrable as kya.zone.critical).',
+    sample_payload: {
+      agent_id: SAMPLE_AGENT,
+      previous_zone: 'RED',
+      current_zone: 'CRITICAL',
+      trust_score: 0.18,
+      cognitive_limit_multiplier: 0,
+      dimensions: { ...DIMENSIONS, behavioral_consistency: 0.1, temporal_stability: 0.12 },
+    },
+  },
+  {
+    type: 'session.terminate',
+    description: 'A session was ended after repeated failures or critical trust.',
+    sample_payload: {
+      agent_id: SAMPLE_AGENT,
+      session_id: 'sess_checkout_42',
+      reason: 'consecutive_denials',
+      consecutive_denials: 5,
+      final_trust_score: 0.31,
+    },
+  },
+  {
+    type: 'trust.promotion',
+    description: 'An agent moved to a higher trust tier (tiers: new, verified, trusted).',
+    sample_payload: {
+      agent_id: SAMPLE_AGENT,
+      previous_tier: 'new',
+      new_tier: 'verified',
+      trust_score: 0.86,
+      successful_txns: 25,
+      age_hours: 72.5,
+    },
+  },
+  {
+    type: 'step_up.created',
+    description: 'A STEP_UP decision asks the human principal to confirm a transaction.',
+    sample_payload: {
+      agent_id: SAMPLE_AGENT,
+      authorization_id: SAMPLE_AUTH,
+      amount: '180.00',
+      currency: 'USD',
+      merchant: 'Example Store',
+      gates_fired: ['risk_amount_outlier'],
+      trust_score: 0.74,
+      risk_score: 0.58,
+      session_id: 'sess_checkout_42',
+    },
+  },
+];
+
+export function eventCatalog(): readonly CatalogEntry[] {
+  return CATALOG;
+}
+
+export function samplePayload(type: string): Record<string, unknown> {
+  const canonical = canonicalEventType(type);
+  const entry = CATALOG.find((e) => e.type === canonical);
+  return { ...(entry?.sample_payload ?? {}) };
+}
+
+export const WILDCARD_DESCRIPTION =
+  'Subscribe with "*" to receive every webhook event type, including types added in the future. ' +
+  'kya.zone.red and kya.zone.critical are accepted as aliases of cts.red and cts.critical.';

@@ -1,0 +1,160 @@
+// The outbox relay: reads one environment's unpublished outbox rows in seq order, publishes them
+// to the bus in pipelined batches and marks them published. A row is marked only after the bus
+// accepted it, so a crash in between re-publishes it (deduplicated by Nats-Msg-Id). Rows are
+// selected by `published_at is null`, not by a seq cursor, so a transaction that commits a
+// lower seq late is still relayed.
+import type { Logger } from 'pino';
+import type { Environment } from '../auth/types.js';
+import type { Sql } from '../storage/db.js';
+import type { EventBus, OutgoingEvent } from './bus.js';
+import { subjectFor } from './envelope.js';
+
+export interface OutboxRelayOptions {
+  readonly env: Environment;
+  readonly sql: Sql;
+  readonly bus: EventBus;
+  readonly subjectPrefix: string;
+  readonly log: Logger;
+  /** Rows per batch. */
+  readonly batchSize?: number;
+  /** Poll delay after a partial batch, in milliseconds. */
+  readonly busyPollMs?: number;
+  /** Longest poll delay when idle, in milliseconds. */
+  readonly idlePollMs?: number;
+  /** Published rows older than this are deleted, in milliseconds. */
+  readonly retentionMs?: number;
+}
+
+interface OutboxRow {
+  seq: string;
+  event_id: string;
+  event_type: string;
+  client_id: string;
+  principal_id: string;
+  payload: { event_type: string; event_id: string; timestamp: string; data: unknown };
+}
+
+export class OutboxRelay {
+  readonly #o: Required<OutboxRelayOptions>;
+  #running = false;
+  #stopping = false;
+  #loop: Promise<void> | null = null;
+  #wake: (() => void) | null = null;
+  #timer: NodeJS.Timeout | null = null;
+  #lastCleanupMs = Date.now();
+  /** Rows published since start (metrics, tests). */
+  published = 0;
+
+  constructor(options: OutboxRelayOptions) {
+    this.#o = { batchSize: 500, busyPollMs: 2, idlePollMs: 50, retentionMs: 3_600_000, ...options };
+  }
+
+  start(): void {
+    if (this.#running) return;
+    this.#running = true;
+    this.#loop = this.#run();
+  }
+
+  /** Wakes the relay now (e.g. right after a commit that wrote outbox rows). */
+  nudge(): void {
+    this.#wake?.();
+  }
+
+  async #sleep(ms: number): Promise<void> {
+    await new Promise<void>((resolve) => {
+      this.#wake = resolve;
+      this.#timer = setTimeout(resolve, ms);
+    });
+    if (this.#timer !== null) clearTimeout(this.#timer);
+    this.#wake = null;
+    this.#timer = null;
+  }
+
+  async #run(): Promise<void> {
+    let idle = this.#o.busyPollMs;
+    while (this.#running) {
+      if (!this.#o.bus.connected()) {
+        await Promise.race([this.#o.bus.whenConnected(), this.#sleep(250)]);
+        continue;
+      }
+      let result: { fetched: number; published: number };
+      try {
+        result = await this.relayOnce();
+      } catch (err) {
+        if (!this.#running) break;
+        this.#o.log.warn({ err, env: this.#o.env }, 'outbox relay failed; retrying');
+        await this.#sleep(500);
+        continue;
+      }
+      if (result.fetched === this.#o.batchSize && result.published === result.fetched) {
+        idle = this.#o.busyPollMs;
+        continue;
+      }
+      if (result.published < result.fetched) {
+        await this.#sleep(250);
+        continue;
+      }
+      if (result.fetched > 0) idle = this.#o.busyPollMs;
+      else idle = Math.min(this.#o.idlePollMs, Math.max(idle * 2, this.#o.busyPollMs));
+      if (this.#stopping && result.fetched === 0) break;
+      await this.#maybeCleanup();
+      await this.#sleep(idle);
+    }
+  }
+
+  /** One batch: fetch, publish pipelined, mark what the bus accepted. */
+  async relayOnce(): Promise<{ fetched: number; published: number }> {
+    const { sql, env, batchSize } = this.#o;
+    const rows = await sql<OutboxRow[]>`
+      select seq, event_id, event_type, client_id, principal_id, payload
+      from outbox where published_at is null order by seq limit ${batchSize}`;
+    if (rows.length === 0) return { fetched: 0, published: 0 };
+    const events: OutgoingEvent[] = rows.map((r) => ({
+      subject: subjectFor(env, r.client_id, r.principal_id, r.event_type, this.#o.subjectPrefix),
+      eventId: r.event_id,
+      // Canonical member order; the same bytes go to NATS and, through the dispatcher, to
+      // every webhook attempt.
+      body: JSON.stringify({
+        event_type: r.payload.event_type,
+        event_id: r.payload.event_id,
+        timestamp: r.payload.timestamp,
+        data: r.payload.data,
+      }),
+    }));
+    const accepted = await this.#o.bus.publishBatch(events);
+    const seqs: string[] = [];
+    for (let i = 0; i < rows.length; i++) if (accepted[i] === true) seqs.push((rows[i] as OutboxRow).seq);
+    if (seqs.length > 0) {
+      await sql`update outbox set published_at = now() where seq in ${sql(seqs)}`;
+      this.published += seqs.length;
+    }
+    return { fetched: rows.length, published: seqs.length };
+  }
+
+  async #maybeCleanup(): Promise<void> {
+    const now = Date.now();
+    if (now - this.#lastCleanupMs < 60_000) return;
+    this.#lastCleanupMs = now;
+    try {
+      await this.#o.sql`
+        delete from outbox where seq in (
+          select seq from outbox
+          where published_at is not null and published_at < now() - ${`${this.#o.retentionMs} milliseconds`}::interval
+          order by seq limit 10000)`;
+    } catch (err) {
+      this.#o.log.warn({ err, env: this.#o.env }, 'outbox cleanup failed');
+    }
+  }
+
+  /** Relays what is left (bounded by timeoutMs), then stops. */
+  async stop(timeoutMs = 5_000): Promise<void> {
+    if (!this.#running) return;
+    this.#stopping = true;
+    this.nudge();
+    const timer = new Promise<void>((r) => setTimeout(r, timeoutMs).unref());
+    await Promise.race([this.#loop, timer]);
+    this.#running = false;
+    this.nudge();
+    await this.#loop;
+  }
+}

@@ -1,0 +1,96 @@
+// The events runtime: the bus (NATS JetStream or in-process), one outbox relay per environment
+// database and the webhook dispatcher, started and stopped together by src/app/app.ts.
+import type { Logger } from 'pino';
+import type { Environment } from '../auth/types.js';
+import type { Config } from '../config/config.js';
+import { connect, type Databases, type Sql } from '../storage/db.js';
+import { WebhookDispatcher } from '../webhooks/dispatcher.js';
+import { WebhookHttpClient } from '../webhooks/http-client.js';
+import { type EventBus, InProcessBus } from './bus.js';
+import { NatsBus } from './nats-bus.js';
+import { OutboxRelay } from './relay.js';
+
+export interface EventsRuntime {
+  readonly bus: EventBus;
+  readonly dispatcher: WebhookDispatcher;
+  readonly client: WebhookHttpClient;
+  readonly relays: Readonly<Record<Environment, OutboxRelay>>;
+  /** Wakes the relay of an environment (call after committing outbox rows). */
+  nudge(env: Environment): void;
+  /** Readiness of the bus (CONTRACT.md /ready). */
+  ready(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+export async function startEvents(config: Config, dbs: Databases, log: Logger): Promise<EventsRuntime> {
+  const elog = log.child({ component: 'events' });
+  // Own connections, so relaying and delivery never queue behind request handling (and, on
+  // embedded PGlite, the one-connection-per-pool rule holds for each of them).
+  const relaySql: Record<Environment, Sql> = {
+    live: connect(dbs.urls.live, { max: 1, embedded: dbs.embedded }),
+    sandbox: connect(dbs.urls.sandbox, { max: 1, embedded: dbs.embedded }),
+  };
+  const dispatchMax = dbs.embedded ? 1 : 4;
+  const dispatchSql: Record<Environment, Sql> = {
+    live: connect(dbs.urls.live, { max: dispatchMax, embedded: dbs.embedded }),
+    sandbox: connect(dbs.urls.sandbox, { max: dispatchMax, embedded: dbs.embedded }),
+  };
+  const bus: EventBus =
+    config.natsUrl === null
+      ? new InProcessBus()
+      : new NatsBus({
+          url: config.natsUrl,
+          stream: config.natsStream,
+          subjectPrefix: config.natsSubjectPrefix,
+          durable: `${config.natsStream}_webhooks`,
+          log: elog,
+        });
+  const client = new WebhookHttpClient({ policy: config.webhookUrlPolicy, timeoutMs: config.webhookTimeoutMs });
+  const dispatcher = new WebhookDispatcher({
+    config,
+    sqlFor: (env) => dispatchSql[env],
+    client,
+    subjectPrefix: config.natsSubjectPrefix,
+    serialize: dbs.embedded,
+    log: elog,
+  });
+  await dispatcher.start();
+  bus.consume(dispatcher.handleBatch);
+  bus.start();
+  const relays = {
+    live: new OutboxRelay({ env: 'live', sql: relaySql.live, bus, subjectPrefix: config.natsSubjectPrefix, log: elog }),
+    sandbox: new OutboxRelay({
+      env: 'sandbox',
+      sql: relaySql.sandbox,
+      bus,
+      subjectPrefix: config.natsSubjectPrefix,
+      log: elog,
+    }),
+  };
+  relays.live.start();
+  relays.sandbox.start();
+  elog.info({ bus: bus.kind, stream: bus.kind === 'nats' ? config.natsStream : undefined }, 'events started');
+
+  let closing: Promise<void> | null = null;
+  return {
+    bus,
+    dispatcher,
+    client,
+    relays,
+    nudge: (env) => relays[env].nudge(),
+    ready: () => bus.ping(),
+    close() {
+      closing ??= (async () => {
+        // Relay the last rows first (bounded), then stop consuming, then delivery.
+        await Promise.all([relays.live.stop(), relays.sandbox.stop()]);
+        await bus.close();
+        await dispatcher.close();
+        await client.close().catch(() => {});
+        await Promise.all(
+          [...Object.values(relaySql), ...Object.values(dispatchSql)].map((s) => s.end({ timeout: 5 })),
+        );
+      })();
+      return closing;
+    },
+  };
+}

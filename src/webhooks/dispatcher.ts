@@ -1,0 +1,347 @@
+// The webhook dispatcher: consumes events from the bus, records one durable delivery row per
+// matching webhook (before the event is acknowledged), and delivers them: a signed POST, retried
+// after the delays of WEBHOOK_RETRY_SCHEDULE_MS (plus up to 10% jitter, never earlier), with the
+// webhook's failure counters kept current and the webhook disabled after WEBHOOK_DISABLE_AFTER
+// consecutive failures. Each webhook has its own lane with a small concurrency cap, so a slow or
+// dead receiver only ever occupies its own lane: nothing waits behind it.
+import type { Logger } from 'pino';
+import type { Environment } from '../auth/types.js';
+import type { Config } from '../config/config.js';
+import type { IncomingEvent } from '../events/bus.js';
+import { DECIDED_EVENT_TYPE, subscriptionMatches } from '../events/catalog.js';
+import { parseSubject } from '../events/envelope.js';
+import type { Sql } from '../storage/db.js';
+import type { DeliveryResult, WebhookHttpClient } from './http-client.js';
+import { signedHeaders } from './signature.js';
+
+export interface DispatcherOptions {
+  readonly config: Pick<Config, 'webhookRetryScheduleMs' | 'webhookDisableAfter'>;
+  readonly sqlFor: (env: Environment) => Sql;
+  readonly client: WebhookHttpClient;
+  readonly subjectPrefix: string;
+  /** Embedded PGlite: one query at a time per database. */
+  readonly serialize: boolean;
+  readonly log: Logger;
+  /** Deliveries in flight per webhook. */
+  readonly perWebhookConcurrency?: number;
+  /** How long a Principal's webhook list is cached, in milliseconds. */
+  readonly cacheTtlMs?: number;
+}
+
+interface Job {
+  readonly env: Environment;
+  readonly id: string;
+  readonly webhookId: string;
+  readonly eventId: string;
+  readonly eventType: string;
+  readonly body: string;
+  attempts: number;
+}
+
+interface Lane {
+  inFlight: number;
+  readonly queue: Job[];
+}
+
+interface CachedHooks {
+  readonly expiresAt: number;
+  readonly hooks: readonly { readonly id: string; readonly eventTypes: readonly string[] }[];
+}
+
+interface DeliveryRow {
+  id: string;
+  webhook_id: string;
+  event_id: string;
+  event_type: string;
+  body: string;
+  attempts: number;
+  next_attempt_at: Date;
+}
+
+const SWEEP_MS = 5_000;
+
+export class WebhookDispatcher {
+  readonly #o: Required<DispatcherOptions>;
+  readonly #lanes = new Map<string, Lane>();
+  readonly #cache = new Map<string, CachedHooks>();
+  /** Delivery keys (env:id) scheduled, queued or in flight in this process. */
+  readonly #known = new Set<string>();
+  readonly #timers = new Set<NodeJS.Timeout>();
+  readonly #inFlight = new Set<Promise<void>>();
+  readonly #locks: Record<Environment, Promise<unknown>> = { live: Promise.resolve(), sandbox: Promise.resolve() };
+  #sweepTimer: NodeJS.Timeout | null = null;
+  #closed = false;
+
+  constructor(options: DispatcherOptions) {
+    this.#o = { perWebhookConcurrency: 8, cacheTtlMs: 5_000, ...options };
+  }
+
+  /** Runs a database operation; serialized per database on embedded PGlite. */
+  #db<T>(env: Environment, fn: (sql: Sql) => Promise<T>): Promise<T> {
+    const sql = this.#o.sqlFor(env);
+    if (!this.#o.serialize) return fn(sql);
+    const run = this.#locks[env].then(
+      () => fn(sql),
+      () => fn(sql),
+    );
+    this.#locks[env] = run.catch(() => {});
+    return run;
+  }
+
+  /** Resumes the pending deliveries recorded before a restart, then sweeps periodically. */
+  async start(): Promise<void> {
+    for (const env of ['live', 'sandbox'] as const) await this.#resume(env, false);
+    const sweep = async () => {
+      for (const env of ['live', 'sandbox'] as const) await this.#resume(env, true).catch(() => {});
+      if (!this.#closed) this.#sweepTimer = setTimeout(() => void sweep(), SWEEP_MS).unref();
+    };
+    this.#sweepTimer = setTimeout(() => void sweep(), SWEEP_MS).unref();
+  }
+
+  async #resume(env: Environment, dueOnly: boolean): Promise<void> {
+    const rows = await this.#db(
+      env,
+      (sql) => sql<DeliveryRow[]>`
+        select id, webhook_id, event_id, event_type, body, attempts, next_attempt_at
+        from webhook_deliveries
+        where status = 'pending' ${dueOnly ? sql`and next_attempt_at <= now()` : sql``}
+        order by next_attempt_at limit 5000`,
+    );
+    const now = Date.now();
+    for (const r of rows) {
+      if (this.#known.has(`${env}:${r.id}`)) continue;
+      this.#schedule(this.#job(env, r), Math.max(0, r.next_attempt_at.getTime() - now));
+    }
+  }
+
+  #job(env: Environment, r: Omit<DeliveryRow, 'next_attempt_at'>): Job {
+    return {
+      env,
+      id: String(r.id),
+      webhookId: r.webhook_id,
+      eventId: r.event_id,
+      eventType: r.event_type,
+      body: r.body,
+      attempts: r.attempts,
+    };
+  }
+
+  /** Forgets the cached webhook list of a Principal (after create, update or delete). */
+  invalidate(env: Environment, principalId: string): void {
+    this.#cache.delete(`${env}:${principalId}`);
+  }
+
+  async #hooksFor(env: Environment, principalId: string): Promise<CachedHooks['hooks']> {
+    const key = `${env}:${principalId}`;
+    const now = Date.now();
+    const hit = this.#cache.get(key);
+    if (hit !== undefined && hit.expiresAt > now) return hit.hooks;
+    const rows = await this.#db(
+      env,
+      (sql) => sql<{ id: string; event_types: string[] }[]>`
+        select id, event_types from webhooks where principal_id = ${principalId} and active`,
+    );
+    const hooks = rows.map((r) => ({ id: r.id, eventTypes: r.event_types }));
+    if (this.#cache.size > 50_000) this.#cache.clear();
+    this.#cache.set(key, { expiresAt: now + this.#o.cacheTtlMs, hooks });
+    return hooks;
+  }
+
+  /**
+   * The bus consumer: records a delivery for every matching webhook, durably, before the
+   * batch is acknowledged. A repeated event (bus redelivery) creates nothing new.
+   */
+  readonly handleBatch = async (events: readonly IncomingEvent[]): Promise<void> => {
+    const rows: Record<Environment, { webhook_id: string; event_id: string; event_type: string; body: string }[]> = {
+      live: [],
+      sandbox: [],
+    };
+    for (const e of events) {
+      const parts = parseSubject(e.subject, this.#o.subjectPrefix);
+      if (parts === null || parts.eventType === DECIDED_EVENT_TYPE) continue;
+      const hooks = await this.#hooksFor(parts.env, parts.principalId);
+      if (hooks.length === 0) continue;
+      let eventId: string;
+      try {
+        eventId = String((JSON.parse(e.body) as { event_id?: unknown }).event_id);
+      } catch {
+        this.#o.log.warn({ subject: e.subject }, 'event body is not JSON; skipped');
+        continue;
+      }
+      for (const h of hooks) {
+        if (subscriptionMatches(h.eventTypes, parts.eventType)) {
+          rows[parts.env].push({ webhook_id: h.id, event_id: eventId, event_type: parts.eventType, body: e.body });
+        }
+      }
+    }
+    for (const env of ['live', 'sandbox'] as const) {
+      const list = rows[env];
+      if (list.length === 0) continue;
+      const inserted = await this.#db(
+        env,
+        async (sql) => sql<DeliveryRow[]>`
+          insert into webhook_deliveries ${sql(list)}
+          on conflict (webhook_id, event_id) do nothing
+          returning id, webhook_id, event_id, event_type, body, attempts`,
+      );
+      for (const r of inserted) this.#schedule(this.#job(env, r), 0);
+    }
+  };
+
+  #schedule(job: Job, delayMs: number): void {
+    if (this.#closed) return;
+    this.#known.add(`${job.env}:${job.id}`);
+    if (delayMs <= 0) {
+      this.#enqueue(job);
+      return;
+    }
+    const t = setTimeout(() => {
+      this.#timers.delete(t);
+      this.#enqueue(job);
+    }, delayMs);
+    this.#timers.add(t);
+  }
+
+  #enqueue(job: Job): void {
+    if (this.#closed) return;
+    let lane = this.#lanes.get(job.webhookId);
+    if (lane === undefined) {
+      lane = { inFlight: 0, queue: [] };
+      this.#lanes.set(job.webhookId, lane);
+    }
+    lane.queue.push(job);
+    this.#pump(job.webhookId, lane);
+  }
+
+  #pump(webhookId: string, lane: Lane): void {
+    while (!this.#closed && lane.inFlight < this.#o.perWebhookConcurrency && lane.queue.length > 0) {
+      const job = lane.queue.shift() as Job;
+      lane.inFlight++;
+      const p = this.#attempt(job)
+        .catch((err) => {
+          if (!this.#closed) {
+            this.#o.log.warn({ err, webhookId, eventId: job.eventId }, 'webhook delivery bookkeeping failed');
+            // The row is still pending in the database: the sweep picks it up again.
+            this.#known.delete(`${job.env}:${job.id}`);
+          }
+        })
+        .finally(() => {
+          this.#inFlight.delete(p);
+          lane.inFlight--;
+          if (lane.inFlight === 0 && lane.queue.length === 0) this.#lanes.delete(webhookId);
+          else this.#pump(webhookId, lane);
+        });
+      this.#inFlight.add(p);
+    }
+  }
+
+  async #attempt(job: Job): Promise<void> {
+    const key = `${job.env}:${job.id}`;
+    const hooks = await this.#db(
+      job.env,
+      (sql) => sql<{ url: string; secret: string; active: boolean }[]>`
+        select url, secret, active from webhooks where id = ${job.webhookId}`,
+    );
+    const hook = hooks[0];
+    if (hook === undefined) {
+      this.#known.delete(key); // webhook deleted: its deliveries went with it
+      return;
+    }
+    if (!hook.active) {
+      await this.#db(
+        job.env,
+        (sql) => sql`
+          update webhook_deliveries set status = 'failed', last_error = 'webhook inactive'
+          where id = ${job.id} and status = 'pending'`,
+      );
+      this.#known.delete(key);
+      return;
+    }
+    const result = await this.#o.client.post(
+      hook.url,
+      job.body,
+      signedHeaders(hook.secret, job.eventId, job.eventType, job.body) as unknown as Record<string, string>,
+    );
+    if (this.#closed) return; // the row stays pending and is resumed after the restart
+    const attempt = job.attempts + 1;
+    const schedule = this.#o.config.webhookRetryScheduleMs;
+    const baseDelay = attempt - 1 < schedule.length ? (schedule[attempt - 1] as number) : null;
+    const delayMs = baseDelay === null ? null : Math.round(baseDelay * (1 + Math.random() * 0.1));
+    const status = await this.#record(job, attempt, result, delayMs);
+    if (status === 'pending' && delayMs !== null) {
+      job.attempts = attempt;
+      this.#schedule(job, delayMs);
+    } else {
+      this.#known.delete(key);
+    }
+  }
+
+  /** Records one attempt and updates the delivery and the webhook; returns the delivery status. */
+  #record(job: Job, attempt: number, r: DeliveryResult, retryDelayMs: number | null): Promise<string> {
+    const disableAfter = this.#o.config.webhookDisableAfter;
+    return this.#db(job.env, (sql) =>
+      sql.begin(async (tx) => {
+        await tx`
+          insert into webhook_delivery_attempts
+            (delivery_id, webhook_id, event_id, attempt, succeeded, status_code, error, duration_ms)
+          values (${job.id}, ${job.webhookId}, ${job.eventId}, ${attempt}, ${r.ok}, ${r.statusCode}, ${r.error},
+            ${r.durationMs})`;
+        const [hook] = r.ok
+          ? await tx<{ active: boolean }[]>`
+              update webhooks set consecutive_failures = 0, last_delivery_at = now(),
+                last_status_code = ${r.statusCode}, updated_at = now()
+              where id = ${job.webhookId} returning active`
+          : await tx<{ active: boolean }[]>`
+              update webhooks set consecutive_failures = consecutive_failures + 1, last_delivery_at = now(),
+                last_status_code = ${r.statusCode},
+                active = case when consecutive_failures + 1 >= ${disableAfter} then false else active end,
+                disabled_at = case when active and consecutive_failures + 1 >= ${disableAfter} then now()
+                  else disabled_at end,
+                updated_at = now()
+              where id = ${job.webhookId} returning active`;
+        const status = r.ok ? 'succeeded' : retryDelayMs !== null && hook?.active === true ? 'pending' : 'failed';
+        await tx`
+          update webhook_deliveries set status = ${status}, attempts = ${attempt},
+            next_attempt_at = now() + ${`${retryDelayMs ?? 0} milliseconds`}::interval,
+            last_status_code = ${r.statusCode}, last_error = ${r.error}, last_attempt_at = now()
+          where id = ${job.id}`;
+        if (hook !== undefined && !hook.active && !r.ok) {
+          this.#o.log.warn({ webhookId: job.webhookId }, 'webhook disabled after consecutive failures');
+        }
+        return status;
+      }),
+    );
+  }
+
+  /** Schedules a finished delivery again with a fresh retry budget; false when none matched. */
+  async redeliver(env: Environment, webhookId: string, eventId: string): Promise<'queued' | 'pending' | 'none'> {
+    const rows = await this.#db(
+      env,
+      (sql) => sql<DeliveryRow[]>`
+        update webhook_deliveries set status = 'pending', attempts = 0, next_attempt_at = now(), last_error = null
+        where webhook_id = ${webhookId} and event_id = ${eventId} and status <> 'pending'
+        returning id, webhook_id, event_id, event_type, body, attempts`,
+    );
+    const row = rows[0];
+    if (row === undefined) {
+      const pending = await this.#db(
+        env,
+        (sql) => sql`select 1 from webhook_deliveries where webhook_id = ${webhookId} and event_id = ${eventId}`,
+      );
+      return pending.length > 0 ? 'pending' : 'none';
+    }
+    this.#schedule(this.#job(env, row), 0);
+    return 'queued';
+  }
+
+  /** Stops scheduling; waits (bounded) for attempts in flight. Pending rows resume at restart. */
+  async close(timeoutMs = 2_000): Promise<void> {
+    this.#closed = true;
+    if (this.#sweepTimer !== null) clearTimeout(this.#sweepTimer);
+    for (const t of this.#timers) clearTimeout(t);
+    this.#timers.clear();
+    this.#lanes.clear();
+    const wait = Promise.allSettled([...this.#inFlight]);
+    await Promise.race([wait, new Promise((r) => setTimeout(r, timeoutMs).unref())]);
+  }
+}

@@ -1,0 +1,333 @@
+// The webhooks API of SPEC.md "Webhooks (Principal)": management with a Principal API key
+// only, and the public event catalog. Deliveries themselves are the dispatcher's.
+import type { PrincipalAuth } from '../auth/types.js';
+import type { Config } from '../config/config.js';
+import { newId } from '../domain/ids.js';
+import { ApiError } from '../errors/registry.js';
+import { eventCatalog, samplePayload, WILDCARD_DESCRIPTION } from '../events/catalog.js';
+import type { EventsRuntime } from '../events/service.js';
+import { json, type RequestContext, type RouteDef } from '../http/types.js';
+import type { Sql } from '../storage/db.js';
+import { generateSigningSecret, signedHeaders } from './signature.js';
+import { checkWebhookUrl } from './url-policy.js';
+
+interface WebhookRow {
+  seq: string;
+  id: string;
+  url: string;
+  event_types: string[];
+  description: string | null;
+  active: boolean;
+  consecutive_failures: number;
+  last_delivery_at: Date | null;
+  last_status_code: number | null;
+  created_at: Date;
+}
+
+const COLUMNS =
+  'seq, id, url, event_types, description, active, consecutive_failures, last_delivery_at, last_status_code, created_at';
+
+function view(r: WebhookRow): Record<string, unknown> {
+  return {
+    id: r.id,
+    url: r.url,
+    event_types: r.event_types,
+    description: r.description,
+    active: r.active,
+    consecutive_failures: r.consecutive_failures,
+    last_delivery_at: r.last_delivery_at?.toISOString() ?? null,
+    last_status_code: r.last_status_code,
+    created_at: r.created_at.toISOString(),
+  };
+}
+
+function principal(ctx: RequestContext): { auth: PrincipalAuth; sql: Sql } {
+  const auth = ctx.auth;
+  if (auth === null || auth.kind !== 'principal' || ctx.db === null) throw new ApiError('unauthorized');
+  return { auth, sql: ctx.db };
+}
+
+function checkedUrl(raw: string, config: Config): string {
+  const check = checkWebhookUrl(raw, config.webhookUrlPolicy);
+  if (!check.ok) {
+    throw new ApiError('invalid_webhook_url', `url ${check.reason}.`, {
+      details: [{ field: 'url', message: check.reason }],
+    });
+  }
+  return raw;
+}
+
+async function load(sql: Sql, principalId: string, webhookId: string): Promise<WebhookRow> {
+  const rows = await sql<WebhookRow[]>`
+    select ${sql.unsafe(COLUMNS)} from webhooks where id = ${webhookId} and principal_id = ${principalId}`;
+  const row = rows[0];
+  if (row === undefined) throw new ApiError('webhook_not_found');
+  return row;
+}
+
+export function webhookRoutes(config: Config, events: EventsRuntime): RouteDef[] {
+  const base = '/api/v1/webhooks';
+  return [
+    {
+      method: 'GET',
+      path: `${base}/events`,
+      auth: 'none',
+      response: 'WebhookEventCatalog',
+      summary: 'The webhook event catalog with a sample payload per type',
+      handler: () =>
+        json(200, {
+          event_types: eventCatalog().map((e) => ({
+            type: e.type,
+            description: e.description,
+            sample_payload: e.sample_payload,
+          })),
+          wildcard: WILDCARD_DESCRIPTION,
+        }),
+    },
+    {
+      method: 'POST',
+      path: base,
+      auth: 'principal_key',
+      body: 'WebhookCreateRequest',
+      response: 'WebhookCreated',
+      successStatus: 201,
+      summary: 'Register a webhook (the signing secret is returned once)',
+      handler: async (ctx) => {
+        const { auth, sql } = principal(ctx);
+        const body = ctx.body as { url: string; event_types: string[]; description?: string };
+        const url = checkedUrl(body.url, config);
+        const secret = generateSigningSecret();
+        const [row] = await sql<WebhookRow[]>`
+          insert into webhooks (id, principal_id, client_id, url, event_types, description, secret)
+          values (${newId('wh')}, ${auth.principalId}, ${auth.clientId}, ${url}, ${body.event_types},
+            ${body.description ?? null}, ${secret})
+          returning ${sql.unsafe(COLUMNS)}`;
+        events.dispatcher.invalidate(auth.environment, auth.principalId);
+        return json(201, { webhook: view(row as WebhookRow), signing_secret: secret });
+      },
+    },
+    {
+      method: 'GET',
+      path: base,
+      auth: 'principal_key',
+      query: 'WebhookListQuery',
+      response: 'WebhookList',
+      summary: "List the Principal's webhooks, oldest first, with a cursor",
+      handler: async (ctx) => {
+        const { auth, sql } = principal(ctx);
+        const limit = ctx.query.limit === undefined ? 20 : Number(ctx.query.limit);
+        const after = ctx.query.cursor ?? '0';
+        const rows = await sql<WebhookRow[]>`
+          select ${sql.unsafe(COLUMNS)} from webhooks
+          where principal_id = ${auth.principalId} and seq > ${after}
+          order by seq limit ${limit + 1}`;
+        const page = rows.slice(0, limit);
+        const next = rows.length > limit ? (page[page.length - 1] as WebhookRow).seq : null;
+        return json(200, { items: page.map(view), next_cursor: next === null ? null : String(next) });
+      },
+    },
+    {
+      method: 'GET',
+      path: `${base}/:webhook_id`,
+      auth: 'principal_key',
+      response: 'Webhook',
+      summary: 'Get one webhook',
+      handler: async (ctx) => {
+        const { auth, sql } = principal(ctx);
+        return json(200, view(await load(sql, auth.principalId, ctx.params.webhook_id as string)));
+      },
+    },
+    {
+      method: 'PATCH',
+      path: `${base}/:webhook_id`,
+      auth: 'principal_key',
+      body: 'WebhookUpdateRequest',
+      response: 'Webhook',
+      summary: 'Update a webhook; active: true re-enables it and resets the failure counter',
+      handler: async (ctx) => {
+        const { auth, sql } = principal(ctx);
+        const body = (ctx.body ?? {}) as {
+          url?: string;
+          event_types?: string[];
+          description?: string | null;
+          active?: boolean;
+        };
+        if (
+          body.url === undefined &&
+          body.event_types === undefined &&
+          body.description === undefined &&
+          body.active === undefined
+        ) {
+          throw new ApiError('no_fields_to_update', 'Provide at least one of url, event_types, description, active.');
+        }
+        const id = ctx.params.webhook_id as string;
+        await load(sql, auth.principalId, id);
+        const url = body.url === undefined ? null : checkedUrl(body.url, config);
+        const [row] = await sql<WebhookRow[]>`
+          update webhooks set
+            url = coalesce(${url}, url),
+            event_types = coalesce(${body.event_types ?? null}::text[], event_types),
+            description = ${body.description === undefined ? sql`description` : body.description},
+            active = coalesce(${body.active ?? null}::boolean, active),
+            consecutive_failures = case when ${body.active === true} then 0 else consecutive_failures end,
+            disabled_at = case when ${body.active === true} then null else disabled_at end,
+            updated_at = now()
+          where id = ${id} and principal_id = ${auth.principalId}
+          returning ${sql.unsafe(COLUMNS)}`;
+        events.dispatcher.invalidate(auth.environment, auth.principalId);
+        if (row === undefined) throw new ApiError('webhook_not_found');
+        return json(200, view(row));
+      },
+    },
+    {
+      method: 'DELETE',
+      path: `${base}/:webhook_id`,
+      auth: 'principal_key',
+      successStatus: 204,
+      summary: 'Delete a webhook (pending deliveries are dropped)',
+      handler: async (ctx) => {
+        const { auth, sql } = principal(ctx);
+        const rows = await sql`
+          delete from webhooks where id = ${ctx.params.webhook_id as string} and principal_id = ${auth.principalId}
+          returning id`;
+        if (rows.length === 0) throw new ApiError('webhook_not_found');
+        events.dispatcher.invalidate(auth.environment, auth.principalId);
+        return { status: 204 };
+      },
+    },
+    {
+      method: 'POST',
+      path: `${base}/:webhook_id/test`,
+      auth: 'principal_key',
+      query: 'WebhookTestQuery',
+      response: 'WebhookTestResult',
+      summary: 'Send a signed sample event (test: true) to an active webhook',
+      handler: async (ctx) => {
+        const { auth, sql } = principal(ctx);
+        const id = ctx.params.webhook_id as string;
+        const hook = await load(sql, auth.principalId, id);
+        if (!hook.active)
+          throw new ApiError('webhook_inactive', 'The webhook is not active; PATCH active: true first.');
+        const [secretRow] = await sql<{ secret: string }[]>`select secret from webhooks where id = ${id}`;
+        const requested = ctx.query.event_type ?? 'gate.fired';
+        const eventId = newId('evt');
+        const envelope = {
+          event_type: requested,
+          event_id: eventId,
+          timestamp: new Date().toISOString(),
+          test: true,
+          data: { ...samplePayload(requested), test: true },
+        };
+        const body = JSON.stringify(envelope);
+        const headers = signedHeaders((secretRow as { secret: string }).secret, eventId, requested, body);
+        const result = await events.client.post(hook.url, body, headers as unknown as Record<string, string>);
+        return json(200, {
+          status: result.ok ? 'delivered' : 'failed',
+          event_type: requested,
+          event_id: eventId,
+          status_code: result.statusCode,
+          message: result.ok
+            ? `Test event delivered; the receiver answered ${result.statusCode}.`
+            : `Test event not delivered: ${result.error}.`,
+        });
+      },
+    },
+    {
+      method: 'GET',
+      path: `${base}/:webhook_id/deliveries`,
+      auth: 'principal_key',
+      query: 'WebhookDeliveryListQuery',
+      response: 'WebhookDeliveryList',
+      summary: "A webhook's recent deliveries, newest first, with their attempts",
+      handler: async (ctx) => {
+        const { auth, sql } = principal(ctx);
+        const id = ctx.params.webhook_id as string;
+        await load(sql, auth.principalId, id);
+        const limit = ctx.query.limit === undefined ? 20 : Number(ctx.query.limit);
+        const status = ctx.query.status ?? null;
+        const rows = await sql<
+          {
+            id: string;
+            event_id: string;
+            event_type: string;
+            status: string;
+            attempts: number;
+            next_attempt_at: Date;
+            last_status_code: number | null;
+            last_error: string | null;
+            created_at: Date;
+          }[]
+        >`
+          select id, event_id, event_type, status, attempts, next_attempt_at, last_status_code, last_error, created_at
+          from webhook_deliveries
+          where webhook_id = ${id} ${status === null ? sql`` : sql`and status = ${status}`}
+          order by id desc limit ${limit}`;
+        const ids = rows.map((r) => r.id);
+        const attempts =
+          ids.length === 0
+            ? []
+            : await sql<
+                {
+                  delivery_id: string;
+                  attempt: number;
+                  succeeded: boolean;
+                  status_code: number | null;
+                  error: string | null;
+                  duration_ms: number;
+                  attempted_at: Date;
+                }[]
+              >`
+                select delivery_id, attempt, succeeded, status_code, error, duration_ms, attempted_at
+                from webhook_delivery_attempts where delivery_id in ${sql(ids)} order by id`;
+        const byDelivery = new Map<string, Record<string, unknown>[]>();
+        for (const a of attempts) {
+          const list = byDelivery.get(String(a.delivery_id)) ?? [];
+          list.push({
+            attempt: a.attempt,
+            succeeded: a.succeeded,
+            status_code: a.status_code,
+            error: a.error,
+            duration_ms: a.duration_ms,
+            attempted_at: a.attempted_at.toISOString(),
+          });
+          byDelivery.set(String(a.delivery_id), list);
+        }
+        return json(200, {
+          items: rows.map((r) => ({
+            event_id: r.event_id,
+            event_type: r.event_type,
+            status: r.status,
+            attempts: r.attempts,
+            next_attempt_at: r.status === 'pending' ? r.next_attempt_at.toISOString() : null,
+            last_status_code: r.last_status_code,
+            last_error: r.last_error,
+            created_at: r.created_at.toISOString(),
+            attempt_log: byDelivery.get(String(r.id)) ?? [],
+          })),
+        });
+      },
+    },
+    {
+      method: 'POST',
+      path: `${base}/:webhook_id/deliveries/:event_id/redeliver`,
+      auth: 'principal_key',
+      response: 'WebhookRedeliverResult',
+      successStatus: 202,
+      summary: 'Deliver an event again (e.g. one that ran out of retries), with a fresh retry budget',
+      handler: async (ctx) => {
+        const { auth, sql } = principal(ctx);
+        const id = ctx.params.webhook_id as string;
+        const eventId = ctx.params.event_id as string;
+        const hook = await load(sql, auth.principalId, id);
+        if (!hook.active)
+          throw new ApiError('webhook_inactive', 'The webhook is not active; PATCH active: true first.');
+        const outcome = await events.dispatcher.redeliver(auth.environment, id, eventId);
+        if (outcome === 'none') throw new ApiError('not_found', 'No delivery of that event to this webhook.');
+        if (outcome === 'pending') {
+          throw new ApiError('conflict', 'That delivery is still pending; it will be retried on schedule.');
+        }
+        return json(202, { status: 'queued', webhook_id: id, event_id: eventId });
+      },
+    },
+  ];
+}
