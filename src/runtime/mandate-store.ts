@@ -1,0 +1,94 @@
+// SQL and response shape of the runtime plane's mandates. Ownership runs through the mandate's
+// agent: a mandate whose agent is not the caller's is answered as not found.
+//
+// Expiry is derived, not persisted: a mandate still stored ACTIVE whose valid_until has passed
+// is reported (and filtered) as EXPIRED. Reads stay free of writes, and the decision engine
+// applies the same rule (mandate_expired) from valid_until, so both always agree.
+
+import { fromDb, toJsonNumber } from '../domain/money.js';
+import { ApiError } from '../errors/registry.js';
+import type { Sql } from '../storage/db.js';
+import { iso } from './context.js';
+
+export type MandateStatus = 'ACTIVE' | 'EXPIRED' | 'REVOKED';
+
+export interface MandateRow {
+  id: string;
+  agent_id: string;
+  principal_id: string;
+  status: MandateStatus;
+  valid_from: Date;
+  valid_until: Date;
+  currency: string;
+  max_amount_per_transaction: string;
+  max_daily_amount: string | null;
+  max_monthly_amount: string | null;
+  allowed_mccs: string[] | null;
+  blocked_mccs: string[] | null;
+  allowed_countries: string[] | null;
+  blocked_countries: string[] | null;
+  allowed_chains: string[] | null;
+  allowed_assets: string[] | null;
+  allowed_counterparties: string[] | null;
+  mandate_hash: string;
+  created_at: Date;
+}
+
+function amount(value: string | null): number | null {
+  const units = fromDb(value);
+  return units === null ? null : toJsonNumber(units);
+}
+
+/** The runtime-plane mandate shape (SPEC.md "Mandate"): flat, amounts as JSON numbers. */
+export function mandateView(row: MandateRow): Record<string, unknown> {
+  return {
+    id: row.id,
+    agent_id: row.agent_id,
+    principal_id: row.principal_id,
+    status: row.status,
+    valid_from: iso(row.valid_from),
+    valid_until: iso(row.valid_until),
+    max_amount_per_transaction: amount(row.max_amount_per_transaction),
+    currency: row.currency,
+    max_daily_amount: amount(row.max_daily_amount),
+    max_monthly_amount: amount(row.max_monthly_amount),
+    allowed_mccs: row.allowed_mccs,
+    blocked_mccs: row.blocked_mccs,
+    allowed_countries: row.allowed_countries,
+    blocked_countries: row.blocked_countries,
+    allowed_chains: row.allowed_chains,
+    allowed_assets: row.allowed_assets,
+    allowed_counterparties: row.allowed_counterparties,
+    mandate_hash: row.mandate_hash,
+    created_at: iso(row.created_at),
+  };
+}
+
+/** The database clock decides expiry, so a reported status and a status filter always agree. */
+const STATUS = (db: Sql) =>
+  db`(case when m.status = 'ACTIVE' and m.valid_until <= now() then 'EXPIRED' else m.status end)`;
+
+export const COLUMNS = (
+  db: Sql,
+) => db`m.id, m.agent_id, m.principal_id, ${STATUS(db)} as status, m.valid_from, m.valid_until, m.currency,
+  m.max_amount_per_transaction::text as max_amount_per_transaction,
+  m.max_daily_amount::text as max_daily_amount, m.max_monthly_amount::text as max_monthly_amount,
+  m.allowed_mccs, m.blocked_mccs, m.allowed_countries, m.blocked_countries, m.allowed_chains,
+  m.allowed_assets, m.allowed_counterparties, m.mandate_hash, m.created_at`;
+
+export async function loadOwnedMandate(db: Sql, principalId: string, mandateId: string): Promise<MandateRow> {
+  const rows = await db<MandateRow[]>`
+    select ${COLUMNS(db)} from mandates m join agents a on a.id = m.agent_id
+    where m.id = ${mandateId} and a.principal_id = ${principalId}`;
+  const row = rows[0];
+  if (row === undefined) throw new ApiError('mandate_not_found');
+  return row;
+}
+
+/** The agent's mandates, newest first, optionally by reported status (EXPIRED as derived above). */
+export async function listAgentMandates(db: Sql, agentId: string, status: MandateStatus | null): Promise<MandateRow[]> {
+  const filter = status === null ? db`` : db`and ${STATUS(db)} = ${status}`;
+  return db<MandateRow[]>`
+    select ${COLUMNS(db)} from mandates m where m.agent_id = ${agentId} ${filter}
+    order by m.created_at desc, m.id desc`;
+}

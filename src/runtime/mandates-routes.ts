@@ -1,0 +1,199 @@
+// POST /api/v1/mandates, GET /api/v1/mandates/:mandate_id, GET /api/v1/mandates/agent/:agent_id:
+// the runtime-plane mandates of SPEC.md. A new mandate reaches its agent's actor before the
+// agent's next decision (invalidateAgent after the insert commits).
+import { createHash } from 'node:crypto';
+import type { Services } from '../app/services.js';
+import { toAlpha3 } from '../domain/country.js';
+import { isIsoCurrency } from '../domain/currency.js';
+import { newId } from '../domain/ids.js';
+import { canonicalJson } from '../domain/mandate-hash.js';
+import { decimalPlaces, formatAmount, parseAmount, toDb, type Units } from '../domain/money.js';
+import { ApiError, type ErrorDetail } from '../errors/registry.js';
+import { json, type RouteDef } from '../http/types.js';
+import { assertOwnedAgent } from './agent-store.js';
+import { callerOf } from './context.js';
+import { invalidateAgent } from './engine-handle.js';
+import {
+  COLUMNS,
+  listAgentMandates,
+  loadOwnedMandate,
+  type MandateRow,
+  type MandateStatus,
+  mandateView,
+} from './mandate-store.js';
+
+interface CreateBody {
+  agent_id: string;
+  valid_from?: string;
+  valid_until: string;
+  max_amount_per_transaction: string | number;
+  currency: string;
+  max_daily_amount?: string | number;
+  max_monthly_amount?: string | number;
+  allowed_mccs?: string[];
+  blocked_mccs?: string[];
+  allowed_countries?: string[];
+  blocked_countries?: string[];
+  allowed_chains?: string[];
+  allowed_assets?: string[];
+  allowed_counterparties?: string[];
+}
+
+/** Positive, at most 2 decimal places (SPEC.md "Limits": runtime mandate amounts). */
+function limit(value: string | number | undefined, field: string, problems: ErrorDetail[]): Units | null {
+  if (value === undefined) return null;
+  const units = parseAmount(value);
+  if (units === null || units <= 0n) {
+    problems.push({ field, message: 'must be a decimal amount greater than 0' });
+    return null;
+  }
+  if (decimalPlaces(value) > 2) {
+    problems.push({ field, message: 'must have at most 2 decimal places' });
+    return null;
+  }
+  return units;
+}
+
+function countries(values: string[] | undefined, field: string, problems: ErrorDetail[]): string[] | null {
+  if (values === undefined) return null;
+  const out: string[] = [];
+  values.forEach((v, i) => {
+    const a3 = toAlpha3(v);
+    if (a3 === null) problems.push({ field: `${field}.${i}`, message: 'is not an ISO 3166-1 alpha-2 or alpha-3 code' });
+    else if (!out.includes(a3)) out.push(a3);
+  });
+  return out;
+}
+
+function unique(values: string[] | undefined): string[] | null {
+  return values === undefined ? null : [...new Set(values)];
+}
+
+function sorted(values: string[] | null): string[] | null {
+  return values === null ? null : [...values].sort();
+}
+
+/**
+ * mandate_hash of a runtime-plane mandate: 'sha256:' + hex SHA-256 of the canonical JSON
+ * (src/domain/mandate-hash.ts) of every term that decides whether a transaction is within it.
+ * Sets are sorted, amounts canonical decimal strings, countries alpha-3, timestamps ISO UTC.
+ */
+function runtimeMandateHash(terms: Record<string, unknown>): string {
+  return `sha256:${createHash('sha256').update(canonicalJson(terms), 'utf8').digest('hex')}`;
+}
+
+export function mandatesRoutes(services: Services): RouteDef[] {
+  return [
+    {
+      method: 'POST',
+      path: '/api/v1/mandates',
+      auth: 'principal',
+      body: 'RuntimeMandateCreateRequest',
+      response: 'RuntimeMandate',
+      successStatus: 201,
+      summary: "Grant one of the caller's agents a mandate",
+      handler: async (ctx) => {
+        const caller = callerOf(ctx);
+        const b = ctx.body as CreateBody;
+        const problems: ErrorDetail[] = [];
+        const now = Date.now();
+        const validUntil = new Date(b.valid_until);
+        const validFrom = b.valid_from === undefined ? new Date(now) : new Date(b.valid_from);
+        if (!(validUntil.getTime() > now)) problems.push({ field: 'valid_until', message: 'must be in the future' });
+        if (!(validFrom.getTime() < validUntil.getTime())) {
+          problems.push({ field: 'valid_from', message: 'must be before valid_until' });
+        }
+        const perTx = limit(b.max_amount_per_transaction, 'max_amount_per_transaction', problems);
+        const daily = limit(b.max_daily_amount, 'max_daily_amount', problems);
+        const monthly = limit(b.max_monthly_amount, 'max_monthly_amount', problems);
+        if (!isIsoCurrency(b.currency))
+          problems.push({ field: 'currency', message: 'is not an ISO 4217 currency code' });
+        const allowedCountries = countries(b.allowed_countries, 'allowed_countries', problems);
+        const blockedCountries = countries(b.blocked_countries, 'blocked_countries', problems);
+        if (problems.length > 0 || perTx === null)
+          throw new ApiError('validation_error', undefined, { details: problems });
+
+        const agents = await caller.db<{ program_id: string | null; status: string }[]>`
+          select program_id, status from agents where id = ${b.agent_id} and principal_id = ${caller.principalId}`;
+        const agent = agents[0];
+        if (agent === undefined) throw new ApiError('agent_not_found');
+        if (agent.status === 'REVOKED') {
+          throw new ApiError('validation_error', undefined, {
+            details: [{ field: 'agent_id', message: 'the agent is REVOKED and cannot receive mandates' }],
+          });
+        }
+
+        const allowedMccs = unique(b.allowed_mccs);
+        const blockedMccs = unique(b.blocked_mccs);
+        const chains = unique(b.allowed_chains);
+        const assets = unique(b.allowed_assets);
+        const counterparties = unique(b.allowed_counterparties);
+        const crypto = chains !== null || assets !== null || counterparties !== null;
+        const rails = crypto ? ['card', 'crypto'] : ['card'];
+        const id = newId('mnd');
+        const hash = runtimeMandateHash({
+          agent_id: b.agent_id,
+          principal_id: caller.principalId,
+          rails,
+          limits: {
+            currency: b.currency,
+            max_amount_per_transaction: formatAmount(perTx),
+            max_daily_amount: daily === null ? null : formatAmount(daily),
+            max_monthly_amount: monthly === null ? null : formatAmount(monthly),
+          },
+          allowed_mccs: sorted(allowedMccs),
+          blocked_mccs: sorted(blockedMccs),
+          allowed_countries: sorted(allowedCountries),
+          blocked_countries: sorted(blockedCountries),
+          crypto: crypto
+            ? { chains: sorted(chains), assets: sorted(assets), counterparties: sorted(counterparties) }
+            : null,
+          valid_from: validFrom.toISOString(),
+          valid_until: validUntil.toISOString(),
+        });
+        const rows = await caller.db<MandateRow[]>`
+          insert into mandates as m (id, agent_id, principal_id, program_id, status, rails, currency,
+            max_amount_per_transaction, max_daily_amount, max_monthly_amount, allowed_mccs, blocked_mccs,
+            allowed_countries, blocked_countries, allowed_chains, allowed_assets, allowed_counterparties,
+            crypto, valid_from, valid_until, mandate_hash)
+          values (${id}, ${b.agent_id}, ${caller.principalId}, ${agent.program_id}, 'ACTIVE', ${rails},
+            ${b.currency}, ${toDb(perTx)}, ${daily === null ? null : toDb(daily)},
+            ${monthly === null ? null : toDb(monthly)}, ${allowedMccs}, ${blockedMccs}, ${allowedCountries},
+            ${blockedCountries}, ${chains}, ${assets}, ${counterparties},
+            ${crypto ? caller.db.json({ chains: chains ?? [], assets: assets ?? [], counterparties: counterparties ?? [] }) : null},
+            ${validFrom}, ${validUntil}, ${hash})
+          returning ${COLUMNS(caller.db)}`;
+        await invalidateAgent(services, caller.environment, b.agent_id);
+        return json(201, mandateView(rows[0] as MandateRow));
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/mandates/:mandate_id',
+      auth: 'principal',
+      response: 'RuntimeMandate',
+      summary: "One of the caller's mandates",
+      handler: async (ctx) => {
+        const caller = callerOf(ctx);
+        const row = await loadOwnedMandate(caller.db, caller.principalId, ctx.params.mandate_id as string);
+        return json(200, mandateView(row));
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/mandates/agent/:agent_id',
+      auth: 'principal',
+      query: 'RuntimeMandateListQuery',
+      response: 'RuntimeMandateList',
+      summary: "The mandates of one of the caller's agents, newest first",
+      handler: async (ctx) => {
+        const caller = callerOf(ctx);
+        const agentId = ctx.params.agent_id as string;
+        await assertOwnedAgent(caller.db, caller.principalId, agentId);
+        const status = (ctx.query.status as MandateStatus | undefined) ?? null;
+        const rows = await listAgentMandates(caller.db, agentId, status);
+        return json(200, { mandates: rows.map(mandateView), total: rows.length });
+      },
+    },
+  ];
+}

@@ -1,0 +1,124 @@
+// GET/PUT/DELETE /api/v1/thresholds: a Principal's overrides of the decision thresholds,
+// merged over the platform defaults of src/engine/pipeline/thresholds.ts. After a change commits
+// every actor of the Principal is told to reload its thresholds before its next decision.
+import type { Services } from '../app/services.js';
+import {
+  isThresholdName,
+  mergeThresholds,
+  THRESHOLD_DEFAULTS,
+  THRESHOLD_SPECS,
+  type ThresholdOverrides,
+  validateThresholdOverrides,
+} from '../engine/pipeline/thresholds.js';
+import { ApiError } from '../errors/registry.js';
+import { json, type RouteDef } from '../http/types.js';
+import type { Sql } from '../storage/db.js';
+import { callerOf } from './context.js';
+import { invalidatePrincipal } from './engine-handle.js';
+
+async function loadOverrides(db: Sql, principalId: string): Promise<ThresholdOverrides> {
+  const rows = await db<{ overrides: Record<string, unknown> }[]>`
+    select overrides from thresholds where principal_id = ${principalId}`;
+  return cleanOverrides(rows[0]?.overrides ?? {});
+}
+
+/** Stored overrides restricted to known fields with finite numbers (older rows may hold others). */
+function cleanOverrides(stored: Record<string, unknown>): ThresholdOverrides {
+  const out: Record<string, number> = {};
+  for (const [k, v] of Object.entries(stored)) {
+    if (isThresholdName(k) && typeof v === 'number' && Number.isFinite(v)) out[k] = v;
+  }
+  return out;
+}
+
+/**
+ * True when every field of the patch is known and its value is null or a number of the right
+ * kind within range: the failures left after that are cross-field (422 invalid_thresholds).
+ */
+function fieldsValid(patch: Record<string, unknown>): boolean {
+  for (const [k, v] of Object.entries(patch)) {
+    if (!isThresholdName(k)) return false;
+    if (v === null) continue;
+    const s = THRESHOLD_SPECS[k];
+    if (typeof v !== 'number' || !Number.isFinite(v) || (s.integer && !Number.isInteger(v))) return false;
+    if ((s.minInclusive ? v < s.min : v <= s.min) || v > s.max) return false;
+  }
+  return true;
+}
+
+export function thresholdsRoutes(services: Services): RouteDef[] {
+  return [
+    {
+      method: 'GET',
+      path: '/api/v1/thresholds',
+      auth: 'principal',
+      response: 'ThresholdsView',
+      summary: 'Effective decision thresholds, the overrides and the platform defaults',
+      handler: async (ctx) => {
+        const { db, principalId } = callerOf(ctx);
+        const overrides = await loadOverrides(db, principalId);
+        return json(200, {
+          thresholds: mergeThresholds(overrides),
+          overrides,
+          platform_defaults: THRESHOLD_DEFAULTS,
+        });
+      },
+    },
+    {
+      method: 'PUT',
+      path: '/api/v1/thresholds',
+      auth: 'principal',
+      body: 'ThresholdsUpdateRequest',
+      response: 'ThresholdsUpdateResponse',
+      summary: 'Override any subset of thresholds; null reverts a field to its default',
+      handler: async (ctx) => {
+        const caller = callerOf(ctx);
+        const patch = ctx.body as Record<string, unknown>;
+        if (Object.keys(patch).length === 0) throw new ApiError('no_fields_to_update');
+        // The row is locked so two concurrent PUTs merge one after the other, never lose a field.
+        const result = await caller.db.begin(async (tx) => {
+          await tx`insert into thresholds (principal_id) values (${caller.principalId})
+            on conflict (principal_id) do nothing`;
+          const rows = await tx<{ overrides: Record<string, unknown> }[]>`
+            select overrides from thresholds where principal_id = ${caller.principalId} for update`;
+          const checked = validateThresholdOverrides(patch, cleanOverrides(rows[0]?.overrides ?? {}));
+          if (!checked.ok) {
+            const code = fieldsValid(patch) ? 'invalid_thresholds' : 'validation_error';
+            throw new ApiError(code, undefined, { details: checked.problems.map((p) => ({ ...p })) });
+          }
+          await tx`update thresholds set overrides = ${tx.json(checked.overrides as Record<string, number>)},
+            updated_at = now() where principal_id = ${caller.principalId}`;
+          return checked;
+        });
+        if (result.fieldsChanged.length > 0) {
+          await invalidatePrincipal(services, caller.environment, caller.principalId);
+        }
+        return json(200, {
+          status: 'updated',
+          fields_changed: result.fieldsChanged,
+          effective_thresholds: result.effective,
+        });
+      },
+    },
+    {
+      method: 'DELETE',
+      path: '/api/v1/thresholds',
+      auth: 'principal',
+      response: 'ThresholdsResetResponse',
+      summary: 'Remove every threshold override',
+      handler: async (ctx) => {
+        const caller = callerOf(ctx);
+        const deleted = await caller.db`delete from thresholds where principal_id = ${caller.principalId}
+          returning overrides`;
+        const had = deleted.length > 0 && Object.keys(cleanOverrides(deleted[0]?.overrides ?? {})).length > 0;
+        if (had) await invalidatePrincipal(services, caller.environment, caller.principalId);
+        return json(200, {
+          status: 'reset',
+          message: had
+            ? 'All threshold overrides were removed; the platform defaults apply.'
+            : 'There were no threshold overrides; the platform defaults apply.',
+        });
+      },
+    },
+  ];
+}

@@ -1,0 +1,55 @@
+// Principals for the runtime-plane tests: each gets its own Client (so isolation is tested
+// across tenants too), a Principal row enrolled in one Program, a Principal API key and, on
+// request, a Bearer token from POST /oauth/token.
+import postgres from 'postgres';
+import { type Env, insertPrincipalRow, issuePrincipalKey, provisionClient } from '../fixtures/provision.js';
+import { request, type TestServer } from '../helpers/server.js';
+
+export interface TestPrincipal {
+  readonly clientId: string;
+  readonly programId: string;
+  readonly principalId: string;
+  readonly apiKey: string;
+}
+
+export async function newPrincipal(server: TestServer, env: Env = 'live'): Promise<TestPrincipal> {
+  const client = await provisionClient(server);
+  const principalId = await insertPrincipalRow(server, env, client.clientId, client.programId);
+  const { apiKey } = await issuePrincipalKey(server, principalId, env);
+  return { clientId: client.clientId, programId: client.programId, principalId, apiKey };
+}
+
+export async function bearerFor(server: TestServer, p: TestPrincipal): Promise<string> {
+  const res = await request(server, 'POST', '/oauth/token', {
+    body: { grant_type: 'client_credentials', client_id: p.principalId, client_secret: p.apiKey },
+  });
+  if (res.status !== 200) throw new Error(`token: ${res.status} ${res.text}`);
+  return res.body.access_token as string;
+}
+
+export async function createAgent(
+  server: TestServer,
+  p: TestPrincipal,
+  body: Record<string, unknown> = {},
+): Promise<Record<string, unknown>> {
+  const res = await request(server, 'POST', '/api/v1/agents', {
+    apiKey: p.apiKey,
+    body: { display_name: 'Shopping agent', capabilities: ['PURCHASE'], ...body },
+  });
+  if (res.status !== 201) throw new Error(`create agent: ${res.status} ${res.text}`);
+  return res.body;
+}
+
+export function inDays(days: number): string {
+  return new Date(Date.now() + days * 86_400_000).toISOString();
+}
+
+/** Runs SQL against one of the server's databases (to set up states the API cannot reach, e.g. elapsed time). */
+export async function withDb<T>(server: TestServer, env: Env, fn: (sql: postgres.Sql) => Promise<T>): Promise<T> {
+  const sql = postgres(server.dbUrls[env], { max: 1, onnotice: () => {} });
+  try {
+    return await fn(sql);
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
+}
