@@ -13,6 +13,7 @@ import { RateLimiter } from '../http/rate-limit.js';
 import { createLogger } from '../observability/logger.js';
 import { ServiceMetrics } from '../observability/metrics.js';
 import { metricsRoutes } from '../observability/metrics-routes.js';
+import { runtimeRoutes } from '../runtime/routes.js';
 import { onboardingRoutes } from '../onboarding/routes.js';
 import { openDatabases } from '../storage/db.js';
 import { webhookRoutes } from '../webhooks/routes.js';
@@ -42,6 +43,7 @@ export async function startApp(config: Config, options: { log?: Logger } = {}): 
   const router = new Router();
   const routes: RouteDef[] = [...systemRoutes(services, readiness, () => router.routes), ...metricsRoutes(metrics)];
   routes.push(...authRoutes(auth, config.oauthTokenTtlSeconds), ...adminRoutes(config, dbs, auth));
+  routes.push(...runtimeRoutes(services));
   routes.push(...onboardingRoutes());
   routes.push(...webhookRoutes(config, events));
   for (const r of routes) router.add(r);
