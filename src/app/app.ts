@@ -6,13 +6,16 @@ import { authRoutes } from '../auth/routes.js';
 import { startAuth } from '../auth/service.js';
 import type { Config } from '../config/config.js';
 import { startEvents } from '../events/service.js';
+import { ShardedEngine } from '../engine/engine.js';
 import { Router } from '../http/router.js';
 import { HttpServer } from '../http/server.js';
 import type { RouteDef } from '../http/types.js';
 import { RateLimiter } from '../http/rate-limit.js';
 import { createLogger } from '../observability/logger.js';
 import { ServiceMetrics } from '../observability/metrics.js';
+import { collectOutboxBacklog, collectShardStats, instrumentDecisions } from '../observability/instrument.js';
 import { metricsRoutes } from '../observability/metrics-routes.js';
+import { authorizeRoutes } from '../runtime/authorize-routes.js';
 import { runtimeRoutes } from '../runtime/routes.js';
 import { onboardingRoutes } from '../onboarding/routes.js';
 import { openDatabases } from '../storage/db.js';
@@ -36,16 +39,27 @@ export async function startApp(config: Config, options: { log?: Logger } = {}): 
   const metrics = new ServiceMetrics();
   // Events start before any route can decide, and stop after the engine (see close()).
   const events = await startEvents(config, dbs, log);
-  const services: Services = { config, log, dbs, authenticator, auth, metrics, events };
-  const closers: (() => Promise<void>)[] = [];
+  const engine = new ShardedEngine({
+    workers: config.workers,
+    urls: dbs.urls,
+    embedded: dbs.embedded,
+    log,
+    onCommitted: (env) => events.nudge(env),
+  });
+  const services: Services = { config, log, dbs, authenticator, auth, metrics, events, engine };
+  const closers: (() => Promise<void>)[] = [() => engine.close()];
   const readiness: ReadinessCheck[] = [{ name: 'events', check: () => events.ready() }];
 
   const router = new Router();
   const routes: RouteDef[] = [...systemRoutes(services, readiness, () => router.routes), ...metricsRoutes(metrics)];
   routes.push(...authRoutes(auth, config.oauthTokenTtlSeconds), ...adminRoutes(config, dbs, auth));
+  routes.push(...authorizeRoutes({ engine, dbs, log }));
   routes.push(...runtimeRoutes(services));
   routes.push(...onboardingRoutes());
   routes.push(...webhookRoutes(config, events));
+  instrumentDecisions(routes, metrics);
+  collectShardStats(metrics, () => engine.stats());
+  collectOutboxBacklog(metrics, dbs);
   for (const r of routes) router.add(r);
 
   const rateLimiter = new RateLimiter({

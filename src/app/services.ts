@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { AuthRuntime } from '../auth/service.js';
 import type { Authenticator } from '../auth/types.js';
 import type { Config } from '../config/config.js';
+import type { DecisionEngine } from '../engine/contract.js';
 import type { EventsRuntime } from '../events/service.js';
 import type { ServiceMetrics } from '../observability/metrics.js';
 import type { Databases } from '../storage/db.js';
@@ -18,4 +19,6 @@ export interface Services {
   readonly metrics: ServiceMetrics;
   /** Event bus, outbox relays and webhook dispatcher; nudge(env) after committing outbox rows. */
   readonly events: EventsRuntime;
+  /** The decision engine (shard workers); invalidateAgent/invalidatePrincipal after API changes. */
+  readonly engine: DecisionEngine;
 }

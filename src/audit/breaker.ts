@@ -1,0 +1,72 @@
+// A short circuit breaker in front of one database: after a connection-level failure (or
+// `slowLimit` deadlines missed in a row) it stays open for `openMs`, and every decision in that
+// window is answered with the safe decision at once instead of each waiting for a connect
+// attempt. After the window the next attempts go through; the first success closes it.
+
+export class Breaker {
+  readonly #openMs: number;
+  readonly #slowLimit: number;
+  #openUntil = 0;
+  #failures = 0;
+  #slow = 0;
+
+  /**
+   * @param openMs how long the breaker stays open after a failure, in milliseconds
+   * @param slowLimit missed deadlines in a row that open it (a slow moment is not an outage)
+   */
+  constructor(openMs: number, slowLimit = 3) {
+    this.#openMs = openMs;
+    this.#slowLimit = slowLimit;
+  }
+
+  /** False while open: callers answer the safe decision without touching the database. */
+  allows(nowMs: number): boolean {
+    return nowMs >= this.#openUntil;
+  }
+
+  get open(): boolean {
+    return Date.now() < this.#openUntil;
+  }
+
+  /** Consecutive failures since the last success. */
+  get failures(): number {
+    return this.#failures;
+  }
+
+  success(): void {
+    this.#failures = 0;
+    this.#slow = 0;
+    this.#openUntil = 0;
+  }
+
+  /** The database is unreachable or refusing work: open now. */
+  failure(nowMs: number): void {
+    this.#failures++;
+    this.#openUntil = nowMs + this.#openMs;
+  }
+
+  /** A deadline was missed: open after `slowLimit` in a row. */
+  slow(nowMs: number): void {
+    if (++this.#slow >= this.#slowLimit) {
+      this.#slow = 0;
+      this.failure(nowMs);
+    }
+  }
+}
+
+/** `code` of the errors this service raises when a database step misses its deadline. */
+export const DEADLINE = 'DEADLINE';
+
+/**
+ * True for errors that say the database is unreachable or refusing work (as opposed to a
+ * statement error): postgres.js connection errors, socket errors and SQLSTATE classes 08
+ * (connection), 53 (resources), 57 (operator intervention, e.g. terminated backends) and
+ * 3D000 (database gone).
+ */
+export function isUnavailable(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (code === DEADLINE) return false;
+  if (typeof code !== 'string') return true;
+  if (code.startsWith('CONNECT') || code.startsWith('E')) return true;
+  return code.startsWith('08') || code.startsWith('53') || code.startsWith('57') || code === '3D000';
+}

@@ -1,0 +1,326 @@
+// Group commit of decisions (worker side). Each shard worker has one committer per database.
+// Evaluations are collected and written in one transaction per batch: the audit rows, the
+// outbox rows (each evaluation's events plus authorization.decided) and the agents updates,
+// in ONE statement inside one transaction, so a decision, its events and its agent update are
+// durable together or not at all. A decision is answered only after its batch commits.
+//
+// Batching: a batch is flushed at once when no commit is in flight (an idle service adds no
+// delay), otherwise when `batchRows` rows are waiting or `batchDelayMs` after the first one,
+// with at most `maxInFlight` concurrent transactions.
+//
+// Deadline: a batch that has not reached COMMIT by `deadlineMs` after its oldest request was
+// received at the edge (AuthorizeRequest.receivedAtMs) is abandoned: its decisions are answered as failed (the safe decision) at once and the
+// transaction is rolled back when the database answers, so nothing of an abandoned batch is
+// ever recorded. Once COMMIT is sent the outcome is awaited (an in-doubt commit, the
+// connection dying during COMMIT itself, is reported as failed: the one window where a safe
+// DECLINE may have been recorded as the original decision).
+import type { Logger } from 'pino';
+import type postgres from 'postgres';
+import type { AuthorizeRequest, Evaluation } from '../engine/contract.js';
+import { makeEnvelope } from '../events/envelope.js';
+import type { Sql } from '../storage/db.js';
+import { type Breaker, DEADLINE, isUnavailable } from './breaker.js';
+import { entryFromAudit } from './entry.js';
+import type { DbGate } from './gate.js';
+
+export interface CommitItem {
+  readonly request: AuthorizeRequest;
+  readonly evaluation: Evaluation;
+}
+
+export type CommitOutcome =
+  | { readonly kind: 'committed' }
+  /** The idempotency_key was already recorded (by another agent's actor or an earlier life). */
+  | { readonly kind: 'replay'; readonly response: Record<string, unknown> }
+  | { readonly kind: 'failed' };
+
+export interface CommitterOptions {
+  /** Rows per transaction at most. */
+  readonly batchRows: number;
+  /** How long rows wait for more company while a commit is in flight, in milliseconds. */
+  readonly batchDelayMs: number;
+  /** Time from a request being received at the edge to its batch reaching COMMIT, in milliseconds. */
+  readonly deadlineMs: number;
+  /** Concurrent transactions at most. */
+  readonly maxInFlight: number;
+}
+
+const COMMITTED: CommitOutcome = Object.freeze({ kind: 'committed' });
+const FAILED: CommitOutcome = Object.freeze({ kind: 'failed' });
+
+interface Pending {
+  readonly item: CommitItem;
+  resolve: (outcome: CommitOutcome) => void;
+}
+
+interface Batch {
+  readonly entries: Pending[];
+  /** Set when the deadline passed before COMMIT: the transaction must roll back. */
+  abandoned: boolean;
+  /** Set once COMMIT is about to be sent: the deadline no longer applies. */
+  committing: boolean;
+  settled: boolean;
+}
+
+// biome-ignore lint/complexity/noBannedTypes: postgres.js's own default type parameter
+type Tx = postgres.TransactionSql<{}>;
+
+class DeadlineError extends Error {
+  readonly code = DEADLINE;
+  constructor() {
+    super('commit deadline passed');
+  }
+}
+
+export interface CommitterStats {
+  commits: number;
+  committedRows: number;
+  failedCommits: number;
+}
+
+export class GroupCommitter {
+  readonly #sql: Sql;
+  readonly #gate: DbGate;
+  readonly #breaker: Breaker;
+  readonly #options: CommitterOptions;
+  readonly #log: Logger;
+  #pending: Pending[] = [];
+  #inFlight = 0;
+  #timer: NodeJS.Timeout | null = null;
+  #immediate: NodeJS.Immediate | null = null;
+  #idleWaiters: (() => void)[] = [];
+  readonly stats: CommitterStats = { commits: 0, committedRows: 0, failedCommits: 0 };
+
+  constructor(sql: Sql, gate: DbGate, breaker: Breaker, options: CommitterOptions, log: Logger) {
+    this.#sql = sql;
+    this.#gate = gate;
+    this.#breaker = breaker;
+    this.#options = options;
+    this.#log = log;
+  }
+
+  enqueue(item: CommitItem): Promise<CommitOutcome> {
+    return new Promise((resolve) => {
+      this.#pending.push({ item, resolve });
+      this.#schedule();
+    });
+  }
+
+  /** Resolves once nothing is queued or in flight. */
+  idle(): Promise<void> {
+    if (this.#pending.length === 0 && this.#inFlight === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#idleWaiters.push(resolve));
+  }
+
+  #schedule(): void {
+    const { batchRows, batchDelayMs, maxInFlight } = this.#options;
+    if (this.#pending.length === 0 || this.#inFlight >= maxInFlight) return;
+    if (this.#pending.length >= batchRows) {
+      this.#flush();
+      return;
+    }
+    if (this.#inFlight === 0) {
+      // Idle: flush on this turn's check phase, so rows queued in the same turn share the batch.
+      this.#immediate ??= setImmediate(() => {
+        this.#immediate = null;
+        this.#flush();
+      });
+      return;
+    }
+    this.#timer ??= setTimeout(() => {
+      this.#timer = null;
+      this.#flush();
+    }, batchDelayMs);
+  }
+
+  #flush(): void {
+    if (this.#timer !== null) {
+      clearTimeout(this.#timer);
+      this.#timer = null;
+    }
+    if (this.#immediate !== null) {
+      clearImmediate(this.#immediate);
+      this.#immediate = null;
+    }
+    while (this.#pending.length > 0 && this.#inFlight < this.#options.maxInFlight) {
+      const entries = this.#pending.splice(0, this.#options.batchRows);
+      this.#inFlight++;
+      void this.#commit({ entries, abandoned: false, committing: false, settled: false }).finally(() => {
+        this.#inFlight--;
+        if (this.#pending.length > 0) this.#schedule();
+        else if (this.#inFlight === 0) this.#notifyIdle();
+      });
+    }
+  }
+
+  #notifyIdle(): void {
+    const waiters = this.#idleWaiters;
+    this.#idleWaiters = [];
+    for (const w of waiters) w();
+  }
+
+  async #commit(batch: Batch): Promise<void> {
+    let oldest = Number.POSITIVE_INFINITY;
+    for (const e of batch.entries) if (e.item.request.receivedAtMs < oldest) oldest = e.item.request.receivedAtMs;
+    const remaining = oldest + this.#options.deadlineMs - Date.now();
+    if (remaining <= 0 || !this.#breaker.allows(Date.now())) {
+      if (remaining <= 0) this.#breaker.slow(Date.now());
+      this.#settle(batch, null);
+      return;
+    }
+    const deadline = setTimeout(() => {
+      if (batch.committing || batch.settled) return;
+      batch.abandoned = true;
+      this.stats.failedCommits++;
+      this.#breaker.slow(Date.now());
+      this.#log.warn({ rows: batch.entries.length }, 'audit commit missed its deadline; answering safe decisions');
+      this.#settle(batch, null);
+    }, remaining);
+    try {
+      const replays = await this.#gate.run(() => this.#write(batch));
+      clearTimeout(deadline);
+      this.stats.commits++;
+      this.stats.committedRows += batch.entries.length - replays.size;
+      this.#breaker.success();
+      this.#settle(batch, replays);
+    } catch (err) {
+      clearTimeout(deadline);
+      if (batch.settled) return;
+      this.stats.failedCommits++;
+      if (isUnavailable(err)) this.#breaker.failure(Date.now());
+      this.#log.error({ err, rows: batch.entries.length }, 'audit commit failed; answering safe decisions');
+      this.#settle(batch, null);
+    }
+  }
+
+  /** Answers every decision of the batch: committed, replayed, or failed when `replays` is null. */
+  #settle(batch: Batch, replays: Map<number, Record<string, unknown>> | null): void {
+    if (batch.settled) return;
+    batch.settled = true;
+    const entries = batch.entries;
+    for (let i = 0; i < entries.length; i++) {
+      const e = entries[i] as Pending;
+      if (replays === null) e.resolve(FAILED);
+      else {
+        const stored = replays.get(i);
+        e.resolve(stored === undefined ? COMMITTED : { kind: 'replay', response: stored });
+      }
+    }
+  }
+
+  /**
+   * Writes one batch in one transaction. Returns, by index in the batch, the stored responses
+   * of rows whose idempotency_key was already recorded (those rows, their events and agent
+   * updates are not written).
+   */
+  async #write(batch: Batch): Promise<Map<number, Record<string, unknown>>> {
+    const entries = batch.entries;
+    const rows: unknown[] = new Array(entries.length);
+    const events: unknown[] = [];
+    const updates: unknown[] = [];
+    for (let i = 0; i < entries.length; i++) {
+      const { request, evaluation } = (entries[i] as Pending).item;
+      const audit = evaluation.audit;
+      rows[i] = audit;
+      const at = Date.parse(audit.created_at);
+      for (const ev of evaluation.events) {
+        events.push(outboxRow(request, audit.id, makeEnvelope(ev.eventType, ev.data, at)));
+      }
+      const decided = makeEnvelope('authorization.decided', entryFromAudit(audit) as never, at);
+      events.push(outboxRow(request, audit.id, decided));
+      const u = evaluation.agentUpdate;
+      if (u !== null && (u.trust_level !== undefined || u.kya_score !== undefined)) {
+        updates.push({
+          id: request.agentId,
+          trust_level: u.trust_level ?? null,
+          kya_score: u.kya_score ?? null,
+          authorization_id: audit.id,
+          ord: i,
+        });
+      }
+    }
+    // One prepared statement for any batch size: the rows travel as one JSON parameter each
+    // (jsonb_populate_recordset), instead of thousands of bind parameters whose count would
+    // make every batch size a different statement.
+    return this.#sql.begin(async (tx) => {
+      const inserted = await tx<{ id: string }[]>`
+        with ins as (
+          insert into authorizations (id, principal_id, agent_id, mandate_id, amount, currency, mcc,
+            merchant_id, merchant_name, country, decision, reason_codes, gates_fired, kya_score, trust_level,
+            trust_score, risk_score, session_id, idempotency_key, processing_time_ms, response, created_at)
+          select id, principal_id, agent_id, mandate_id, amount, currency, mcc,
+            merchant_id, merchant_name, country, decision, reason_codes, gates_fired, kya_score, trust_level,
+            trust_score, risk_score, session_id, idempotency_key, processing_time_ms, response, created_at
+          from jsonb_populate_recordset(null::authorizations, ${tx.json(rows as never)})
+          on conflict (principal_id, idempotency_key) where idempotency_key is not null do nothing
+          returning id
+        ), events as (
+          insert into outbox (event_id, event_type, client_id, principal_id, payload)
+          select e.event_id, e.event_type, e.client_id, e.principal_id, e.payload
+          from jsonb_to_recordset(${tx.json(events as never)})
+            as e(event_id text, event_type text, client_id text, principal_id text, payload jsonb, authorization_id text)
+          where e.authorization_id in (select id from ins)
+        ), updates as (
+          update agents a
+          set trust_level = coalesce(u.trust_level, a.trust_level),
+              kya_score = coalesce(u.kya_score, a.kya_score),
+              updated_at = now()
+          from (
+            select distinct on (x.id) x.id, x.trust_level, x.kya_score
+            from jsonb_to_recordset(${tx.json(updates as never)})
+              as x(id text, trust_level text, kya_score numeric, authorization_id text, ord int)
+            where x.authorization_id in (select id from ins)
+            order by x.id, x.ord desc
+          ) u
+          where a.id = u.id
+        )
+        select id from ins`;
+      const replays = new Map<number, Record<string, unknown>>();
+      if (inserted.length < entries.length) await this.#collectReplays(tx, entries, inserted, replays);
+      if (batch.abandoned) throw new DeadlineError();
+      batch.committing = true;
+      return replays;
+    }) as Promise<Map<number, Record<string, unknown>>>;
+  }
+
+  async #collectReplays(
+    tx: Tx,
+    entries: readonly Pending[],
+    inserted: readonly { id: string }[],
+    out: Map<number, Record<string, unknown>>,
+  ): Promise<void> {
+    const done = new Set(inserted.map((r) => r.id));
+    const wanted: { principal_id: string; idempotency_key: string }[] = [];
+    for (const e of entries) {
+      const a = e.item.evaluation.audit;
+      if (!done.has(a.id) && a.idempotency_key !== null) {
+        wanted.push({ principal_id: a.principal_id, idempotency_key: a.idempotency_key });
+      }
+    }
+    const stored = await tx<{ principal_id: string; idempotency_key: string; response: Record<string, unknown> }[]>`
+      select a.principal_id, a.idempotency_key, a.response
+      from authorizations a
+      join jsonb_to_recordset(${tx.json(wanted as never)}) as k(principal_id text, idempotency_key text)
+        on a.principal_id = k.principal_id and a.idempotency_key = k.idempotency_key`;
+    const byKey = new Map(stored.map((s) => [`${s.principal_id}\u0000${s.idempotency_key}`, s.response]));
+    for (let i = 0; i < entries.length; i++) {
+      const a = (entries[i] as Pending).item.evaluation.audit;
+      if (done.has(a.id)) continue;
+      const response = byKey.get(`${a.principal_id}\u0000${a.idempotency_key}`);
+      // A row neither inserted nor found cannot happen inside one transaction; fail safe if it does.
+      if (response === undefined) throw new Error(`authorization ${a.id} was neither recorded nor a replay`);
+      out.set(i, response);
+    }
+  }
+}
+
+function outboxRow(request: AuthorizeRequest, authorizationId: string, envelope: ReturnType<typeof makeEnvelope>) {
+  return {
+    event_id: envelope.event_id,
+    event_type: envelope.event_type,
+    client_id: request.clientId,
+    principal_id: request.principalId,
+    payload: envelope,
+    authorization_id: authorizationId,
+  };
+}

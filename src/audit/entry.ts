@@ -1,0 +1,85 @@
+// The audit log entry of SPEC.md "Authorization (audit log entry)": the shape returned by
+// GET /authorize/log/{id} and carried as `data` of the authorization.decided event.
+
+import { fromDb, parseAmount, toJsonNumber } from '../domain/money.js';
+import type { AuditRow } from '../engine/contract.js';
+
+export interface AuthorizationEntry {
+  id: string;
+  agent_id: string;
+  mandate_id: string | null;
+  amount: number;
+  currency: string;
+  mcc: string | null;
+  merchant_id: string | null;
+  country: string | null;
+  decision: string;
+  reason_codes: string[];
+  kya_score: number | null;
+  trust_level: string | null;
+  processing_time_ms: number;
+  created_at: string;
+}
+
+function score(value: string | null): number | null {
+  return value === null ? null : Number(value);
+}
+
+/** From the row a worker is about to commit (money as exact decimal text). */
+export function entryFromAudit(row: AuditRow): AuthorizationEntry {
+  const units = parseAmount(row.amount);
+  if (units === null) throw new Error(`audit row ${row.id}: not an exact amount: ${row.amount}`);
+  return {
+    id: row.id,
+    agent_id: row.agent_id,
+    mandate_id: row.mandate_id,
+    amount: toJsonNumber(units),
+    currency: row.currency,
+    mcc: row.mcc,
+    merchant_id: row.merchant_id,
+    country: row.country,
+    decision: row.decision,
+    reason_codes: row.reason_codes,
+    kya_score: score(row.kya_score),
+    trust_level: row.trust_level,
+    processing_time_ms: row.processing_time_ms,
+    created_at: row.created_at,
+  };
+}
+
+/** A row of `authorizations` as postgres.js returns it (NUMERIC as text, timestamptz as Date). */
+export interface StoredAuthorization {
+  id: string;
+  agent_id: string;
+  mandate_id: string | null;
+  amount: string;
+  currency: string;
+  mcc: string | null;
+  merchant_id: string | null;
+  country: string | null;
+  decision: string;
+  reason_codes: string[];
+  kya_score: string | null;
+  trust_level: string | null;
+  processing_time_ms: number;
+  created_at: Date;
+}
+
+export function entryFromDb(row: StoredAuthorization): AuthorizationEntry {
+  return {
+    id: row.id,
+    agent_id: row.agent_id,
+    mandate_id: row.mandate_id,
+    amount: toJsonNumber(fromDb(row.amount) as bigint),
+    currency: row.currency,
+    mcc: row.mcc,
+    merchant_id: row.merchant_id,
+    country: row.country,
+    decision: row.decision,
+    reason_codes: row.reason_codes,
+    kya_score: score(row.kya_score),
+    trust_level: row.trust_level,
+    processing_time_ms: row.processing_time_ms,
+    created_at: row.created_at.toISOString(),
+  };
+}

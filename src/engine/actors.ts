@@ -1,0 +1,349 @@
+// Agent actors (worker side). One actor per agent on the shard thread that owns it: the actor
+// holds the agent's in-memory decision state (built by DecisionCore.load) and decides its
+// authorizations strictly one after another, so the state needs no locks. Actors live in a
+// bounded LRU; an evicted or cold actor is rebuilt from PostgreSQL, which stays the truth.
+//
+// A decision updates the state at once (the next decision sees it) and is handed to the group
+// committer; the actor moves on without waiting for the commit, and the answer goes out only
+// once the commit is done. An actor is reloaded (after its in-flight commits have landed, so
+// the database holds everything it counted) when the API invalidates it, when a commit fails,
+// or when an idempotency_key turned out to be recorded already.
+import { LRUCache } from 'lru-cache';
+import type { Logger } from 'pino';
+import { type Breaker, DEADLINE, isUnavailable } from '../audit/breaker.js';
+import type { CommitOutcome, GroupCommitter } from '../audit/committer.js';
+import type { DbGate } from '../audit/gate.js';
+import type { Environment } from '../auth/types.js';
+import type { Sql } from '../storage/db.js';
+import type { AuthorizeRequest, DecisionCore, Evaluation } from './contract.js';
+import type { AuthorizeResult } from './protocol.js';
+import { safeDecision } from './safe-decision.js';
+
+/** One database as seen from a shard: its pool, the serialising gate, breaker and committer. */
+export interface ShardDatabase {
+  readonly sql: Sql;
+  readonly gate: DbGate;
+  readonly breaker: Breaker;
+  readonly committer: GroupCommitter;
+}
+
+export interface ActorSystemOptions {
+  /** Actors kept in memory per shard; the least recently used beyond this are dropped. */
+  readonly maxActors: number;
+  /** Time from a request being received at the edge until its actor must be built, in milliseconds. */
+  readonly loadDeadlineMs: number;
+  /** Idempotency keys remembered per actor (older ones are found in the database). */
+  readonly keysPerActor: number;
+}
+
+interface Job {
+  readonly request: AuthorizeRequest;
+  readonly resolve: (result: AuthorizeResult) => void;
+}
+
+interface KeyEntry {
+  /** The recorded response; null while the original decision is being committed. */
+  response: Record<string, unknown> | null;
+  /** Repeats that arrived while the original was being committed. */
+  waiters: Job[];
+}
+
+class Actor {
+  state: unknown = null;
+  principalId: string | null = null;
+  /** Reload from the database before the next decision. */
+  stale = false;
+  running = false;
+  evicted = false;
+  inflight = 0;
+  readonly queue: Job[] = [];
+  readonly keys = new Map<string, KeyEntry>();
+  drainWaiters: (() => void)[] = [];
+
+  constructor(
+    readonly key: string,
+    readonly env: Environment,
+    readonly agentId: string,
+  ) {}
+
+  get busy(): boolean {
+    return this.running || this.inflight > 0 || this.queue.length > 0;
+  }
+}
+
+const NOT_FOUND: AuthorizeResult = Object.freeze({ kind: 'not_found' });
+
+export class ActorSystem {
+  readonly #core: DecisionCore<unknown>;
+  readonly #dbs: Readonly<Record<Environment, ShardDatabase>>;
+  readonly #options: ActorSystemOptions;
+  readonly #log: Logger;
+  readonly #lru: LRUCache<string, Actor>;
+  /** Evicted actors that still had work in flight; they leave once idle. */
+  readonly #busy = new Map<string, Actor>();
+  #running = 0;
+  #idleWaiters: (() => void)[] = [];
+
+  constructor(
+    core: DecisionCore<unknown>,
+    dbs: Readonly<Record<Environment, ShardDatabase>>,
+    options: ActorSystemOptions,
+    log: Logger,
+  ) {
+    this.#core = core;
+    this.#dbs = dbs;
+    this.#options = options;
+    this.#log = log;
+    this.#lru = new LRUCache<string, Actor>({
+      max: options.maxActors,
+      dispose: (actor, key, reason) => {
+        if (reason === 'evict' && actor.busy) {
+          actor.evicted = true;
+          this.#busy.set(key, actor);
+        }
+      },
+    });
+  }
+
+  get size(): number {
+    return this.#lru.size;
+  }
+
+  get busySize(): number {
+    return this.#busy.size;
+  }
+
+  authorize(request: AuthorizeRequest): Promise<AuthorizeResult> {
+    return new Promise((resolve) => {
+      const actor = this.#actor(request.environment, request.agentId);
+      actor.queue.push({ request, resolve });
+      if (!actor.running) void this.#run(actor);
+    });
+  }
+
+  invalidateAgent(env: Environment, agentId: string): void {
+    const key = actorKey(env, agentId);
+    const actor = this.#lru.peek(key) ?? this.#busy.get(key);
+    if (actor !== undefined) actor.stale = true;
+  }
+
+  invalidatePrincipal(env: Environment, principalId: string): void {
+    const mark = (actor: Actor) => {
+      // An actor still loading has no principal yet; reload it too rather than guess.
+      if (actor.env === env && (actor.principalId === principalId || actor.principalId === null)) actor.stale = true;
+    };
+    for (const actor of this.#lru.values()) mark(actor);
+    for (const actor of this.#busy.values()) mark(actor);
+  }
+
+  /** Resolves once no actor has queued work (commits are awaited by the committers). */
+  idle(): Promise<void> {
+    if (this.#running === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#idleWaiters.push(resolve));
+  }
+
+  #actor(env: Environment, agentId: string): Actor {
+    const key = actorKey(env, agentId);
+    let actor = this.#lru.get(key);
+    if (actor !== undefined) return actor;
+    actor = this.#busy.get(key);
+    if (actor !== undefined) {
+      this.#busy.delete(key);
+      actor.evicted = false;
+    } else {
+      actor = new Actor(key, env, agentId);
+    }
+    this.#lru.set(key, actor);
+    return actor;
+  }
+
+  async #run(actor: Actor): Promise<void> {
+    actor.running = true;
+    this.#running++;
+    try {
+      while (actor.queue.length > 0) {
+        const job = actor.queue[0] as Job;
+        if (actor.state === null || actor.stale) {
+          const loaded = await this.#load(actor, job.request);
+          if (!loaded) {
+            // The database is unreachable: answer everything queued now rather than make each
+            // request wait for its own failed load.
+            for (const j of actor.queue.splice(0)) j.resolve(safeResult(j.request));
+            break;
+          }
+          if (actor.state === null) {
+            actor.queue.shift();
+            job.resolve(NOT_FOUND);
+            continue;
+          }
+        }
+        actor.queue.shift();
+        this.#decide(actor, job);
+      }
+    } catch (err) {
+      this.#log.error({ err, agent_id: actor.agentId }, 'actor fault; answering safe decisions');
+      actor.state = null;
+      for (const j of actor.queue.splice(0)) j.resolve(safeResult(j.request));
+    } finally {
+      actor.running = false;
+      this.#running--;
+      this.#release(actor);
+      if (this.#running === 0 && this.#idleWaiters.length > 0) {
+        const waiters = this.#idleWaiters;
+        this.#idleWaiters = [];
+        for (const w of waiters) w();
+      }
+    }
+  }
+
+  /**
+   * (Re)builds the actor's state. Waits for its in-flight commits first, so the database holds
+   * every decision the old state counted. With the first request's idempotency_key it also
+   * looks the key up, so a cold actor replays a decision recorded before it was built.
+   * Returns false when the database could not answer in time.
+   */
+  async #load(actor: Actor, request: AuthorizeRequest): Promise<boolean> {
+    const db = this.#dbs[actor.env];
+    if (actor.inflight > 0) await new Promise<void>((resolve) => actor.drainWaiters.push(resolve));
+    for (let attempt = 0; attempt < 3; attempt++) {
+      if (!db.breaker.allows(Date.now())) return false;
+      actor.stale = false;
+      const key = request.idempotencyKey;
+      const lookupKey = key !== null && !actor.keys.has(key) ? key : null;
+      let timer: NodeJS.Timeout | undefined;
+      try {
+        const work = db.gate.run(async () => {
+          const state = await this.#core.load(db.sql, actor.agentId, Date.now());
+          const stored = lookupKey === null ? null : await storedResponse(db.sql, request.principalId, lookupKey);
+          return { state, stored };
+        });
+        const timeout = new Promise<never>((_, reject) => {
+          timer = setTimeout(
+            () => reject(Object.assign(new Error('load deadline passed'), { code: DEADLINE })),
+            Math.max(0, request.receivedAtMs + this.#options.loadDeadlineMs - Date.now()),
+          );
+        });
+        const { state, stored } = await Promise.race([work, timeout]);
+        actor.state = state;
+        actor.principalId = state === null ? null : this.#core.principalOf(state);
+        if (stored !== null && lookupKey !== null && actor.principalId === request.principalId) {
+          this.#remember(actor, lookupKey, { response: stored, waiters: [] });
+        }
+      } catch (err) {
+        actor.state = null;
+        if (isUnavailable(err)) db.breaker.failure(Date.now());
+        else if ((err as { code?: unknown }).code === DEADLINE) db.breaker.slow(Date.now());
+        this.#log.error({ err, agent_id: actor.agentId }, 'cannot load agent state');
+        return false;
+      } finally {
+        clearTimeout(timer);
+      }
+      if (!actor.stale) return true;
+    }
+    return true;
+  }
+
+  #decide(actor: Actor, job: Job): void {
+    const request = job.request;
+    if (actor.principalId !== request.principalId) {
+      job.resolve(NOT_FOUND);
+      return;
+    }
+    const db = this.#dbs[actor.env];
+    if (!db.breaker.allows(Date.now())) {
+      job.resolve(safeResult(request));
+      return;
+    }
+    const key = request.idempotencyKey;
+    let entry: KeyEntry | undefined;
+    if (key !== null) {
+      entry = actor.keys.get(key);
+      if (entry !== undefined) {
+        if (entry.response !== null) job.resolve({ kind: 'decided', response: entry.response, replayed: true });
+        else entry.waiters.push(job);
+        return;
+      }
+    }
+    let evaluation: Evaluation;
+    try {
+      evaluation = this.#core.evaluate(actor.state, request, Date.now());
+    } catch (err) {
+      this.#log.error({ err, agent_id: actor.agentId }, 'decision core fault; answering the safe decision');
+      actor.stale = true;
+      job.resolve(safeResult(request));
+      return;
+    }
+    if (key !== null) {
+      entry = { response: null, waiters: [] };
+      this.#remember(actor, key, entry);
+    }
+    actor.inflight++;
+    void db.committer
+      .enqueue({ request, evaluation })
+      .then((outcome) => this.#settled(actor, job, evaluation, entry, outcome));
+  }
+
+  #settled(actor: Actor, job: Job, evaluation: Evaluation, entry: KeyEntry | undefined, outcome: CommitOutcome): void {
+    let result: AuthorizeResult;
+    if (outcome.kind === 'committed') {
+      result = { kind: 'decided', response: evaluation.response, replayed: false };
+    } else if (outcome.kind === 'replay') {
+      // The key was recorded by someone else: the state counted a decision that does not exist.
+      actor.stale = true;
+      result = { kind: 'decided', response: outcome.response, replayed: true };
+    } else {
+      actor.stale = true;
+      result = safeResult(job.request);
+    }
+    job.resolve(result);
+    if (entry !== undefined) {
+      const key = job.request.idempotencyKey as string;
+      if (result.kind === 'decided') entry.response = result.response;
+      else if (actor.keys.get(key) === entry) actor.keys.delete(key);
+      const repeat: AuthorizeResult =
+        result.kind === 'decided' ? { kind: 'decided', response: result.response, replayed: true } : result;
+      for (const w of entry.waiters) w.resolve(repeat.kind === 'safe' ? safeResult(w.request) : repeat);
+      entry.waiters = [];
+    }
+    actor.inflight--;
+    if (actor.inflight === 0) {
+      const waiters = actor.drainWaiters;
+      actor.drainWaiters = [];
+      for (const w of waiters) w();
+      this.#release(actor);
+    }
+  }
+
+  #remember(actor: Actor, key: string, entry: KeyEntry): void {
+    actor.keys.delete(key);
+    actor.keys.set(key, entry);
+    if (actor.keys.size <= this.#options.keysPerActor) return;
+    for (const [k, e] of actor.keys) {
+      if (e.response !== null) {
+        actor.keys.delete(k);
+        return;
+      }
+    }
+  }
+
+  #release(actor: Actor): void {
+    if (actor.evicted && !actor.busy) {
+      actor.evicted = false;
+      if (this.#busy.get(actor.key) === actor) this.#busy.delete(actor.key);
+    }
+  }
+}
+
+function actorKey(env: Environment, agentId: string): string {
+  return env === 'live' ? agentId : `sandbox:${agentId}`;
+}
+
+function safeResult(request: AuthorizeRequest): AuthorizeResult {
+  return { kind: 'safe', response: safeDecision(request) };
+}
+
+async function storedResponse(sql: Sql, principalId: string, key: string): Promise<Record<string, unknown> | null> {
+  const rows = await sql<{ response: Record<string, unknown> }[]>`
+    select response from authorizations where principal_id = ${principalId} and idempotency_key = ${key}`;
+  return rows[0]?.response ?? null;
+}

@@ -1,0 +1,47 @@
+// Messages across the thread boundary between the main thread (src/engine/engine.ts) and a
+// shard worker (src/engine/worker.ts). Requests that arrive for one shard in the same
+// event-loop turn travel as ONE task, and their results come back as one array in order.
+import type { Environment } from '../auth/types.js';
+import type { AuthorizeRequest } from './contract.js';
+
+export interface ShardWorkerData {
+  readonly shard: number;
+  readonly urls: Readonly<Record<Environment, string>>;
+  readonly embedded: boolean;
+  /** URL of the module exporting `decisionCore` (the real core unless a test swaps it). */
+  readonly coreModule: string;
+  readonly maxActors: number;
+  readonly poolSize: number;
+  readonly batchRows: number;
+  readonly batchDelayMs: number;
+  readonly commitDeadlineMs: number;
+  readonly loadDeadlineMs: number;
+  readonly breakerOpenMs: number;
+  readonly logLevel: string;
+}
+
+export type ShardTask =
+  | { readonly kind: 'authorize'; readonly requests: readonly AuthorizeRequest[] }
+  | { readonly kind: 'invalidateAgent'; readonly env: Environment; readonly agentId: string }
+  | { readonly kind: 'invalidatePrincipal'; readonly env: Environment; readonly principalId: string }
+  | { readonly kind: 'stats' }
+  | { readonly kind: 'close' };
+
+/**
+ * One authorization's outcome. `replayed` marks an idempotent repeat (the stored response of
+ * the original decision, unchanged); `safe` marks the safe DECLINE given when the decision
+ * could not be recorded.
+ */
+export type AuthorizeResult =
+  | { readonly kind: 'decided'; readonly response: Record<string, unknown>; readonly replayed: boolean }
+  | { readonly kind: 'safe'; readonly response: Record<string, unknown> }
+  | { readonly kind: 'not_found' };
+
+export interface ShardStats {
+  readonly shard: number;
+  readonly actors: number;
+  readonly busyActors: number;
+  readonly commits: number;
+  readonly committedRows: number;
+  readonly failedCommits: number;
+}

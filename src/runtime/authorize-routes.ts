@@ -1,0 +1,271 @@
+// POST /api/v1/authorize and the authorization log (SPEC.md "Authorization (Principal)").
+// The edge has authenticated the Principal and validated the body against
+// schemas/AuthorizeRequest.json; this handler applies the cross-field rules, normalises the
+// request (exact amount, alpha-3 country, agent_did -> agent id) and hands it to the decision
+// engine. POST /authorize never answers 5xx: any fault around the engine becomes the safe
+// decision (DECLINE, system_unavailable).
+import { performance } from 'node:perf_hooks';
+import { LRUCache } from 'lru-cache';
+import type { Logger } from 'pino';
+import { type AuthorizationEntry, entryFromDb, type StoredAuthorization } from '../audit/entry.js';
+import type { AuthContext, Environment, PrincipalAuth } from '../auth/types.js';
+import { toAlpha3 } from '../domain/country.js';
+import { formatAmount, fromDb, parseAmount, toJsonNumber } from '../domain/money.js';
+import type { AuthorizeRequest, DecisionEngine } from '../engine/contract.js';
+import { safeDecision } from '../engine/safe-decision.js';
+import { ApiError, type ErrorDetail } from '../errors/registry.js';
+import { json, type RequestContext, type RouteDef } from '../http/types.js';
+import type { Databases, Sql } from '../storage/db.js';
+
+export interface AuthorizeRouteDeps {
+  readonly engine: DecisionEngine;
+  readonly dbs: Databases;
+  readonly log: Logger;
+}
+
+/** The body as validated by schemas/AuthorizeRequest.json (defaults applied). */
+interface AuthorizeBody {
+  agent_id?: string;
+  agent_did?: string;
+  amount: string | number;
+  currency: string;
+  merchant_name?: string;
+  merchant_id?: string;
+  merchant?: string;
+  mcc?: string;
+  country?: string;
+  intent_context: {
+    intent_type?: string;
+    task_reference?: string;
+    task?: string;
+    reasoning_summary?: string;
+    reasoning?: string;
+    confidence?: number;
+    alternatives_considered?: unknown[];
+  };
+  session_id?: string;
+  rail: 'CARD' | 'CRYPTO';
+  crypto?: { chain?: string; asset?: string; counterparty?: string };
+  idempotency_key?: string;
+  step_up_confirmed: boolean;
+}
+
+const DEFAULT_LOG_LIMIT = 50;
+const MAX_LOG_LIMIT = 200;
+
+function principalOf(auth: AuthContext | null): PrincipalAuth {
+  if (auth === null || auth.kind !== 'principal') throw new ApiError('unauthorized');
+  return auth;
+}
+
+/** Cross-field rules the schema cannot express with clear messages; returns the normalised request. */
+function buildRequest(
+  ctx: RequestContext,
+  auth: PrincipalAuth,
+  body: AuthorizeBody,
+): Omit<AuthorizeRequest, 'agentId'> {
+  const details: ErrorDetail[] = [];
+  if (body.agent_id === undefined && body.agent_did === undefined) {
+    details.push({ field: 'agent_id', message: 'agent_id or agent_did is required' });
+  }
+  const units = parseAmount(body.amount);
+  if (units === null) details.push({ field: 'amount', message: 'must be a decimal with at most 8 places' });
+  else if (units <= 0n) details.push({ field: 'amount', message: 'must be greater than 0' });
+  let country: string | null = null;
+  if (body.country !== undefined) {
+    country = toAlpha3(body.country);
+    if (country === null) details.push({ field: 'country', message: 'is not an ISO 3166-1 alpha-2 or alpha-3 code' });
+  }
+  const intent = body.intent_context;
+  const taskReference = intent.task_reference ?? intent.task;
+  if (taskReference === undefined) {
+    details.push({ field: 'intent_context.task_reference', message: 'is required (or task)' });
+  }
+  if (intent.intent_type === undefined && intent.task_reference !== undefined) {
+    details.push({ field: 'intent_context.intent_type', message: 'is required' });
+  }
+  if (body.rail === 'CRYPTO' && body.crypto === undefined) {
+    details.push({ field: 'crypto', message: 'is required when rail is CRYPTO' });
+  }
+  if (details.length > 0) throw new ApiError('validation_error', 'The request failed validation.', { details });
+  return {
+    requestId: ctx.requestId,
+    environment: auth.environment,
+    clientId: auth.clientId,
+    principalId: auth.principalId,
+    amount: formatAmount(units as bigint, 0),
+    currency: body.currency,
+    merchantName: body.merchant_name ?? body.merchant ?? null,
+    merchantId: body.merchant_id ?? null,
+    mcc: body.mcc ?? null,
+    country,
+    rail: body.rail,
+    crypto: body.crypto ?? null,
+    intent: {
+      // The alternative description ({task, reasoning, confidence}) carries no intent type.
+      intentType: intent.intent_type ?? 'unspecified',
+      taskReference: taskReference as string,
+      reasoningSummary: intent.reasoning_summary ?? intent.reasoning ?? null,
+      confidence: intent.confidence ?? null,
+      alternativesConsidered: intent.alternatives_considered ?? null,
+    },
+    sessionId: body.session_id ?? null,
+    idempotencyKey: body.idempotency_key ?? null,
+    stepUpConfirmed: body.step_up_confirmed,
+    receivedAtMs: Date.now(),
+  };
+}
+
+/** agent_did -> agent id, cached (a DID never moves to another agent). */
+class DidResolver {
+  readonly #cache = new LRUCache<string, { agentId: string; principalId: string }>({ max: 10_000 });
+
+  async resolve(sql: Sql, env: Environment, did: string): Promise<{ agentId: string; principalId: string } | null> {
+    const key = `${env} ${did}`;
+    const hit = this.#cache.get(key);
+    if (hit !== undefined) return hit;
+    const rows = await sql<{ id: string; principal_id: string }[]>`
+      select id, principal_id from agents where did = ${did}`;
+    const row = rows[0];
+    if (row === undefined) return null;
+    const value = { agentId: row.id, principalId: row.principal_id };
+    this.#cache.set(key, value);
+    return value;
+  }
+}
+
+function roundMs(ms: number): number {
+  return Math.round(ms * 1000) / 1000;
+}
+
+/** Opaque page cursor over (created_at, id), newest first. */
+function encodeCursor(ts: string, id: string): string {
+  return Buffer.from(`${ts}|${id}`, 'utf8').toString('base64url');
+}
+
+function decodeCursor(cursor: string): { ts: string; id: string } {
+  const text = Buffer.from(cursor, 'base64url').toString('utf8');
+  const m = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z)\|(auth_[A-Za-z0-9]+)$/.exec(text);
+  if (m === null) {
+    throw new ApiError('validation_error', 'The request failed validation.', {
+      details: [{ field: 'cursor', message: 'is not a cursor returned by this endpoint' }],
+    });
+  }
+  return { ts: m[1] as string, id: m[2] as string };
+}
+
+/** Read paths: a database fault is 503 service_unavailable, not an anonymous 500. */
+async function reading<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (err instanceof ApiError) throw err;
+    throw new ApiError('service_unavailable', undefined, { cause: err });
+  }
+}
+
+export function authorizeRoutes(deps: AuthorizeRouteDeps): RouteDef[] {
+  const dids = new DidResolver();
+  const { engine, log } = deps;
+
+  async function authorize(ctx: RequestContext) {
+    const auth = principalOf(ctx.auth);
+    const body = ctx.body as AuthorizeBody;
+    const partial = buildRequest(ctx, auth, body);
+    let request: AuthorizeRequest = { ...partial, agentId: body.agent_id ?? '' };
+    let response: Record<string, unknown>;
+    try {
+      if (body.agent_id === undefined) {
+        const found = await dids.resolve(ctx.db as Sql, auth.environment, body.agent_did as string);
+        if (found === null || found.principalId !== auth.principalId) throw new ApiError('agent_not_found');
+        request = { ...partial, agentId: found.agentId };
+      }
+      response = await engine.authorize(request);
+    } catch (err) {
+      if (err instanceof ApiError && err.code === 'agent_not_found') throw err;
+      log.error({ err, request_id: ctx.requestId }, 'authorize fault; answering the safe decision');
+      response = safeDecision(request);
+    }
+    // This request's own time, also on an idempotent replay (the decision itself is replayed unchanged).
+    response.processing_time_ms = roundMs(performance.now() - ctx.startedAt);
+    return json(200, response);
+  }
+
+  return [
+    {
+      method: 'POST',
+      path: '/api/v1/authorize',
+      auth: 'principal',
+      body: 'AuthorizeRequest',
+      response: 'AuthorizeResponse',
+      successStatus: 200,
+      summary: 'Decide a transaction an agent attempts (APPROVE, DECLINE or STEP_UP)',
+      handler: authorize,
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/authorize/log/:authorization_id',
+      auth: 'principal',
+      response: 'AuthorizationLogEntry',
+      summary: 'One authorization audit log entry of the calling Principal',
+      handler: async (ctx) => {
+        const auth = principalOf(ctx.auth);
+        const sql = ctx.db as Sql;
+        const id = ctx.params.authorization_id as string;
+        const rows = await reading(
+          () => sql<StoredAuthorization[]>`
+            select id, agent_id, mandate_id, amount, currency, mcc, merchant_id, country, decision, reason_codes,
+              kya_score, trust_level, processing_time_ms, created_at
+            from authorizations where id = ${id} and principal_id = ${auth.principalId}`,
+        );
+        const row = rows[0];
+        if (row === undefined) throw new ApiError('authorization_not_found');
+        const entry: AuthorizationEntry = entryFromDb(row);
+        return json(200, entry);
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/authorize/log/agent/:agent_id',
+      auth: 'principal',
+      query: 'AuthorizationLogQuery',
+      response: 'AuthorizationLogPage',
+      summary: "An agent's authorization log, newest first, cursor-paged",
+      handler: async (ctx) => {
+        const auth = principalOf(ctx.auth);
+        const sql = ctx.db as Sql;
+        const agentId = ctx.params.agent_id as string;
+        const limit =
+          ctx.query.limit === undefined ? DEFAULT_LOG_LIMIT : Math.min(Number(ctx.query.limit), MAX_LOG_LIMIT);
+        const after = ctx.query.cursor === undefined ? null : decodeCursor(ctx.query.cursor);
+        const owner = await reading(
+          () => sql<{ principal_id: string }[]>`select principal_id from agents where id = ${agentId}`,
+        );
+        if (owner[0]?.principal_id !== auth.principalId) throw new ApiError('agent_not_found');
+        const rows = await reading(
+          () => sql<{ id: string; decision: string; amount: string; currency: string; ts: string }[]>`
+            select id, decision, amount, currency,
+              to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as ts
+            from authorizations
+            where agent_id = ${agentId} and principal_id = ${auth.principalId}
+              ${after === null ? sql`` : sql`and (created_at, id) < (${after.ts}::timestamptz, ${after.id})`}
+            order by created_at desc, id desc
+            limit ${limit + 1}`,
+        );
+        const page = rows.length > limit ? rows.slice(0, limit) : rows;
+        const last = page[page.length - 1];
+        return json(200, {
+          items: page.map((r) => ({
+            id: r.id,
+            decision: r.decision,
+            amount: toJsonNumber(fromDb(r.amount) as bigint),
+            currency: r.currency,
+            // Millisecond ISO form like every other timestamp; the cursor keeps microseconds.
+            created_at: new Date(r.ts).toISOString(),
+          })),
+          next_cursor: rows.length > limit && last !== undefined ? encodeCursor(last.ts, last.id) : null,
+        });
+      },
+    },
+  ];
+}
