@@ -1,0 +1,106 @@
+// NATS stopped in the middle of a stream of decisions and started again: POST /authorize keeps
+// deciding, events wait in the outbox, and once NATS is back every event is on the stream
+// exactly once (Nats-Msg-Id = event_id) and reaches the webhook. Uses a private nats-server on
+// a free port with its own JetStream store; the shared server is never stopped.
+import { connect, type NatsConnection } from 'nats';
+import postgres from 'postgres';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { authorize, authorizeBody, type EngineFixture, relaxRateGates, setup } from '../engine/support.js';
+import { type PrivateNats, startPrivateNats } from '../fixtures/nats-server.js';
+import { outboxCounts } from '../fixtures/outbox.js';
+import { type Receiver, startReceiver } from '../fixtures/webhook-receiver.js';
+import { request, startTestServer, type TestServer } from '../helpers/server.js';
+
+let nats: PrivateNats;
+let server: TestServer;
+let receiver: Receiver;
+let fx: EngineFixture;
+
+beforeAll(async () => {
+  nats = await startPrivateNats();
+  server = await startTestServer({ NATS_URL: nats.url });
+  receiver = await startReceiver();
+  fx = await setup(server);
+  await relaxRateGates(server, fx.apiKey);
+  const hook = await request(server, 'POST', '/api/v1/webhooks', {
+    apiKey: fx.apiKey,
+    body: { url: `${receiver.url}/outage`, event_types: ['*'] },
+  });
+  expect(hook.status).toBe(201);
+});
+
+afterAll(async () => {
+  await server?.close();
+  await receiver?.close();
+  await nats?.dispose();
+});
+
+async function decide(n: number): Promise<number[]> {
+  const statuses: number[] = [];
+  let started = 0;
+  const lanes = Array.from({ length: 4 }, async () => {
+    while (started < n) {
+      started++;
+      statuses.push((await authorize(server, fx.apiKey, authorizeBody(fx.agentId))).status);
+    }
+  });
+  await Promise.all(lanes);
+  return statuses;
+}
+
+async function readiness(): Promise<number> {
+  return (await request(server, 'GET', '/ready')).status;
+}
+
+async function until(what: string, cond: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await cond()) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+describe('NATS outage', () => {
+  it('loses no event and duplicates none on the stream', async () => {
+    await until('bus ready', async () => (await readiness()) === 200);
+    const first = await decide(60);
+    await nats.stop();
+    await until('bus not ready', async () => (await readiness()) === 503, 10_000);
+    const during = await decide(60);
+    expect((await outboxCounts(server.dbUrls.live)).unpublished).toBeGreaterThan(0);
+    await nats.start();
+    const after = await decide(60);
+    for (const s of [...first, ...during, ...after]) expect(s).toBe(200);
+
+    await until('outbox drained', async () => (await outboxCounts(server.dbUrls.live)).unpublished === 0);
+    const sql = postgres(server.dbUrls.live, { max: 1, onnotice: () => {} });
+    const rows = await sql<{ event_id: string; event_type: string }[]>`select event_id, event_type from outbox`;
+    await sql.end();
+    expect(rows.filter((r) => r.event_type === 'authorization.decided')).toHaveLength(180);
+
+    const nc: NatsConnection = await connect({ servers: nats.url });
+    try {
+      const jsm = await nc.jetstreamManager();
+      const info = await jsm.streams.info('MANDATE_EVENTS');
+      const ids: string[] = [];
+      for (let seq = info.state.first_seq; seq <= info.state.last_seq; seq++) {
+        const m = await jsm.streams.getMessage('MANDATE_EVENTS', { seq });
+        ids.push(m.header?.get('Nats-Msg-Id') ?? '');
+      }
+      expect(ids.length).toBe(rows.length);
+      expect(new Set(ids).size).toBe(ids.length);
+      expect(new Set(ids)).toEqual(new Set(rows.map((r) => r.event_id)));
+    } finally {
+      await nc.close();
+    }
+
+    // Webhooks: every non-decided event arrives (at least once; receivers dedupe on event_id).
+    const expected = new Set(rows.filter((r) => r.event_type !== 'authorization.decided').map((r) => r.event_id));
+    expect(expected.size).toBeGreaterThan(0);
+    await until('webhook deliveries', async () => {
+      const got = new Set(receiver.requests.filter((r) => r.path === '/outage').map((r) => r.headers['webhook-id']));
+      return [...expected].every((id) => got.has(id));
+    });
+  });
+});
