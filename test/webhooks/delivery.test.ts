@@ -188,7 +188,7 @@ describe('delivery', () => {
       attempts: 3,
       last_status_code: 200,
     });
-    expect((log.body.items[0]?.attempt_log as unknown[]).length).toBe(3);
+    expect(log.body.items[0]?.attempt_log).toHaveLength(3);
   });
 
   it('disables a webhook after WEBHOOK_DISABLE_AFTER consecutive failures; PATCH active: true re-enables it', async () => {
