@@ -11,9 +11,9 @@ export function metricsRoutes(metrics: ServiceMetrics): RouteDef[] {
       auth: 'admin',
       internal: true,
       summary: 'Prometheus metrics (operator key)',
-      handler: () => ({
+      handler: async () => ({
         status: 200,
-        rawJson: metrics.render(),
+        rawJson: await metrics.collect(),
         headers: { 'content-type': PROMETHEUS_CONTENT_TYPE },
       }),
     },

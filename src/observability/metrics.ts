@@ -136,6 +136,35 @@ export class Gauge implements Family {
   }
 }
 
+/**
+ * A histogram kept on another thread (a shard worker): plain data that survives structured
+ * cloning, returned with the worker's stats and loaded into a HistogramChild at scrape time.
+ */
+export class LocalHistogram {
+  readonly counts: number[];
+  sum = 0;
+  count = 0;
+  constructor(readonly bounds: readonly number[]) {
+    this.counts = new Array<number>(bounds.length).fill(0);
+  }
+
+  observe(v: number): void {
+    const b = this.bounds;
+    let i = 0;
+    while (i < b.length && v > (b[i] as number)) i++;
+    if (i < b.length) this.counts[i] = (this.counts[i] as number) + 1;
+    this.sum += v;
+    this.count++;
+  }
+}
+
+export interface LocalHistogramData {
+  readonly bounds: readonly number[];
+  readonly counts: readonly number[];
+  readonly sum: number;
+  readonly count: number;
+}
+
 export class HistogramChild {
   readonly counts: Float64Array;
   sum = 0;
@@ -152,6 +181,18 @@ export class HistogramChild {
     if (i < b.length) (this.counts as Float64Array)[i] = (this.counts[i] as number) + 1;
     this.sum += v;
     this.count++;
+  }
+
+  /** Replaces the content with the sum of snapshots taken elsewhere (same bounds). */
+  load(snapshots: readonly LocalHistogramData[]): void {
+    this.counts.fill(0);
+    this.sum = 0;
+    this.count = 0;
+    for (const s of snapshots) {
+      for (let i = 0; i < this.counts.length; i++) this.counts[i] = (this.counts[i] as number) + (s.counts[i] ?? 0);
+      this.sum += s.sum;
+      this.count += s.count;
+    }
   }
 }
 
@@ -201,6 +242,26 @@ export class Histogram implements Family {
 
 export class Registry {
   readonly #families = new Map<string, Family>();
+  readonly #refreshers: (() => Promise<void>)[] = [];
+
+  /** Registers an asynchronous refresh run before each scrape (worker stats, database counts). */
+  beforeScrape(fn: () => Promise<void>): void {
+    this.#refreshers.push(fn);
+  }
+
+  /** Runs the refreshers (each bounded by `timeoutMs`; a failing one is skipped), then renders. */
+  async collect(timeoutMs = 2000): Promise<string> {
+    await Promise.all(
+      this.#refreshers.map((fn) => {
+        let timer: NodeJS.Timeout | undefined;
+        const timeout = new Promise<void>((resolve) => {
+          timer = setTimeout(resolve, timeoutMs);
+        });
+        return Promise.race([fn().catch(() => {}), timeout]).finally(() => clearTimeout(timer));
+      }),
+    );
+    return this.render();
+  }
 
   #add<F extends Family>(f: F): F {
     if (this.#families.has(f.name)) throw new Error(`metric ${f.name} registered twice`);
@@ -238,7 +299,21 @@ export const PROMETHEUS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8
 export const LATENCY_BUCKETS_SECONDS = [
   0.0001, 0.00025, 0.0005, 0.001, 0.002, 0.003, 0.005, 0.0075, 0.01, 0.025, 0.05, 0.1, 0.2, 0.5, 1, 2.5,
 ];
-const BATCH_SIZE_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024];
+export const BATCH_SIZE_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024];
+
+/** What a shard worker reports on request (the engine's stats task), read at scrape time. */
+export interface ShardMetricsSnapshot {
+  readonly shard: number;
+  /** Actors held in the shard's LRU. */
+  readonly actors: number;
+  /** Group commits that succeeded, rows they committed, commits that failed (cumulative). */
+  readonly commits: number;
+  readonly committedRows: number;
+  readonly failedCommits: number;
+  /** Per-batch figures kept with LocalHistogram(BATCH_SIZE_BUCKETS / LATENCY_BUCKETS_SECONDS). */
+  readonly batchSize?: readonly LocalHistogramData[];
+  readonly commitSeconds?: readonly LocalHistogramData[];
+}
 
 /** Audit group-commit figures a shard worker returns with each batch (or on request). */
 export interface AuditBatchStats {
@@ -299,6 +374,16 @@ export class ServiceMetrics {
     LATENCY_BUCKETS_SECONDS,
     ['shard'],
   );
+  readonly auditCommits = this.registry.counter(
+    'asas_audit_commits_total',
+    'Audit group commits that succeeded, by shard.',
+    ['shard'],
+  );
+  readonly auditRowsCommitted = this.registry.counter(
+    'asas_audit_rows_committed_total',
+    'Audit rows committed (answered decisions made durable), by shard.',
+    ['shard'],
+  );
   readonly auditCommitFailures = this.registry.counter(
     'asas_audit_commit_failures_total',
     'Audit group commits that failed (their decisions were answered as safe declines), by shard.',
@@ -348,7 +433,26 @@ export class ServiceMetrics {
     const s = String(shard);
     this.auditBatchSize.labels(s).observe(stats.size);
     this.auditCommitDuration.labels(s).observe(stats.commitSeconds);
-    if (!stats.ok) this.auditCommitFailures.labels(s).inc();
+    if (stats.ok) {
+      this.auditCommits.labels(s).inc();
+      this.auditRowsCommitted.labels(s).inc(stats.size);
+    } else this.auditCommitFailures.labels(s).inc();
+  }
+
+  /**
+   * Loads the cumulative figures of every shard worker (collected at scrape time). Use this
+   * or auditBatch() for the audit figures, not both.
+   */
+  shardStats(stats: readonly ShardMetricsSnapshot[]): void {
+    for (const s of stats) {
+      const shard = String(s.shard);
+      this.actorCacheSize.set(s.actors, shard);
+      this.auditCommits.labels(shard).value = s.commits;
+      this.auditRowsCommitted.labels(shard).value = s.committedRows;
+      this.auditCommitFailures.labels(shard).value = s.failedCommits;
+      if (s.batchSize !== undefined) this.auditBatchSize.labels(shard).load(s.batchSize);
+      if (s.commitSeconds !== undefined) this.auditCommitDuration.labels(shard).load(s.commitSeconds);
+    }
   }
 
   webhookDelivery(outcome: string): void {
@@ -357,5 +461,10 @@ export class ServiceMetrics {
 
   render(): string {
     return this.registry.render();
+  }
+
+  /** Refreshes the scrape-time figures (worker stats, backlog queries), then renders. */
+  collect(): Promise<string> {
+    return this.registry.collect();
   }
 }

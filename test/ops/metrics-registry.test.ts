@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 const DIST = new URL(`../../${process.env.DIST_DIR ?? 'dist'}/src/`, import.meta.url).href;
 const { Registry, ServiceMetrics } = (await import(
   `${DIST}observability/metrics.js`
-)) as typeof import('../../dist/src/observability/metrics.js');
+)) as typeof import('../../src/observability/metrics.js');
 
 describe('metrics registry', () => {
   it('renders labelled counters with HELP and TYPE lines and escaped label values', () => {

@@ -1,0 +1,542 @@
+// The operators' bench suite: `npm run bench -- [options]`.
+//
+//   --target <url> --admin-key <key>   bench a running deployment (default: start the built
+//                                      service here, on a fresh PostgreSQL database when
+//                                      DATABASE_URL is set, else embedded PGlite)
+//   --scenario authorize|onboarding|webhook-lag|soak|all   (default authorize)
+//   --mode saturation|rate  --rate <req/s>  --connections <n>  --pipelining <n>
+//   --duration <s>  --warmup <s>  --agents <n>  --workers <n>  --no-echo
+//   --micro (micro-benchmarks only)  --no-micro  --out <dir>
+//
+// Every result records the machine, Node version and commit, prints a table, and is written
+// as JSON (and an SVG latency-over-time chart) under bench/results/.
+import { createServer } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import type hdr from 'hdr-histogram-js';
+import { buildRequest } from './load/connection.js';
+import { type LoadResult, newHistogram, runLoad, summarise } from './load/run-load.js';
+import { runMicro } from './micro.js';
+import { call, onboardBody } from './provision.js';
+import { renderChart } from './report/chart.js';
+import { commit, LATENCY_HEADERS, latencyRow, machine, table, writeResult } from './report/results.js';
+import { type Samples, scrape, sumOf } from './report/scrape.js';
+import { classifyDecision, MIX, mixGenerator, provisionMix } from './scenarios/authorize-mix.js';
+import { type Started, startEcho, startService } from './servers/processes.js';
+
+const { values: args } = parseArgs({
+  options: {
+    target: { type: 'string' },
+    'admin-key': { type: 'string' },
+    scenario: { type: 'string', default: 'authorize' },
+    mode: { type: 'string' },
+    rate: { type: 'string' },
+    connections: { type: 'string', default: '32' },
+    pipelining: { type: 'string', default: '1' },
+    duration: { type: 'string' },
+    warmup: { type: 'string', default: '2' },
+    agents: { type: 'string', default: '200' },
+    workers: { type: 'string' },
+    'no-echo': { type: 'boolean', default: false },
+    micro: { type: 'boolean', default: false },
+    'no-micro': { type: 'boolean', default: false },
+    out: { type: 'string', default: 'bench/results' },
+    quiet: { type: 'boolean', default: false },
+  },
+  strict: true,
+});
+
+function int(name: string, v: string | undefined, def: number): number {
+  if (v === undefined) return def;
+  const n = Number(v);
+  if (!Number.isFinite(n) || n < 0) {
+    process.stderr.write(`--${name} must be a non-negative number, got "${v}"\n`);
+    process.exit(2);
+  }
+  return n;
+}
+
+const scenario = args.scenario as string;
+const SCENARIOS = ['authorize', 'onboarding', 'webhook-lag', 'soak', 'all'];
+if (!SCENARIOS.includes(scenario)) {
+  process.stderr.write(`--scenario must be one of ${SCENARIOS.join(', ')}\n`);
+  process.exit(2);
+}
+const rate = int('rate', args.rate, scenario === 'soak' ? 1000 : 0);
+const mode = (args.mode ?? (rate > 0 ? 'rate' : 'saturation')) as 'rate' | 'saturation';
+if (mode !== 'rate' && mode !== 'saturation') {
+  process.stderr.write('--mode must be rate or saturation\n');
+  process.exit(2);
+}
+if (mode === 'rate' && rate <= 0) {
+  process.stderr.write('--mode rate needs --rate <requests per second>\n');
+  process.exit(2);
+}
+const connections = Math.max(1, int('connections', args.connections, 32));
+const pipelining = Math.max(1, int('pipelining', args.pipelining, 1));
+const duration = int('duration', args.duration, scenario === 'soak' ? 600 : 20);
+const warmup = int('warmup', args.warmup, 2);
+const agents = Math.max(1, int('agents', args.agents, 200));
+const outDir = args.out as string;
+const quiet = args.quiet === true;
+const log = (s: string) => {
+  if (!quiet) process.stderr.write(`${s}\n`);
+};
+
+const meta = { machine: machine(), commit: commit(process.cwd()), started_at: new Date().toISOString() };
+
+function progress(name: string) {
+  return (s: {
+    t: number;
+    completed: number;
+    errors: number;
+    backlog: number;
+    latencyMs: { p50: number; p99: number; max: number };
+  }) => {
+    if (quiet) return;
+    process.stderr.write(
+      `  ${name} [${String(s.t).padStart(4)} s] ${String(s.completed).padStart(7)} req/s  p50 ${s.latencyMs.p50} ms  p99 ${s.latencyMs.p99} ms  max ${s.latencyMs.max} ms${s.backlog > 0 ? `  backlog ${s.backlog}` : ''}${s.errors > 0 ? `  errors ${s.errors}` : ''}\n`,
+    );
+  };
+}
+
+function hostPort(url: string): { host: string; port: number; hostHeader: string } {
+  const u = new URL(url);
+  return {
+    host: u.hostname.replace(/^\[|\]$/g, ''),
+    port: Number(u.port || (u.protocol === 'https:' ? 443 : 80)),
+    hostHeader: u.host,
+  };
+}
+
+interface Target {
+  readonly url: string;
+  readonly adminKey: string;
+  readonly database: string;
+  readonly started: Started | null;
+}
+
+async function openTarget(): Promise<Target> {
+  if (args.target !== undefined) {
+    if (args['admin-key'] === undefined) {
+      process.stderr.write('--target needs --admin-key (the operator key, to provision a Client)\n');
+      process.exit(2);
+    }
+    if (new URL(args.target).protocol !== 'http:') {
+      process.stderr.write('--target must be an http:// URL (the load generator speaks plain HTTP/1.1)\n');
+      process.exit(2);
+    }
+    return { url: args.target.replace(/\/$/, ''), adminKey: args['admin-key'], database: 'remote', started: null };
+  }
+  log('starting the service (built dist) ...');
+  const started = await startService({
+    databaseUrl: process.env.DATABASE_URL ?? null,
+    natsUrl: process.env.NATS_URL ?? null,
+    workers: args.workers === undefined ? null : int('workers', args.workers, 1),
+  });
+  log(`  ${started.url} on ${started.database}`);
+  return { url: started.url, adminKey: started.adminKey, database: started.database, started };
+}
+
+async function serverRss(t: Target): Promise<number | null> {
+  const local = t.started?.rssBytes() ?? null;
+  if (local !== null) return local;
+  const s = await scrape(t.url, t.adminKey);
+  return s === null ? null : sumOf(s, 'asas_process_resident_memory_bytes');
+}
+
+/** Server-side counters moved during the run, next to the bench's own counts. */
+function consistency(before: Samples | null, after: Samples | null, bench: Record<string, number>, path: string) {
+  if (before === null || after === null) return { available: false };
+  const delta = (name: string, match: string[] = []) => sumOf(after, name, match) - sumOf(before, name, match);
+  const decisions: Record<string, { server: number; bench: number }> = {};
+  for (const d of ['APPROVE', 'DECLINE', 'STEP_UP']) {
+    decisions[d] = { server: delta('asas_decisions_total', [`decision="${d}"`]), bench: bench[d] ?? 0 };
+  }
+  const benchTotal = Object.values(bench).reduce((a, b) => a + b, 0);
+  return {
+    available: true,
+    http_requests: { server: delta('asas_http_requests_total', [`route="${path}"`]), bench: benchTotal },
+    decisions,
+  };
+}
+
+function kindTable(r: LoadResult, expected: Record<string, string>): string {
+  const labels = [...new Set(Object.values(r.byKind).flatMap((k) => Object.keys(k)))].sort();
+  const rows = Object.entries(r.byKind)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([kind, counts]) => {
+      const total = Object.values(counts).reduce((a, b) => a + b, 0);
+      const exp = expected[kind] ?? '';
+      const hit = exp === '' ? '' : `${(((counts[exp] ?? 0) * 100) / Math.max(1, total)).toFixed(1)}%`;
+      return [kind, exp, hit, total, ...labels.map((l) => counts[l] ?? 0)];
+    });
+  return table(['kind', 'expected', 'as expected', 'count', ...labels], rows);
+}
+
+async function scenarioAuthorize(t: Target): Promise<void> {
+  log(`provisioning a Client, 3 Principals and ${agents + 26} agents through the API ...`);
+  const setup = await provisionMix(t, agents, log);
+  const wait = setup.expiredAfterMs - Date.now();
+  if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+  const { host, port, hostHeader } = hostPort(t.url);
+  const load = {
+    mode,
+    rate,
+    connections,
+    pipelining,
+    durationSeconds: duration,
+    warmupSeconds: warmup,
+  };
+
+  let echo: LoadResult | null = null;
+  if (!args['no-echo']) {
+    log(`echo ceiling: bare uWebSockets.js JSON echo, saturation at ${connections} connections ...`);
+    const e = await startEcho();
+    try {
+      const ep = hostPort(e.url);
+      echo = await runLoad({
+        ...load,
+        mode: 'saturation',
+        host: ep.host,
+        port: ep.port,
+        next: mixGenerator(ep.hostHeader, setup),
+        keepBodies: false,
+        onInterval: progress('echo'),
+      });
+    } finally {
+      await e.stop();
+    }
+  }
+
+  const before = await scrape(t.url, t.adminKey);
+  log(
+    `authorize: ${mode === 'rate' ? `${rate} req/s open loop` : 'saturation'} at ${connections} connections x ${pipelining}, ${duration} s after ${warmup} s warm-up ...`,
+  );
+  const rssStart = await serverRss(t);
+  const result = await runLoad({
+    ...load,
+    host,
+    port,
+    next: mixGenerator(hostHeader, setup),
+    keepBodies: true,
+    classify: classifyDecision,
+    onInterval: progress('authorize'),
+  });
+  const rssEnd = await serverRss(t);
+  await new Promise((r) => setTimeout(r, 200));
+  const after = await scrape(t.url, t.adminKey);
+
+  const expected = Object.fromEntries(MIX.map((m) => [m.kind, m.expected]));
+  const decisions: Record<string, number> = {};
+  for (const k of Object.values(result.byKind))
+    for (const [d, n] of Object.entries(k)) decisions[d] = (decisions[d] ?? 0) + n;
+  const ratio =
+    echo !== null && mode === 'saturation' ? result.throughputPerSecond / Math.max(1, echo.throughputPerSecond) : null;
+
+  const rows = [latencyRow('authorize', result.throughputPerSecond, result.latencyMs)];
+  if (echo !== null) rows.push(latencyRow('echo ceiling', echo.throughputPerSecond, echo.latencyMs));
+  process.stdout.write(`\n${table(LATENCY_HEADERS, rows)}\n\n`);
+  process.stdout.write(`${kindTable(result, expected)}\n\n`);
+  if (ratio !== null) {
+    process.stdout.write(
+      `decisions/s vs echo ceiling: ${(ratio * 100).toFixed(1)}% (target >= 40%); p99 ${result.latencyMs.p99} ms at ${connections} connections (target < 10 ms)\n`,
+    );
+  }
+  const check = consistency(before, after, result.allByLabel, '/api/v1/authorize');
+  const record = {
+    scenario: 'authorize',
+    ...meta,
+    target: { url: t.url, database: t.database, started_by_bench: t.started !== null },
+    options: { ...load, agents, mix: MIX },
+    authorize: { ...result, decisions },
+    echo,
+    ratio_to_echo: ratio,
+    targets: ratio === null ? null : { ratio_min: 0.4, p99_max_ms: 10, met: ratio >= 0.4 && result.latencyMs.p99 < 10 },
+    server: { rss_bytes_start: rssStart, rss_bytes_end: rssEnd, metrics_vs_bench: check },
+  };
+  const svg = renderChart(
+    `POST /api/v1/authorize: ${result.throughputPerSecond} decisions/s, p99 ${result.latencyMs.p99} ms`,
+    `${meta.machine.cores} cores, Node ${meta.machine.node}, commit ${meta.commit}, ${t.database}, ${connections} connections`,
+    echo === null
+      ? [{ name: 'authorize', timeline: result.timeline }]
+      : [
+          { name: 'authorize', timeline: result.timeline },
+          { name: 'echo ceiling', timeline: echo.timeline },
+        ],
+  );
+  const files = writeResult(outDir, 'authorize', record, svg);
+  process.stdout.write(`server metrics vs bench: ${JSON.stringify(check)}\nwrote ${files.json}\nwrote ${files.svg}\n`);
+}
+
+async function scenarioOnboarding(t: Target): Promise<void> {
+  log('onboarding: provisioning a Client ...');
+  const client = await (await import('./provision.js')).provisionClient(t, `bench onboarding ${Date.now()}`);
+  const { host, port, hostHeader } = hostPort(t.url);
+  const conns = Math.min(connections, 16);
+  log(`onboarding: POST /api/v1/onboard at saturation, ${conns} connections, ${duration} s ...`);
+  const result = await runLoad({
+    mode: 'saturation',
+    rate: 0,
+    connections: conns,
+    pipelining: 1,
+    durationSeconds: duration,
+    warmupSeconds: Math.min(warmup, 1),
+    host,
+    port,
+    keepBodies: false,
+    next: () => ({
+      kind: 'onboard',
+      bytes: buildRequest(
+        'POST',
+        hostHeader,
+        '/api/v1/onboard',
+        { 'x-api-key': client.clientKey },
+        JSON.stringify(onboardBody(client.programId, 'onb')),
+      ),
+    }),
+    onInterval: progress('onboard'),
+  });
+  process.stdout.write(
+    `\n${table(LATENCY_HEADERS, [latencyRow('onboard', result.throughputPerSecond, result.latencyMs)])}\n`,
+  );
+  process.stdout.write(`statuses: ${JSON.stringify(result.byStatus)}\n`);
+  const svg = renderChart(
+    `POST /api/v1/onboard: ${result.throughputPerSecond} onboardings/s, p99 ${result.latencyMs.p99} ms`,
+    `${meta.machine.cores} cores, Node ${meta.machine.node}, commit ${meta.commit}, ${t.database}, ${conns} connections`,
+    [{ name: 'onboard', timeline: result.timeline }],
+  );
+  const files = writeResult(
+    outDir,
+    'onboarding',
+    { scenario: 'onboarding', ...meta, target: t.url, onboarding: result },
+    svg,
+  );
+  process.stdout.write(`wrote ${files.json}\nwrote ${files.svg}\n`);
+}
+
+async function scenarioWebhookLag(t: Target): Promise<void> {
+  log('webhook-lag: provisioning, starting a local receiver ...');
+  const setup = await provisionMix(t, 8, log);
+  const answeredAt = new Map<string, number>();
+  const lag = newHistogram();
+  let delivered = 0;
+  let duplicates = 0;
+  const seen = new Set<string>();
+  const receiver = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const now = performance.now();
+      res.writeHead(200).end();
+      try {
+        const ev = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+          event_id: string;
+          data?: { authorization_id?: string };
+        };
+        if (seen.has(ev.event_id)) {
+          duplicates++;
+          return;
+        }
+        seen.add(ev.event_id);
+        const at = answeredAt.get(ev.data?.authorization_id ?? '');
+        if (at !== undefined) {
+          delivered++;
+          lag.recordValue(Math.max(1, Math.round((now - at) * 1000)));
+        }
+      } catch {
+        // not an event
+      }
+    });
+  });
+  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()));
+  const rport = (receiver.address() as { port: number }).port;
+  try {
+    await call(t, 'POST', '/api/v1/webhooks', {
+      apiKey: setup.main.principalKey,
+      body: { url: `http://127.0.0.1:${rport}/hook`, event_types: ['authorization.decline'], description: 'bench lag' },
+      expect: [201],
+    });
+    const { host, port, hostHeader } = hostPort(t.url);
+    const r = rate > 0 ? rate : 200;
+    const AUTH_ID = Buffer.from('"authorization_id":"');
+    log(`webhook-lag: ${r} declines/s for ${duration} s ...`);
+    const result = await runLoad({
+      mode: 'rate',
+      rate: r,
+      connections: Math.min(connections, 8),
+      pipelining: 1,
+      durationSeconds: duration,
+      warmupSeconds: 0,
+      host,
+      port,
+      keepBodies: true,
+      next: mixGenerator(hostHeader, setup, [{ kind: 'blocked_mcc', weight: 100, expected: 'DECLINE' }]),
+      classify: classifyDecision,
+      onRecorded: (c) => {
+        if (c.body === null) return;
+        const i = c.body.indexOf(AUTH_ID);
+        if (i < 0) return;
+        const from = i + AUTH_ID.length;
+        answeredAt.set(c.body.toString('latin1', from, c.body.indexOf(0x22, from)), performance.now());
+      },
+      onInterval: progress('decline'),
+    });
+    const expectedEvents = answeredAt.size;
+    const deadline = Date.now() + 20_000;
+    while (delivered < expectedEvents && Date.now() < deadline) await new Promise((res) => setTimeout(res, 100));
+    const summary = summarise(lag);
+    process.stdout.write(
+      `\n${table(
+        ['run', 'declines', 'events delivered', 'duplicates', 'lag p50 ms', 'p90 ms', 'p99 ms', 'p99.9 ms', 'max ms'],
+        [
+          [
+            'webhook lag',
+            expectedEvents,
+            delivered,
+            duplicates,
+            summary.p50,
+            summary.p90,
+            summary.p99,
+            summary.p999,
+            summary.max,
+          ],
+        ],
+      )}\n`,
+    );
+    const files = writeResult(
+      outDir,
+      'webhook-lag',
+      {
+        scenario: 'webhook-lag',
+        ...meta,
+        target: t.url,
+        declines: expectedEvents,
+        delivered,
+        duplicates,
+        lag_ms: summary,
+        load: result,
+      },
+      null,
+    );
+    process.stdout.write(`wrote ${files.json}\n`);
+  } finally {
+    receiver.close();
+  }
+}
+
+async function scenarioSoak(t: Target): Promise<void> {
+  log(`soak: provisioning ${agents} agents ...`);
+  const setup = await provisionMix(t, agents, log);
+  const wait = setup.expiredAfterMs - Date.now();
+  if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+  const { host, port, hostHeader } = hostPort(t.url);
+  const r = rate > 0 ? rate : 1000;
+  const minutes: { minute: number; hist: ReturnType<typeof hdr.build>; rss: number[] }[] = [];
+  const t0 = performance.now();
+  const minuteOf = () => Math.floor((performance.now() - t0) / 60_000);
+  const bucket = (m: number) => {
+    while (minutes.length <= m) minutes.push({ minute: minutes.length + 1, hist: newHistogram(), rss: [] });
+    return minutes[m] as (typeof minutes)[number];
+  };
+  const sampler = setInterval(() => {
+    void serverRss(t).then((v) => {
+      if (v !== null) bucket(minuteOf()).rss.push(v);
+    });
+  }, 5000);
+  log(`soak: ${r} req/s for ${duration} s ...`);
+  let result: LoadResult;
+  try {
+    result = await runLoad({
+      mode: 'rate',
+      rate: r,
+      connections,
+      pipelining,
+      durationSeconds: duration,
+      warmupSeconds: 0,
+      host,
+      port,
+      keepBodies: true,
+      classify: classifyDecision,
+      next: mixGenerator(hostHeader, setup),
+      onRecorded: (_c, ms) => bucket(minuteOf()).hist.recordValue(Math.max(1, Math.round(ms * 1000))),
+      onInterval: (s) => {
+        if (s.t % 10 === 0) progress('soak')(s);
+      },
+    });
+  } finally {
+    clearInterval(sampler);
+  }
+  const rows = minutes.map((m) => {
+    const s = summarise(m.hist);
+    const rss = m.rss.length > 0 ? Math.round(Math.max(...m.rss) / 1048576) : '';
+    return [m.minute, s.count, s.p50, s.p99, s.max, rss];
+  });
+  process.stdout.write(`\n${table(['minute', 'requests', 'p50 ms', 'p99 ms', 'max ms', 'server RSS MiB'], rows)}\n`);
+  const first = minutes[0];
+  const last = minutes[minutes.length - 1];
+  const drift =
+    first !== undefined && last !== undefined
+      ? {
+          p99_first_minute_ms: summarise(first.hist).p99,
+          p99_last_minute_ms: summarise(last.hist).p99,
+          rss_first_minute_bytes: first.rss.length > 0 ? Math.max(...first.rss) : null,
+          rss_last_minute_bytes: last.rss.length > 0 ? Math.max(...last.rss) : null,
+        }
+      : null;
+  process.stdout.write(`drift: ${JSON.stringify(drift)}\n`);
+  const svg = renderChart(
+    `Soak: ${r} req/s for ${duration} s, p99 ${result.latencyMs.p99} ms`,
+    `${meta.machine.cores} cores, Node ${meta.machine.node}, commit ${meta.commit}, ${t.database}`,
+    [{ name: 'authorize', timeline: result.timeline }],
+  );
+  const files = writeResult(
+    outDir,
+    'soak',
+    {
+      scenario: 'soak',
+      ...meta,
+      target: t.url,
+      rate: r,
+      per_minute: minutes.map((m) => ({ minute: m.minute, latency_ms: summarise(m.hist), rss_bytes: m.rss })),
+      drift,
+      load: result,
+    },
+    svg,
+  );
+  process.stdout.write(`wrote ${files.json}\nwrote ${files.svg}\n`);
+}
+
+async function main(): Promise<void> {
+  if (args.micro || !args['no-micro']) {
+    const micro = await runMicro(log);
+    process.stdout.write(`\n${micro.table}\n`);
+    const files = writeResult(outDir, 'micro', { scenario: 'micro', ...meta, results: micro.results }, null);
+    process.stdout.write(`wrote ${files.json}\n`);
+    if (args.micro) return;
+  }
+  const t = await openTarget();
+  let failed = false;
+  try {
+    const run = scenario === 'all' ? ['authorize', 'onboarding', 'webhook-lag'] : [scenario];
+    for (const s of run) {
+      try {
+        if (s === 'authorize') await scenarioAuthorize(t);
+        else if (s === 'onboarding') await scenarioOnboarding(t);
+        else if (s === 'webhook-lag') await scenarioWebhookLag(t);
+        else if (s === 'soak') await scenarioSoak(t);
+      } catch (err) {
+        failed = true;
+        process.stderr.write(`scenario ${s} failed: ${(err as Error).message}\n`);
+      }
+    }
+  } finally {
+    if (t.started !== null) {
+      const code = await t.started.stop();
+      log(`service stopped (exit ${code})`);
+    }
+  }
+  if (failed) process.exitCode = 1;
+}
+
+await main();

@@ -1,0 +1,168 @@
+// Child processes the bench starts when it has no --target: the built service (on a fresh
+// PostgreSQL database when DATABASE_URL is set, else embedded PGlite in a temporary
+// DATA_DIR) and the bare uWebSockets.js echo server.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import postgres from 'postgres';
+
+const HERE = fileURLToPath(new URL('.', import.meta.url));
+/** dist/bench/servers/ -> dist/src/main.js (or .build/<x>/...). */
+const MAIN = join(HERE, '..', '..', 'src', 'main.js');
+const ECHO = join(HERE, 'echo-server.js');
+
+export interface Started {
+  readonly url: string;
+  readonly pid: number;
+  readonly adminKey: string;
+  /** Database used, for the result record ("embedded" or the URL without credentials). */
+  readonly database: string;
+  /** Resident set size of the process, from /proc (Linux), in bytes; null elsewhere. */
+  rssBytes(): number | null;
+  stop(): Promise<number | null>;
+}
+
+function waitForLine(child: ChildProcess, test: (line: string) => string | null, what: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let buf = '';
+    let stderr = '';
+    const timer = setTimeout(
+      () => reject(new Error(`${what} did not start within 60 s: ${stderr.slice(-500)}`)),
+      60_000,
+    );
+    child.stderr?.on('data', (d: Buffer) => {
+      stderr += d.toString();
+    });
+    child.stdout?.on('data', (d: Buffer) => {
+      buf += d.toString();
+      let i = buf.indexOf('\n');
+      while (i >= 0) {
+        const line = buf.slice(0, i);
+        buf = buf.slice(i + 1);
+        const hit = test(line);
+        if (hit !== null) {
+          clearTimeout(timer);
+          resolve(hit);
+          return;
+        }
+        i = buf.indexOf('\n');
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${what} exited with ${code} before listening: ${stderr.slice(-1000)}`));
+    });
+  });
+}
+
+function rssOf(pid: number): number | null {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) * 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
+function stopChild(child: ChildProcess): Promise<number | null> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null) {
+      resolve(child.exitCode);
+      return;
+    }
+    const kill = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    child.once('exit', (code) => {
+      clearTimeout(kill);
+      resolve(code);
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+export async function startEcho(): Promise<Started> {
+  const child = spawn(process.execPath, [ECHO, '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const port = await waitForLine(child, (l) => /^PORT (\d+)$/.exec(l)?.[1] ?? null, 'echo server');
+  return {
+    url: `http://127.0.0.1:${port}`,
+    pid: child.pid as number,
+    adminKey: '',
+    database: 'none',
+    rssBytes: () => rssOf(child.pid as number),
+    stop: () => stopChild(child),
+  };
+}
+
+export interface ServiceOptions {
+  /** Base PostgreSQL URL; a fresh database is created on that server and dropped after. */
+  readonly databaseUrl: string | null;
+  readonly natsUrl: string | null;
+  readonly workers: number | null;
+  readonly extraEnv?: Record<string, string>;
+}
+
+export async function startService(o: ServiceOptions): Promise<Started> {
+  const adminKey = `bench_${randomBytes(16).toString('hex')}`;
+  const dataDir = mkdtempSync(join(tmpdir(), 'asas-bench-'));
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '',
+    PORT: '0',
+    HOST: '127.0.0.1',
+    ADMIN_KEY: adminKey,
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'info',
+    WEBHOOK_URL_POLICY: 'any',
+    ...o.extraEnv,
+  };
+  let dbName: string | null = null;
+  let adminUrl: string | null = null;
+  if (o.databaseUrl !== null) {
+    const u = new URL(o.databaseUrl);
+    dbName = `asas_bench_${randomBytes(4).toString('hex')}`;
+    u.pathname = `/${dbName}`;
+    env.DATABASE_URL = u.toString();
+    u.pathname = '/postgres';
+    adminUrl = u.toString();
+  }
+  if (o.natsUrl !== null) env.NATS_URL = o.natsUrl;
+  if (o.workers !== null) env.WORKERS = String(o.workers);
+  const child = spawn(process.execPath, [MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const port = await waitForLine(
+    child,
+    (l) => {
+      if (!l.includes('"listening"')) return null;
+      try {
+        return String((JSON.parse(l) as { port: number }).port);
+      } catch {
+        return null;
+      }
+    },
+    'service',
+  );
+  // Keep draining the child's output so a chatty log never blocks it.
+  child.stdout?.resume();
+  child.stderr?.resume();
+  return {
+    url: `http://127.0.0.1:${port}`,
+    pid: child.pid as number,
+    adminKey,
+    database: dbName === null ? 'embedded PGlite' : `PostgreSQL ${new URL(env.DATABASE_URL as string).host}`,
+    rssBytes: () => rssOf(child.pid as number),
+    async stop() {
+      const code = await stopChild(child);
+      rmSync(dataDir, { recursive: true, force: true });
+      if (adminUrl !== null && dbName !== null) {
+        const sql = postgres(adminUrl, { max: 1, onnotice: () => {} });
+        try {
+          for (const n of [dbName, `${dbName}_sandbox`])
+            await sql.unsafe(`drop database if exists "${n}" with (force)`);
+        } finally {
+          await sql.end({ timeout: 5 });
+        }
+      }
+      return code;
+    },
+  };
+}

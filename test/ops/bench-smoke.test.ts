@@ -1,0 +1,105 @@
+// The bench suite end to end, briefly: against a running server (--target) it provisions
+// through the API, drives /authorize and the echo ceiling for a couple of seconds, prints its
+// table and writes the JSON and the SVG chart, whose counts add up and agree with /metrics.
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+
+const RUN = fileURLToPath(new URL(`../../${process.env.DIST_DIR ?? 'dist'}/bench/run.js`, import.meta.url));
+let server: TestServer;
+let out: string;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  out = mkdtempSync(join(tmpdir(), 'asas-bench-smoke-'));
+});
+afterAll(async () => {
+  await server?.close();
+  rmSync(out, { recursive: true, force: true });
+});
+
+interface Summary {
+  count: number;
+  p50: number;
+  p99: number;
+  p999: number;
+  max: number;
+}
+
+describe('npm run bench', () => {
+  it('writes a table, a JSON result and an SVG chart whose counts add up', async () => {
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [
+        RUN,
+        '--target',
+        server.url,
+        '--admin-key',
+        server.adminKey,
+        '--duration',
+        '2',
+        '--warmup',
+        '1',
+        '--agents',
+        '4',
+        '--connections',
+        '4',
+        '--no-micro',
+        '--quiet',
+        '--out',
+        out,
+      ],
+      { timeout: 60_000 },
+    );
+    expect(stdout).toMatch(/authorize\s+\d+\s+\d+/);
+    expect(stdout).toMatch(/echo ceiling\s+\d+/);
+    const files = readdirSync(out);
+    const json = files.find((f) => f.startsWith('authorize-') && f.endsWith('.json'));
+    const svg = files.find((f) => f.startsWith('authorize-') && f.endsWith('.svg'));
+    expect(json).toBeDefined();
+    expect(svg).toBeDefined();
+
+    const r = JSON.parse(readFileSync(join(out, json as string), 'utf8'));
+    expect(r.machine.node).toBe(process.version);
+    expect(r.machine.cores).toBeGreaterThanOrEqual(1);
+    expect(typeof r.commit).toBe('string');
+    const a = r.authorize;
+    const byKind = Object.values(a.byKind as Record<string, Record<string, number>>).reduce(
+      (n, k) => n + Object.values(k).reduce((x, y) => x + y, 0),
+      0,
+    );
+    const byStatus = Object.values(a.byStatus as Record<string, number>).reduce((x, y) => x + y, 0);
+    expect(a.completed).toBeGreaterThan(0);
+    expect(byKind).toBe(a.completed);
+    expect(byStatus).toBe(a.completed);
+    expect(a.byStatus['200']).toBe(a.completed);
+    expect((a.latencyMs as Summary).count).toBe(a.completed);
+    const l = a.latencyMs as Summary;
+    expect(l.p50).toBeLessThanOrEqual(l.p99);
+    expect(l.p99).toBeLessThanOrEqual(l.p999);
+    expect(l.p999).toBeLessThanOrEqual(l.max);
+    expect(a.lost).toBe(0);
+    expect(a.timeline.length).toBe(2);
+    expect(a.timeline.reduce((n: number, s: { completed: number }) => n + s.completed, 0)).toBeLessThanOrEqual(
+      a.completed,
+    );
+    expect(r.echo.completed).toBeGreaterThan(0);
+    expect(r.ratio_to_echo).toBeGreaterThan(0);
+    // The server's own counters moved exactly as the bench counted (warm-up included).
+    const m = r.server.metrics_vs_bench;
+    expect(m.available).toBe(true);
+    expect(m.http_requests.server).toBe(m.http_requests.bench);
+    for (const d of Object.values(m.decisions as Record<string, { server: number; bench: number }>)) {
+      expect(d.server).toBe(d.bench);
+    }
+    const chart = readFileSync(join(out, svg as string), 'utf8');
+    expect(chart.startsWith('<svg')).toBe(true);
+    expect(chart).toContain('<polyline');
+    expect(chart.trim().endsWith('</svg>')).toBe(true);
+  });
+});
