@@ -137,6 +137,43 @@ function round2Text(n: number): string {
   return n.toFixed(2);
 }
 
+const MAX_EXACT = 9_007_199_254_740_991n;
+
+/**
+ * A response number for exact units. Below 2^53 both operands are exact doubles and IEEE
+ * division is correctly rounded, so this equals Number(decimal text) without building the text.
+ */
+function unitsToNumber(u: Units): number {
+  return u <= MAX_EXACT && u >= -MAX_EXACT ? Number(u) / 1e8 : toJsonNumber(u);
+}
+
+// toISOString costs about a microsecond: the date part is cached per UTC day and the time of
+// day is assembled from lookup tables (same text as toISOString for years 1970..9999).
+const PAD2: readonly string[] = Array.from({ length: 100 }, (_, i) => String(i).padStart(2, '0'));
+const PAD3: readonly string[] = Array.from({ length: 1000 }, (_, i) => String(i).padStart(3, '0'));
+let isoMs = Number.NaN;
+let isoText = '';
+let isoDay = Number.NaN;
+let isoDayText = '';
+export function isoOf(ms: number): string {
+  if (ms === isoMs) return isoText;
+  const day = Math.floor(ms / 86_400_000);
+  if (day !== isoDay) {
+    isoDayText = new Date(day * 86_400_000).toISOString().slice(0, 11);
+    isoDay = day;
+  }
+  let r = ms - day * 86_400_000;
+  const h = Math.floor(r / 3_600_000);
+  r -= h * 3_600_000;
+  const m = Math.floor(r / 60_000);
+  r -= m * 60_000;
+  const sec = Math.floor(r / 1000);
+  const milli = Math.floor(r - sec * 1000);
+  isoText = `${isoDayText}${PAD2[h]}:${PAD2[m]}:${PAD2[sec]}.${PAD3[milli]}Z`;
+  isoMs = ms;
+  return isoText;
+}
+
 /** Decides one authorization and updates `state` as if the decision were committed. */
 export function evaluate(state: AgentState, req: AuthorizeRequest, nowMs: number): Evaluation {
   const t = state.thresholds;
@@ -385,7 +422,8 @@ export function evaluate(state: AgentState, req: AuthorizeRequest, nowMs: number
   const kya = kyaScore(state.stats.approved, state.stats.declined, ageHours, t);
   if (state.kyaScore === null || Math.round(state.kyaScore * 100) !== Math.round(kya * 100)) {
     state.kyaScore = kya;
-    agentUpdate = { kya_score: round2Text(kya) };
+    state.kyaText = round2Text(kya);
+    agentUpdate = { kya_score: state.kyaText };
   }
   if (decision === 'APPROVE') {
     const next = promotionOf(state, nowMs);
@@ -429,7 +467,6 @@ export function evaluate(state: AgentState, req: AuthorizeRequest, nowMs: number
 
   // Events of the gates and of a decline.
   const gates = w.gates as string[];
-  const amountText = req.amount;
   for (const gate of gates) {
     events.push({
       eventType: 'gate.fired',
@@ -438,7 +475,7 @@ export function evaluate(state: AgentState, req: AuthorizeRequest, nowMs: number
         authorization_id: authorizationId,
         gate,
         decision,
-        amount: amountText,
+        amount: req.amount,
         currency: req.currency,
         merchant: merchantLabel,
         trust_score: trustScore,
@@ -452,7 +489,7 @@ export function evaluate(state: AgentState, req: AuthorizeRequest, nowMs: number
       data: {
         agent_id: state.agentId,
         authorization_id: authorizationId,
-        amount: amountText,
+        amount: req.amount,
         currency: req.currency,
         merchant: merchantLabel,
         gates_fired: gates,
@@ -467,14 +504,14 @@ export function evaluate(state: AgentState, req: AuthorizeRequest, nowMs: number
       data: {
         agent_id: state.agentId,
         authorization_id: authorizationId,
-        amount: amountText,
+        amount: req.amount,
         currency: req.currency,
         merchant: merchantLabel,
         mcc: req.mcc,
         session_id: req.sessionId,
         gates_fired: gates,
         reason_codes: reasons,
-        expires_at: new Date(stepUpExpiresAtMs).toISOString(),
+        expires_at: isoOf(stepUpExpiresAtMs),
         trust_score: trustScore,
         risk_score: riskScore,
       },
@@ -485,7 +522,7 @@ export function evaluate(state: AgentState, req: AuthorizeRequest, nowMs: number
   const multiplierUnits = cts !== null ? cts.multiplierUnits : multiplierFor(state.lastZone ?? 'GREEN', state.derived);
   if (limit === null && mandate !== null) limit = effectiveLimit(mandate.perTransaction, multiplierUnits);
   const multiplier = Number(multiplierUnits) / 1e8;
-  const timestamp = new Date(nowMs).toISOString();
+  const timestamp = isoOf(nowMs);
   const response: Record<string, unknown> = {
     authorization_id: authorizationId,
     decision,
@@ -493,7 +530,7 @@ export function evaluate(state: AgentState, req: AuthorizeRequest, nowMs: number
     reason_detail: reasonDetail,
     agent_id: state.agentId,
     mandate_id: mandate === null ? null : mandate.id,
-    amount: toJsonNumber(amount),
+    amount: unitsToNumber(amount),
     currency: req.currency,
     kya_score: state.kyaScore,
     trust_score: trustScore,
@@ -507,14 +544,14 @@ export function evaluate(state: AgentState, req: AuthorizeRequest, nowMs: number
       highest_severity: risk === null ? 'none' : risk.severity,
     },
     gates_fired: gates,
-    daily_amount_used: mandate === null ? 0 : toJsonNumber(mandate.dayAmount),
+    daily_amount_used: mandate === null ? 0 : unitsToNumber(mandate.dayAmount),
     daily_count_used: mandate === null ? 0 : mandate.dayCount,
     intent_context_provided: req.intent.taskReference !== '' || req.intent.intentType !== '',
     intent_anomaly_score: intent === null ? null : intent.score,
     intent_anomaly_triggered: intent?.triggered === true,
     cognitive_limit_active: multiplierUnits < 100_000_000n,
     cognitive_limit_multiplier: multiplier,
-    effective_limit: limit === null ? null : toJsonNumber(limit),
+    effective_limit: limit === null ? null : unitsToNumber(limit),
     recommendations,
     processing_time_ms: 0,
     timestamp,
@@ -524,7 +561,7 @@ export function evaluate(state: AgentState, req: AuthorizeRequest, nowMs: number
     principal_id: state.principalId,
     agent_id: state.agentId,
     mandate_id: mandate === null ? null : mandate.id,
-    amount: formatAmount(amount, 0),
+    amount: req.amount,
     currency: req.currency,
     mcc: req.mcc,
     merchant_id: req.merchantId,
@@ -533,7 +570,7 @@ export function evaluate(state: AgentState, req: AuthorizeRequest, nowMs: number
     decision,
     reason_codes: reasons,
     gates_fired: gates,
-    kya_score: state.kyaScore === null ? null : round2Text(state.kyaScore),
+    kya_score: state.kyaText,
     trust_level: state.trustLevel,
     trust_score: trustScore === null ? null : String(trustScore),
     risk_score: riskScore === null ? null : String(riskScore),

@@ -133,7 +133,7 @@ export function assessRisk(
     r.stepUp = true;
     r.condition = 'HIGH';
     raise(r, 'high');
-  } else if (r.score >= 0.3 || r.signals.length > 1) {
+  } else if (r.score >= 0.3 || r.rapidFire || r.velocity || r.outlier || r.merchantFlagged) {
     r.condition = 'ELEVATED';
   }
   return r;

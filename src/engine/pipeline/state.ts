@@ -26,10 +26,19 @@ export function dayKeyOf(ms: number): number {
   return Math.floor(ms / DAY_MS);
 }
 
+// Month of the last day asked for: the hot path asks for the same day over and over.
+let cachedDay = -1;
+let cachedMonth = -1;
+
 /** UTC month number (year * 12 + month). */
 export function monthKeyOf(ms: number): number {
-  const d = new Date(ms);
-  return d.getUTCFullYear() * 12 + d.getUTCMonth();
+  const day = dayKeyOf(ms);
+  if (day !== cachedDay) {
+    const d = new Date(day * DAY_MS);
+    cachedMonth = d.getUTCFullYear() * 12 + d.getUTCMonth();
+    cachedDay = day;
+  }
+  return cachedMonth;
 }
 
 export function dayStartMs(ms: number): number {
@@ -209,6 +218,8 @@ export interface AgentState {
   trustLevel: TrustLevel;
   /** kya_score as stored (2 decimals), null until the first decision scores it. */
   kyaScore: number | null;
+  /** kya_score as NUMERIC text for the audit row. */
+  kyaText: string | null;
   readonly createdAtMs: number;
   /** ACTIVE mandates, newest first. */
   readonly mandates: MandateState[];
@@ -373,6 +384,7 @@ export function newAgentState(seed: AgentSeed): AgentState {
     status: seed.status ?? 'ACTIVE',
     trustLevel: seed.trustLevel ?? 'REGISTERED',
     kyaScore: seed.kyaScore ?? null,
+    kyaText: seed.kyaScore === undefined || seed.kyaScore === null ? null : seed.kyaScore.toFixed(2),
     createdAtMs: seed.createdAtMs,
     mandates: seed.mandates ?? [],
     overrides: seed.overrides ?? {},
