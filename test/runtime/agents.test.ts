@@ -1,7 +1,7 @@
 import { generateKeyPairSync, sign } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectEnvelope, request, startTestServer, type TestServer } from '../helpers/server.js';
-import { bearerFor, createAgent, newPrincipal, type TestPrincipal } from './setup.js';
+import { bearerFor, createAgent, newPrincipal, type TestPrincipal, withDb } from './setup.js';
 
 let server: TestServer;
 let alice: TestPrincipal;
@@ -359,5 +359,57 @@ describe('PATCH /api/v1/agents/:agent_id/status', () => {
     });
     expect(res.status).toBe(200);
     expect(res.body.status).toBe('SUSPENDED');
+  });
+});
+
+describe('environments and the OpenAPI document', () => {
+  it('keeps a sandbox Principal in the sandbox database', async () => {
+    const sandbox = await newPrincipal(server, 'sandbox');
+    const agent = await createAgent(server, sandbox);
+    const read = await request(server, 'GET', `/api/v1/agents/${agent.id}`, { apiKey: sandbox.apiKey });
+    expect(read.status).toBe(200);
+    const live = await withDb(
+      server,
+      'live',
+      (sql) => sql`select count(*)::int as n from agents where id = ${agent.id as string}`,
+    );
+    const sb = await withDb(
+      server,
+      'sandbox',
+      (sql) => sql`select count(*)::int as n from agents where id = ${agent.id as string}`,
+    );
+    expect([live[0]?.n, sb[0]?.n]).toEqual([0, 1]);
+    expectEnvelope(
+      await request(server, 'GET', `/api/v1/agents/${agent.id}`, { apiKey: alice.apiKey }),
+      404,
+      'agent_not_found',
+    );
+  });
+
+  it('documents every runtime route with its schemas', async () => {
+    const res = await request<{
+      paths: Record<string, Record<string, Record<string, unknown>>>;
+      components: { schemas: Record<string, unknown> };
+    }>(server, 'GET', '/api/v1/openapi.json');
+    const paths = res.body.paths;
+    for (const [path, method] of [
+      ['/api/v1/agents', 'post'],
+      ['/api/v1/agents', 'get'],
+      ['/api/v1/agents/{agent_id}', 'get'],
+      ['/api/v1/agents/{agent_id}/metrics', 'get'],
+      ['/api/v1/agents/{agent_id}/status', 'patch'],
+      ['/api/v1/mandates', 'post'],
+      ['/api/v1/mandates/{mandate_id}', 'get'],
+      ['/api/v1/mandates/agent/{agent_id}', 'get'],
+      ['/api/v1/thresholds', 'get'],
+      ['/api/v1/thresholds', 'put'],
+      ['/api/v1/thresholds', 'delete'],
+    ] as const) {
+      expect(paths[path]?.[method], `${method} ${path}`).toBeDefined();
+    }
+    expect(JSON.stringify(paths['/api/v1/agents/{agent_id}/status']?.patch)).toContain('RuntimeAgentStatusRequest');
+    for (const name of ['RuntimeAgent', 'RuntimeMandate', 'ThresholdsView', 'ThresholdValues']) {
+      expect(res.body.components.schemas[name], name).toBeDefined();
+    }
   });
 });
