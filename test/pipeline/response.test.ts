@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { agent, decide, request } from './support.js';
+
+const SPEC_FIELDS = [
+  'authorization_id',
+  'decision',
+  'reason_codes',
+  'reason_detail',
+  'agent_id',
+  'mandate_id',
+  'amount',
+  'currency',
+  'kya_score',
+  'trust_score',
+  'trust_level',
+  'risk_score',
+  'risk_assessment',
+  'gates_fired',
+  'daily_amount_used',
+  'daily_count_used',
+  'intent_context_provided',
+  'intent_anomaly_score',
+  'intent_anomaly_triggered',
+  'cognitive_limit_active',
+  'cognitive_limit_multiplier',
+  'effective_limit',
+  'recommendations',
+  'processing_time_ms',
+  'timestamp',
+].sort();
+
+describe('response and audit row', () => {
+  it('carry every SPEC field, for an approval and for an early decline', () => {
+    for (const s of [agent(), agent({ status: 'SUSPENDED' })]) {
+      const { res, ev } = decide(s, request({ sessionId: 'ses_r', idempotencyKey: 'idem-12345' }));
+      expect(Object.keys(res).sort()).toEqual(SPEC_FIELDS);
+      expect(Object.keys(res.risk_assessment as object).sort()).toEqual([
+        'condition_code',
+        'highest_severity',
+        'reason_codes',
+        'score',
+        'velocity_indicator',
+      ]);
+      expect(String(res.authorization_id)).toMatch(/^auth_/);
+      expect(ev.audit).toMatchObject({
+        id: res.authorization_id,
+        principal_id: 'prn_test',
+        agent_id: 'agt_test',
+        decision: res.decision,
+        reason_codes: res.reason_codes,
+        gates_fired: res.gates_fired,
+        session_id: 'ses_r',
+        idempotency_key: 'idem-12345',
+        created_at: res.timestamp,
+      });
+      expect(ev.audit.response).toBe(res);
+      expect((res.recommendations as string[]).length).toBeGreaterThan(0);
+    }
+  });
+});
