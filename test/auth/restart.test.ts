@@ -61,5 +61,5 @@ describe('restart', () => {
     } finally {
       await second.close();
     }
-  });
+  }, 240_000); // two cold starts; embedded PGlite starts slowly on a busy machine
 });
