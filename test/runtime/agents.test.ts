@@ -1,5 +1,6 @@
 import { generateKeyPairSync, sign } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { issuePrincipalKey } from '../fixtures/provision.js';
 import { expectEnvelope, request, startTestServer, type TestServer } from '../helpers/server.js';
 import { bearerFor, createAgent, newPrincipal, type TestPrincipal, withDb } from './setup.js';
 
@@ -363,6 +364,15 @@ describe('PATCH /api/v1/agents/:agent_id/status', () => {
 });
 
 describe('environments and the OpenAPI document', () => {
+  it('honours a key scoped to agents: agents allowed, mandates refused with 403', async () => {
+    const { apiKey } = await issuePrincipalKey(server, alice.principalId, 'live', { scopes: 'agents' });
+    const scoped = { ...alice, apiKey };
+    const agent = await createAgent(server, scoped);
+    expect(agent.principal_id).toBe(alice.principalId);
+    const res = await request(server, 'GET', `/api/v1/mandates/agent/${agent.id}`, { apiKey });
+    expectEnvelope(res, 403, 'forbidden');
+  });
+
   it('keeps a sandbox Principal in the sandbox database', async () => {
     const sandbox = await newPrincipal(server, 'sandbox');
     const agent = await createAgent(server, sandbox);
