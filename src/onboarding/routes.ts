@@ -88,6 +88,7 @@ export function onboardingRoutes(): RouteDef[] {
       handler: async (ctx) => {
         const { auth, db } = clientAuth(ctx);
         const principalId = principalParam(ctx);
+        assertStorable(ctx.body);
         const { program_id } = ctx.body as { program_id: string };
         const out = await db.begin((tx) => enrollPrincipal(tx, auth.clientId, principalId, program_id));
         return json(200, out);

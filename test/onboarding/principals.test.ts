@@ -197,3 +197,22 @@ describe('POST /principals/{principal_id}/programs', () => {
     expectEnvelope(await request(server, 'POST', path, { apiKey: client.liveKey, body: {} }), 422, 'validation_error');
   });
 });
+
+describe('bodies PostgreSQL cannot store', () => {
+  it('refuses a NUL character in program_id with validation_error (was a 500)', async () => {
+    const p = await post(principalBody(client.programId));
+    const res = await request(server, 'POST', `/api/v1/principals/${p.body.id}/programs`, {
+      apiKey: client.liveKey,
+      body: { program_id: 'a\u0000b' },
+    });
+    expect(expectEnvelope(res, 422, 'validation_error').details?.[0]?.field).toBe('program_id');
+  });
+
+  it('refuses NUL characters and very deep metadata on registration', async () => {
+    const nul = expectEnvelope(await post(principalBody(client.programId, { metadata: { note: 'x\u0000' } })), 422);
+    expect(nul.details?.[0]?.field).toBe('metadata.note');
+    let deep: unknown = 1;
+    for (let i = 0; i < 40; i++) deep = { a: deep };
+    expectEnvelope(await post(principalBody(client.programId, { metadata: { deep } })), 422, 'validation_error');
+  });
+});
