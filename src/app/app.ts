@@ -39,7 +39,7 @@ export async function startApp(config: Config, options: { log?: Logger } = {}): 
   const metrics = new ServiceMetrics();
   // Events start before any route can decide, and stop after the engine (see close()).
   const events = await startEvents(config, dbs, log);
-  const engine = new ShardedEngine({
+  const engine = await ShardedEngine.start({
     workers: config.workers,
     urls: dbs.urls,
     embedded: dbs.embedded,

@@ -2,21 +2,36 @@
 // `slowLimit` deadlines missed in a row) it stays open for `openMs`, and every decision in that
 // window is answered with the safe decision at once instead of each waiting for a connect
 // attempt. After the window the next attempts go through; the first success closes it.
+//
+// It also picks the deadlines. While the database has behaved for `troubleMemoryMs`, the
+// relaxed deadlines apply (a busy machine is not an outage, and answering a healthy but slow
+// moment with safe DECLINEs would be wrong); once a failure or a missed deadline was seen, the
+// strict ones apply until the database has behaved for `troubleMemoryMs` again, so a hung
+// database costs at most one relaxed wave and then every decision is bounded strictly.
 
 export class Breaker {
   readonly #openMs: number;
   readonly #slowLimit: number;
+  readonly #troubleMemoryMs: number;
   #openUntil = 0;
   #failures = 0;
   #slow = 0;
+  #lastTroubleAt = Number.NEGATIVE_INFINITY;
 
   /**
    * @param openMs how long the breaker stays open after a failure, in milliseconds
    * @param slowLimit missed deadlines in a row that open it (a slow moment is not an outage)
+   * @param troubleMemoryMs how long after a failure the strict deadlines apply, in milliseconds
    */
-  constructor(openMs: number, slowLimit = 3) {
+  constructor(openMs: number, slowLimit = 3, troubleMemoryMs = 30_000) {
     this.#openMs = openMs;
     this.#slowLimit = slowLimit;
+    this.#troubleMemoryMs = troubleMemoryMs;
+  }
+
+  /** `strictMs` when the database failed or was slow recently, else `relaxedMs`. */
+  deadline(strictMs: number, relaxedMs: number, nowMs: number): number {
+    return nowMs - this.#lastTroubleAt < this.#troubleMemoryMs ? strictMs : relaxedMs;
   }
 
   /** False while open: callers answer the safe decision without touching the database. */
@@ -42,11 +57,13 @@ export class Breaker {
   /** The database is unreachable or refusing work: open now. */
   failure(nowMs: number): void {
     this.#failures++;
+    this.#lastTroubleAt = nowMs;
     this.#openUntil = nowMs + this.#openMs;
   }
 
   /** A deadline was missed: open after `slowLimit` in a row. */
   slow(nowMs: number): void {
+    this.#lastTroubleAt = nowMs;
     if (++this.#slow >= this.#slowLimit) {
       this.#slow = 0;
       this.failure(nowMs);

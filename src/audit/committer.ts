@@ -8,7 +8,8 @@
 // delay), otherwise when `batchRows` rows are waiting or `batchDelayMs` after the first one,
 // with at most `maxInFlight` concurrent transactions.
 //
-// Deadline: a batch that has not reached COMMIT by `deadlineMs` after its oldest request was
+// Deadline: a batch that has not reached COMMIT by its deadline (`deadlineMs`, or
+// `relaxedDeadlineMs` while the database has behaved: see Breaker) after its oldest request was
 // received at the edge (AuthorizeRequest.receivedAtMs) is abandoned: its decisions are answered as failed (the safe decision) at once and the
 // transaction is rolled back when the database answers, so nothing of an abandoned batch is
 // ever recorded. Once COMMIT is sent the outcome is awaited (an in-doubt commit, the
@@ -41,6 +42,8 @@ export interface CommitterOptions {
   readonly batchDelayMs: number;
   /** Time from a request being received at the edge to its batch reaching COMMIT, in milliseconds. */
   readonly deadlineMs: number;
+  /** The deadline while the database has behaved recently, in milliseconds (see Breaker). */
+  readonly relaxedDeadlineMs: number;
   /** Concurrent transactions at most. */
   readonly maxInFlight: number;
 }
@@ -162,7 +165,9 @@ export class GroupCommitter {
   async #commit(batch: Batch): Promise<void> {
     let oldest = Number.POSITIVE_INFINITY;
     for (const e of batch.entries) if (e.item.request.receivedAtMs < oldest) oldest = e.item.request.receivedAtMs;
-    const remaining = oldest + this.#options.deadlineMs - Date.now();
+    const now = Date.now();
+    const deadlineMs = this.#breaker.deadline(this.#options.deadlineMs, this.#options.relaxedDeadlineMs, now);
+    const remaining = oldest + deadlineMs - now;
     if (remaining <= 0 || !this.#breaker.allows(Date.now())) {
       if (remaining <= 0) this.#breaker.slow(Date.now());
       this.#settle(batch, null);

@@ -32,6 +32,8 @@ export interface ActorSystemOptions {
   readonly maxActors: number;
   /** Time from a request being received at the edge until its actor must be built, in milliseconds. */
   readonly loadDeadlineMs: number;
+  /** The load deadline while the database has behaved recently, in milliseconds (see Breaker). */
+  readonly relaxedLoadDeadlineMs: number;
   /** Idempotency keys remembered per actor (older ones are found in the database). */
   readonly keysPerActor: number;
 }
@@ -220,7 +222,12 @@ export class ActorSystem {
         const timeout = new Promise<never>((_, reject) => {
           timer = setTimeout(
             () => reject(Object.assign(new Error('load deadline passed'), { code: DEADLINE })),
-            Math.max(0, request.receivedAtMs + this.#options.loadDeadlineMs - Date.now()),
+            Math.max(
+              0,
+              request.receivedAtMs +
+                db.breaker.deadline(this.#options.loadDeadlineMs, this.#options.relaxedLoadDeadlineMs, Date.now()) -
+                Date.now(),
+            ),
           );
         });
         const { state, stored } = await Promise.race([work, timeout]);

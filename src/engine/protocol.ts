@@ -16,6 +16,8 @@ export interface ShardWorkerData {
   readonly batchDelayMs: number;
   readonly commitDeadlineMs: number;
   readonly loadDeadlineMs: number;
+  readonly relaxedCommitDeadlineMs: number;
+  readonly relaxedLoadDeadlineMs: number;
   readonly breakerOpenMs: number;
   readonly logLevel: string;
 }

@@ -30,6 +30,7 @@ function openDatabase(env: Environment): ShardDatabase {
       batchRows: data.batchRows,
       batchDelayMs: data.batchDelayMs,
       deadlineMs: data.commitDeadlineMs,
+      relaxedDeadlineMs: data.relaxedCommitDeadlineMs,
       // One transaction at a time on embedded PGlite; on PostgreSQL a second batch may commit
       // while the first waits for its WAL flush.
       maxInFlight: data.embedded ? 1 : 2,
@@ -40,18 +41,25 @@ function openDatabase(env: Environment): ShardDatabase {
 }
 
 const dbs: Record<Environment, ShardDatabase> = { live: openDatabase('live'), sandbox: openDatabase('sandbox') };
-// Open the connections (and their TLS/auth round trips) before the first decision needs them;
-// a database that is down now is retried by the first decision instead.
+// Open the pools' connections (and their auth round trips) before the first decisions need
+// them; a database that is down now is retried by the first decision instead.
 await Promise.all(
   (['live', 'sandbox'] as const).map((env) =>
-    dbs[env].sql`select 1`.catch((err: unknown) => log.warn({ err, env }, 'database not reachable at start')),
+    Promise.all(Array.from({ length: data.embedded ? 1 : data.poolSize }, () => dbs[env].sql`select 1`)).catch(
+      (err: unknown) => log.warn({ err, env }, 'database not reachable at start'),
+    ),
   ),
 );
 
 const actors = new ActorSystem(
   decisionCore,
   dbs,
-  { maxActors: data.maxActors, loadDeadlineMs: data.loadDeadlineMs, keysPerActor: 256 },
+  {
+    maxActors: data.maxActors,
+    loadDeadlineMs: data.loadDeadlineMs,
+    relaxedLoadDeadlineMs: data.relaxedLoadDeadlineMs,
+    keysPerActor: 256,
+  },
   log,
 );
 

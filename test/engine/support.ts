@@ -1,0 +1,115 @@
+// Shared setup of the engine tests: a Client provisioned through the operator plane, Principals
+// with an Agent and a Mandate created through POST /onboard, and a Principal key for each.
+import postgres from 'postgres';
+import { onboardAgent } from '../fixtures/onboarding.js';
+import { type Env, issuePrincipalKey, type ProvisionedClient, provisionClient } from '../fixtures/provision.js';
+import { type HttpResult, request, type TestServer } from '../helpers/server.js';
+
+export interface EngineFixture {
+  readonly client: ProvisionedClient;
+  readonly principalId: string;
+  readonly agentId: string;
+  readonly mandateId: string;
+  readonly apiKey: string;
+}
+
+/** A Principal with one agent and one mandate (`mandate` overrides the onboarding mandate body). */
+export async function onboardWithKey(
+  server: TestServer,
+  client: ProvisionedClient,
+  mandate: Record<string, unknown> = {},
+  env: Env = 'live',
+): Promise<EngineFixture> {
+  const clientKey = env === 'live' ? client.liveKey : client.sandboxKey;
+  const mandateBody = {
+    rails: ['card'],
+    limits: { max_amount_per_transaction: '250.00', max_daily_amount: '1000.00', currency: 'USD' },
+    ...mandate,
+  };
+  const o = await onboardAgent(server, clientKey, client.programId, { mandate: mandateBody });
+  const { apiKey } = await issuePrincipalKey(server, o.principalId, env);
+  return { client, principalId: o.principalId, agentId: o.agentId, mandateId: o.mandateId, apiKey };
+}
+
+export async function setup(
+  server: TestServer,
+  mandate: Record<string, unknown> = {},
+  env: Env = 'live',
+): Promise<EngineFixture> {
+  return onboardWithKey(server, await provisionClient(server), mandate, env);
+}
+
+let seq = 0;
+
+export function authorizeBody(agentId: string, over: Record<string, unknown> = {}): Record<string, unknown> {
+  seq++;
+  return {
+    agent_id: agentId,
+    amount: '10.00',
+    currency: 'USD',
+    merchant_name: 'Corner Grocery',
+    mcc: '5411',
+    country: 'US',
+    intent_context: { intent_type: 'purchase', task_reference: `weekly groceries ${seq % 3}` },
+    ...over,
+  };
+}
+
+export function authorize(
+  server: TestServer,
+  apiKey: string,
+  body: Record<string, unknown>,
+): Promise<HttpResult<Record<string, unknown>>> {
+  return request(server, 'POST', '/api/v1/authorize', { apiKey, body });
+}
+
+export async function query<T extends Record<string, unknown>>(
+  server: TestServer,
+  env: Env,
+  fn: (sql: postgres.Sql) => Promise<T[]>,
+): Promise<T[]> {
+  const sql = postgres(server.dbUrls[env], { max: 1, onnotice: () => {} });
+  try {
+    return await fn(sql);
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
+}
+
+/** Every field SPEC.md lists for the POST /authorize response. */
+export const RESPONSE_FIELDS = [
+  'authorization_id',
+  'decision',
+  'reason_codes',
+  'reason_detail',
+  'agent_id',
+  'mandate_id',
+  'amount',
+  'currency',
+  'kya_score',
+  'trust_score',
+  'trust_level',
+  'risk_score',
+  'risk_assessment',
+  'gates_fired',
+  'daily_amount_used',
+  'daily_count_used',
+  'intent_context_provided',
+  'intent_anomaly_score',
+  'intent_anomaly_triggered',
+  'cognitive_limit_active',
+  'cognitive_limit_multiplier',
+  'effective_limit',
+  'recommendations',
+  'processing_time_ms',
+  'timestamp',
+] as const;
+
+/** Lifts the request-count risk gates (rapid-fire, velocity) so a test can stream decisions. */
+export async function relaxRateGates(server: TestServer, apiKey: string): Promise<void> {
+  const res = await request(server, 'PUT', '/api/v1/thresholds', {
+    apiKey,
+    body: { rapid_fire_max_count: 65_535, risk_velocity_max_count: 65_535 },
+  });
+  if (res.status !== 200) throw new Error(`PUT /thresholds: ${res.status} ${res.text}`);
+}
