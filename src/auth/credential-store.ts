@@ -6,7 +6,9 @@
 //   on every use;
 // - rotate and revoke evict every entry of the credential synchronously, before they answer;
 // - a lookup that was in flight while an eviction happened does not fill the cache (epoch).
-// Entries live for a short TTL, which bounds staleness for changes made by another instance.
+// Other instances on the same databases hear of every eviction through PostgreSQL
+// LISTEN/NOTIFY (channel credential_evict) and drop the same entries; the short TTL bounds
+// staleness should a notification be missed (e.g. while the listening connection reconnects).
 import { timingSafeEqual } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { ClientId, CredentialId, PrincipalId } from '../domain/ids.js';
@@ -44,6 +46,8 @@ export interface CredentialStoreOptions {
   max?: number;
 }
 
+const EVICT_CHANNEL = 'credential_evict';
+
 export class CredentialStore {
   readonly #dbs: Databases;
   readonly #cache: LRUCache<string, ResolvedCredential>;
@@ -52,6 +56,18 @@ export class CredentialStore {
   constructor(dbs: Databases, options: CredentialStoreOptions = {}) {
     this.#dbs = dbs;
     this.#cache = new LRUCache({ max: options.max ?? 10_000, ttl: options.ttlMs ?? 10_000 });
+  }
+
+  /**
+   * Subscribes to evictions made by other instances. Embedded PGlite serves one process only,
+   * so there is nobody to hear from there.
+   */
+  async listen(): Promise<void> {
+    if (this.#dbs.embedded) return;
+    await this.#dbs.live.listen(EVICT_CHANNEL, (payload) => {
+      this.#epoch++;
+      for (const key of payload.split(' ')) if (key.length > 0) this.#cache.delete(key);
+    });
   }
 
   /**
@@ -129,9 +145,9 @@ export class CredentialStore {
              key_hash = ${hashKey(apiKey)}
        where id = ${id} and status = 'active'
       returning ${sql(CREDENTIAL_COLUMNS)}`;
-    this.#evict(current);
+    const evicted = this.#evict(current);
     if (row === undefined) throw new ApiError('conflict', 'The credential is revoked; issue a new one.');
-    this.#evict(row);
+    await this.#broadcast([...evicted, ...this.#evict(row)]);
     return { credential: credentialJson(row), apiKey };
   }
 
@@ -144,19 +160,28 @@ export class CredentialStore {
       update credentials set status = 'revoked', revoked_at = coalesce(revoked_at, now())
        where id = ${id}
       returning ${sql(CREDENTIAL_COLUMNS)}`;
-    this.#evict(current);
+    await this.#broadcast(this.#evict(current));
     if (row === undefined) throw new ApiError('credential_not_found');
     return row;
   }
 
   /** Drops every cache entry of a credential (its current and previous key, its id). */
-  #evict(row: CredentialRow): void {
+  #evict(row: CredentialRow): string[] {
     this.#epoch++;
-    this.#cache.delete(`k:${row.environment}:${row.key_hash.toString('base64')}`);
-    if (row.previous_key_hash !== null) {
-      this.#cache.delete(`k:${row.environment}:${row.previous_key_hash.toString('base64')}`);
+    const keys = [`k:${row.environment}:${row.key_hash.toString('base64')}`, `i:${row.environment}:${row.id}`];
+    if (row.previous_key_hash !== null) keys.push(`k:${row.environment}:${row.previous_key_hash.toString('base64')}`);
+    for (const k of keys) this.#cache.delete(k);
+    return keys;
+  }
+
+  /** Tells other instances to drop the same entries (before the operator gets the answer). */
+  async #broadcast(keys: readonly string[]): Promise<void> {
+    if (this.#dbs.embedded) return;
+    try {
+      await this.#dbs.live.notify(EVICT_CHANNEL, keys.join(' '));
+    } catch {
+      // The change is committed; other instances' entries expire with the TTL.
     }
-    this.#cache.delete(`i:${row.environment}:${row.id}`);
   }
 
   async #lookupHash(sql: Sql, env: Environment, hash: Buffer): Promise<ResolvedCredential | null> {

@@ -19,6 +19,7 @@ export interface AuthRuntime {
 
 export async function startAuth(config: Config, log: Logger, dbs: Databases): Promise<AuthRuntime> {
   const credentials = new CredentialStore(dbs);
+  await credentials.listen();
   const tokens = await TokenService.load(dbs.live, log);
   const admin = await loadAdminKey(config, dbs.live, log);
   const authenticator = new CredentialAuthenticator({ dbs, credentials, tokens, admin });

@@ -1,0 +1,78 @@
+// Two instances on the same PostgreSQL databases: a revocation or rotation made through one
+// reaches the other's credential cache through LISTEN/NOTIFY (well before the cache TTL), and
+// tokens minted by one verify on the other (one signing key, kept in the live database).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { insertPrincipalRow, issuePrincipalKey, provisionClient } from '../fixtures/provision.js';
+import { request, startTestServer, type TestServer } from '../helpers/server.js';
+
+const DIST = new URL(`../../${process.env.DIST_DIR ?? 'dist'}/src/`, import.meta.url).href;
+const { startApp } = (await import(`${DIST}app/app.js`)) as typeof import('../../src/app/app.js');
+const { loadConfig } = (await import(`${DIST}config/config.js`)) as typeof import('../../src/config/config.js');
+
+let a: TestServer;
+let b: Awaited<ReturnType<typeof startApp>>;
+let principalId: string;
+
+beforeAll(async () => {
+  a = await startTestServer();
+  b = await startApp(
+    loadConfig({
+      PORT: '0',
+      LOG_LEVEL: 'silent',
+      WORKERS: '1',
+      ADMIN_KEY: a.adminKey,
+      DATABASE_URL: a.dbUrls.live,
+      SANDBOX_DATABASE_URL: a.dbUrls.sandbox,
+      DATA_DIR: a.app.services.config.dataDir,
+    }),
+  );
+  const tenant = await provisionClient(a);
+  principalId = await insertPrincipalRow(a, 'live', tenant.clientId);
+});
+afterAll(async () => {
+  await b?.close();
+  await a?.close();
+});
+
+const me = (server: { url: string }, opts: { apiKey?: string; bearer?: string }) =>
+  request(server, 'GET', `/api/v1/principals/${principalId}`, opts);
+
+/** Polls until `server` refuses the credential; the cache TTL (10 s) would be the fallback. */
+async function refusedWithin(ms: number, call: () => Promise<{ status: number }>): Promise<boolean> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if ((await call()).status === 401) return true;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return false;
+}
+
+describe('several instances', () => {
+  it('a key revoked through one instance stops working on the other', async () => {
+    const { apiKey, credentialId } = await issuePrincipalKey(a, principalId, 'live');
+    expect((await me(b, { apiKey })).status).toBe(200); // cached on b
+    const res = await request(a, 'POST', `/admin/v1/credentials/${credentialId}/revoke`, { adminKey: a.adminKey });
+    expect(res.status).toBe(200);
+    expect(await refusedWithin(3_000, () => me(b, { apiKey }))).toBe(true);
+  });
+
+  it('a token minted on one instance verifies on the other and dies with its key', async () => {
+    const { apiKey, credentialId } = await issuePrincipalKey(a, principalId, 'live');
+    const t = await request<{ access_token: string }>(a, 'POST', '/oauth/token', {
+      body: { grant_type: 'client_credentials', client_id: principalId, client_secret: apiKey },
+    });
+    expect((await me(b, { bearer: t.body.access_token })).status).toBe(200);
+    await request(b, 'POST', `/admin/v1/credentials/${credentialId}/revoke`, { adminKey: a.adminKey });
+    expect(await refusedWithin(3_000, () => me(a, { bearer: t.body.access_token }))).toBe(true);
+  });
+
+  it('a key rotated out with no grace through one instance stops working on the other', async () => {
+    const { apiKey, credentialId } = await issuePrincipalKey(a, principalId, 'live');
+    expect((await me(b, { apiKey })).status).toBe(200);
+    await request(a, 'POST', `/admin/v1/credentials/${credentialId}/rotate`, {
+      adminKey: a.adminKey,
+      body: { grace_seconds: 0 },
+    });
+    expect(await refusedWithin(3_000, () => me(b, { apiKey }))).toBe(true);
+  });
+});
