@@ -14,8 +14,14 @@ export interface EngineFixture {
 }
 
 /** A Principal with one agent and one mandate (`mandate` overrides the onboarding mandate body). */
+/** What the provisioning calls need of a server (an in-process TestServer or a spawned process). */
+export interface ServerTarget {
+  readonly url: string;
+  readonly adminKey: string;
+}
+
 export async function onboardWithKey(
-  server: TestServer,
+  server: ServerTarget,
   client: ProvisionedClient,
   mandate: Record<string, unknown> = {},
   env: Env = 'live',
@@ -32,7 +38,7 @@ export async function onboardWithKey(
 }
 
 export async function setup(
-  server: TestServer,
+  server: ServerTarget,
   mandate: Record<string, unknown> = {},
   env: Env = 'live',
 ): Promise<EngineFixture> {
@@ -56,7 +62,7 @@ export function authorizeBody(agentId: string, over: Record<string, unknown> = {
 }
 
 export function authorize(
-  server: TestServer,
+  server: { url: string },
   apiKey: string,
   body: Record<string, unknown>,
 ): Promise<HttpResult<Record<string, unknown>>> {
@@ -106,7 +112,7 @@ export const RESPONSE_FIELDS = [
 ] as const;
 
 /** Lifts the request-count risk gates (rapid-fire, velocity) so a test can stream decisions. */
-export async function relaxRateGates(server: TestServer, apiKey: string): Promise<void> {
+export async function relaxRateGates(server: { url: string }, apiKey: string): Promise<void> {
   const res = await request(server, 'PUT', '/api/v1/thresholds', {
     apiKey,
     body: { rapid_fire_max_count: 65_535, risk_velocity_max_count: 65_535 },
