@@ -109,7 +109,7 @@ describe('npm run admin', () => {
     const pkey = await cli('issue-principal-key', '--principal', principalId, '--env', 'sandbox');
     expect(pkey.json?.credential).toMatchObject({ principal_id: principalId, environment: 'sandbox' });
 
-    const credentialId = (key.json?.credential as { id: string }).id;
+    const credentialId = (key.json?.credential as { id: string } | undefined)?.id ?? '';
     const rotated = await cli('rotate', '--credential', credentialId, '--grace-seconds', '0');
     expect(rotated.code).toBe(0);
     expect((await list(apiKey)).status).toBe(401);
