@@ -40,7 +40,6 @@ export class OutboxRelay {
   #stopping = false;
   #loop: Promise<void> | null = null;
   #wake: (() => void) | null = null;
-  #timer: NodeJS.Timeout | null = null;
   #lastCleanupMs = Date.now();
   /** Rows published since start (metrics, tests). */
   published = 0;
@@ -61,13 +60,16 @@ export class OutboxRelay {
   }
 
   async #sleep(ms: number): Promise<void> {
+    // Local handles: a sleep that lost a race must not clear the timer of a later sleep.
+    let timer: NodeJS.Timeout | undefined;
+    let wake: (() => void) | undefined;
     await new Promise<void>((resolve) => {
+      wake = resolve;
+      timer = setTimeout(resolve, ms);
       this.#wake = resolve;
-      this.#timer = setTimeout(resolve, ms);
     });
-    if (this.#timer !== null) clearTimeout(this.#timer);
-    this.#wake = null;
-    this.#timer = null;
+    clearTimeout(timer);
+    if (this.#wake === wake) this.#wake = null;
   }
 
   async #run(): Promise<void> {
