@@ -134,6 +134,9 @@ describe('tokens', () => {
     expectUnauthorized(
       await request(server, 'GET', `/api/v1/principals/${principalId}/agents`, { bearer: access_token }),
     );
+    // Webhook management takes a Principal API key only.
+    expectUnauthorized(await request(server, 'GET', '/api/v1/webhooks', { bearer: access_token }));
+    expect((await request(server, 'GET', '/api/v1/webhooks', { apiKey: principalKey })).status).toBe(200);
   });
 
   it('freeze the scope of the key they were minted from', async () => {
