@@ -67,7 +67,10 @@ export async function provisionMix(t: ApiTarget, agents: number, log: (s: string
     merchant_decline_flag_count: HIGH,
     session_max_consecutive_denials: 1000,
   });
+  // Rapid-fire after 2 requests in 10 s; any risk signal (velocity after 1 approval) steps up.
+  await putThresholds(t, rapid, { rapid_fire_max_count: 2 });
   await putThresholds(t, stepUp, {
+    authorize_step_up_threshold: 0.05,
     risk_velocity_max_count: 1,
     rapid_fire_max_count: HIGH,
     amount_outlier_multiplier: HIGH,

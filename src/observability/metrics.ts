@@ -250,7 +250,7 @@ export class Registry {
   }
 
   /** Runs the refreshers (each bounded by `timeoutMs`; a failing one is skipped), then renders. */
-  async collect(timeoutMs = 2000): Promise<string> {
+  async collect(timeoutMs = 5000): Promise<string> {
     await Promise.all(
       this.#refreshers.map((fn) => {
         let timer: NodeJS.Timeout | undefined;

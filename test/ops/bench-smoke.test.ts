@@ -77,7 +77,7 @@ describe('npm run bench', () => {
     expect(a.completed).toBeGreaterThan(0);
     expect(byKind).toBe(a.completed);
     expect(byStatus).toBe(a.completed);
-    expect(a.byStatus['200']).toBe(a.completed);
+    expect(a.byStatus['200'], JSON.stringify(a.byStatus)).toBe(a.completed);
     expect((a.latencyMs as Summary).count).toBe(a.completed);
     const l = a.latencyMs as Summary;
     expect(l.p50).toBeLessThanOrEqual(l.p99);
@@ -93,9 +93,9 @@ describe('npm run bench', () => {
     // The server's own counters moved exactly as the bench counted (warm-up included).
     const m = r.server.metrics_vs_bench;
     expect(m.available).toBe(true);
-    expect(m.http_requests.server).toBe(m.http_requests.bench);
+    expect(m.http_requests.server, JSON.stringify(m)).toBe(m.http_requests.bench);
     for (const d of Object.values(m.decisions as Record<string, { server: number; bench: number }>)) {
-      expect(d.server).toBe(d.bench);
+      expect(d.server, JSON.stringify(m)).toBe(d.bench);
     }
     const chart = readFileSync(join(out, svg as string), 'utf8');
     expect(chart.startsWith('<svg')).toBe(true);

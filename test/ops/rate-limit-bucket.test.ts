@@ -2,9 +2,7 @@
 import { describe, expect, it } from 'vitest';
 
 const DIST = new URL(`../../${process.env.DIST_DIR ?? 'dist'}/src/`, import.meta.url).href;
-const { RateLimiter } = (await import(
-  `${DIST}http/rate-limit.js`
-)) as typeof import('../../src/http/rate-limit.js');
+const { RateLimiter } = (await import(`${DIST}http/rate-limit.js`)) as typeof import('../../src/http/rate-limit.js');
 
 describe('token bucket', () => {
   it('allows the burst, then refuses until a token has refilled', () => {
