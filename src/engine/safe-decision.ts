@@ -8,7 +8,7 @@ import type { AuthorizeRequest } from './contract.js';
 export const SYSTEM_UNAVAILABLE = 'system_unavailable';
 
 export function safeDecision(
-  request: Pick<AuthorizeRequest, 'agentId' | 'amount' | 'currency' | 'intent'>,
+  request: Pick<AuthorizeRequest, 'agentId' | 'amount' | 'currency'>,
   nowMs = Date.now(),
 ): Record<string, unknown> {
   const units = parseAmount(request.amount);
@@ -20,7 +20,7 @@ export function safeDecision(
       'The authorization service could not make or record a decision right now, so the transaction is declined. Nothing was recorded against the mandate.',
     agent_id: request.agentId.length > 0 ? request.agentId : null,
     mandate_id: null,
-    amount: units === null ? null : toJsonNumber(units),
+    amount: units === null || units === 0n ? null : toJsonNumber(units),
     currency: request.currency,
     kya_score: null,
     trust_score: null,

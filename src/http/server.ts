@@ -175,13 +175,14 @@ export class HttpServer {
   }
 
   async #dispatch(res: uWS.HttpResponse, ctx: RequestContext, pending: Pending): Promise<void> {
+    let route: RouteDef | undefined;
     try {
       const match = this.#deps.router.match(ctx.method, ctx.path);
       if (match.kind === 'not_found') throw new ApiError('route_not_found');
       if (match.kind === 'method_not_allowed') {
         throw new ApiError('method_not_allowed', undefined, { headers: { allow: match.allow.join(', ') } });
       }
-      const route = match.route;
+      route = match.route;
       (ctx as { params: Record<string, string> }).params = match.params;
       pending.route = route.path;
       if (route.auth !== 'none') {
@@ -196,6 +197,15 @@ export class HttpServer {
       const reply = await route.handler(ctx);
       this.#write(res, ctx, pending, reply);
     } catch (err) {
+      // A route that must never answer 5xx (POST /authorize) answers its own fault reply instead.
+      if (route?.onFault !== undefined && !(err instanceof ApiError && err.status < 500)) {
+        try {
+          this.#write(res, ctx, pending, route.onFault(ctx, err));
+          return;
+        } catch (faultErr) {
+          this.#deps.log.error({ err: faultErr, request_id: ctx.requestId }, 'onFault failed');
+        }
+      }
       this.#writeError(res, ctx, pending, err, false);
     }
   }

@@ -67,6 +67,12 @@ export interface RouteDef {
   /** Also accepts application/x-www-form-urlencoded bodies (only /oauth/token). */
   form?: boolean;
   handler: (ctx: RequestContext) => Reply | Promise<Reply>;
+  /**
+   * The reply for an unexpected fault anywhere in the request (authentication included; any
+   * error but a 4xx ApiError), in place of the 5xx envelope. POST /authorize answers its safe
+   * decision (SPEC.md rule 6: it never answers 500).
+   */
+  onFault?: (ctx: RequestContext, err: unknown) => Reply;
 }
 
 export function json(status: number, body: unknown, headers?: Record<string, string>): Reply {

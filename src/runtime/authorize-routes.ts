@@ -154,6 +154,30 @@ function decodeCursor(cursor: string): { ts: string; id: string } {
   return { ts: m[1] as string, id: m[2] as string };
 }
 
+/**
+ * What the safe decision echoes when the fault came before the body was validated (e.g. the
+ * credential store was unreachable): the body's own agent_id, amount and currency if readable.
+ */
+function faultEcho(ctx: RequestContext): Pick<AuthorizeRequest, 'agentId' | 'amount' | 'currency'> {
+  let body: Record<string, unknown> = {};
+  if (ctx.body !== undefined && ctx.body !== null && typeof ctx.body === 'object') {
+    body = ctx.body as Record<string, unknown>;
+  } else {
+    try {
+      const parsed: unknown = JSON.parse(ctx.rawBody.toString('utf8'));
+      if (parsed !== null && typeof parsed === 'object') body = parsed as Record<string, unknown>;
+    } catch {
+      // not JSON: nothing to echo
+    }
+  }
+  const units = parseAmount(body.amount);
+  return {
+    agentId: typeof body.agent_id === 'string' ? body.agent_id.slice(0, 128) : '',
+    amount: units === null ? '0' : formatAmount(units, 0),
+    currency: typeof body.currency === 'string' && /^[A-Z]{3}$/.test(body.currency) ? body.currency : 'USD',
+  };
+}
+
 /** Read paths: a database fault is 503 service_unavailable, not an anonymous 500. */
 async function reading<T>(fn: () => Promise<T>): Promise<T> {
   try {
@@ -201,6 +225,12 @@ export function authorizeRoutes(deps: AuthorizeRouteDeps): RouteDef[] {
       successStatus: 200,
       summary: 'Decide a transaction an agent attempts (APPROVE, DECLINE or STEP_UP)',
       handler: authorize,
+      onFault: (ctx, err) => {
+        log.error({ err, request_id: ctx.requestId }, 'authorize fault; answering the safe decision');
+        const response = safeDecision(faultEcho(ctx));
+        response.processing_time_ms = roundMs(performance.now() - ctx.startedAt);
+        return json(200, response);
+      },
     },
     {
       method: 'GET',

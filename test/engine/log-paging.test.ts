@@ -34,8 +34,10 @@ afterAll(async () => {
 });
 
 async function page(path: string, apiKey = f.apiKey) {
-  return request<Page>(server, 'GET', path, { apiKey });
+  return request(server, 'GET', path, { apiKey });
 }
+
+const pageOf = (res: { body: unknown }) => res.body as Page;
 
 describe('authorization log', () => {
   it('pages through every entry exactly once, newest first', async () => {
@@ -46,9 +48,10 @@ describe('authorization log', () => {
       const q: string = cursor === null ? '?limit=5' : `?limit=5&cursor=${encodeURIComponent(cursor)}`;
       const res = await page(`/api/v1/authorize/log/agent/${f.agentId}${q}`);
       expect(res.status).toBe(200);
-      expect(res.body.items.length).toBeLessThanOrEqual(5);
-      seen.push(...res.body.items);
-      cursor = res.body.next_cursor;
+      const body = pageOf(res);
+      expect(body.items.length).toBeLessThanOrEqual(5);
+      seen.push(...body.items);
+      cursor = body.next_cursor;
       pages++;
     } while (cursor !== null && pages < 50);
     expect(seen.map((s) => s.id).sort()).toEqual([...answered].sort());
@@ -70,9 +73,9 @@ describe('authorization log', () => {
   });
 
   it('defaults to 50 per page and caps the limit at 200', async () => {
-    const res = await page(`/api/v1/authorize/log/agent/${f.agentId}`);
-    expect(res.body.items).toHaveLength(36);
-    expect(res.body.next_cursor).toBeNull();
+    const res = pageOf(await page(`/api/v1/authorize/log/agent/${f.agentId}`));
+    expect(res.items).toHaveLength(36);
+    expect(res.next_cursor).toBeNull();
     for (const bad of ['0', '201', 'abc']) {
       expectEnvelope(await page(`/api/v1/authorize/log/agent/${f.agentId}?limit=${bad}`), 422, 'validation_error');
     }
