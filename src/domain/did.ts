@@ -8,7 +8,9 @@ import { generateKeyPairSync } from 'node:crypto';
 const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 const ED25519_MULTICODEC = Uint8Array.of(0xed, 0x01);
 /** did:<method>:<method-specific-id> (W3C DID Core, section 3.1, without path/query/fragment). */
-const DID_SYNTAX = /^did:([a-z0-9]+):((?:[A-Za-z0-9._-]|%[0-9A-Fa-f]{2})*:)*(?:[A-Za-z0-9._-]|%[0-9A-Fa-f]{2})+$/;
+const DID_METHOD = /^did:([a-z0-9]+):/;
+/** One ':'-separated segment of the method-specific id: idchar or pct-encoded. */
+const DID_SEGMENT = /^(?:[A-Za-z0-9._-]|%[0-9A-Fa-f]{2})*$/;
 
 export function base58btc(bytes: Uint8Array): string {
   let zeros = 0;
@@ -68,6 +70,11 @@ export function ed25519FromDidKey(did: string): Uint8Array | null {
 /** The DID method ('key', 'web', ...) of a syntactically valid DID, otherwise null. */
 export function didMethod(did: string): string | null {
   if (did.length > 2048) return null;
-  const m = DID_SYNTAX.exec(did);
-  return m === null ? null : (m[1] as string);
+  const m = DID_METHOD.exec(did);
+  if (m === null) return null;
+  // Segment by segment (linear time): `*(*idchar ":") 1*idchar`.
+  const segments = did.slice(m[0].length).split(':');
+  if ((segments[segments.length - 1] as string).length === 0) return null;
+  for (const seg of segments) if (!DID_SEGMENT.test(seg)) return null;
+  return m[1] as string;
 }

@@ -52,6 +52,12 @@ describe('did:key', () => {
     expect(didMethod('did:web:')).toBeNull();
     expect(didMethod('urn:uuid:1234')).toBeNull();
     expect(didMethod('did:web:exa mple')).toBeNull();
+    // Segment by segment: a long id of many empty or short segments is judged, not backtracked over.
+    expect(didMethod(`did:a:${'a:'.repeat(1000)}b`)).toBe('a');
+    expect(didMethod(`did:a:${'a:'.repeat(1000)}!`)).toBeNull();
+    expect(didMethod(`did:a:${'a:'.repeat(1000)}`)).toBeNull();
+    expect(didMethod('did:web:example.com%3A8443:x')).toBe('web');
+    expect(didMethod('did:web:bad%4')).toBeNull();
   });
 });
 
