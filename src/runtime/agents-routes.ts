@@ -7,7 +7,7 @@ import { newId } from '../domain/ids.js';
 import { ApiError } from '../errors/registry.js';
 import { json, type RouteDef } from '../http/types.js';
 import { type AgentRow, type AgentStatus, agentView, listAgents, loadOwnedAgent } from './agent-store.js';
-import { callerOf } from './context.js';
+import { bodyOf, callerOf, idParam } from './context.js';
 import { invalidateAgent } from './engine-handle.js';
 import { agentMetrics } from './metrics.js';
 import { checkRegistrationProof, type Ed25519Jwk } from './registration-proof.js';
@@ -58,7 +58,7 @@ export function agentsRoutes(services: Services): RouteDef[] {
       summary: 'Register an agent under the calling Principal',
       handler: async (ctx) => {
         const caller = callerOf(ctx);
-        const b = ctx.body as CreateBody;
+        const b = bodyOf<CreateBody>(ctx);
         if (b.principal_id !== undefined && b.principal_id !== caller.principalId) {
           throw new ApiError('forbidden', "principal_id must be the caller's own Principal.");
         }
@@ -96,8 +96,6 @@ export function agentsRoutes(services: Services): RouteDef[] {
           if (isUniqueViolation(err)) throw new ApiError('conflict', 'An agent with this did is already registered.');
           throw err;
         }
-        // An actor may have remembered that this id did not exist.
-        await invalidateAgent(services, caller.environment, id);
         return json(201, agentView(rows[0] as AgentRow));
       },
     },
@@ -129,7 +127,10 @@ export function agentsRoutes(services: Services): RouteDef[] {
       summary: "One of the caller's agents",
       handler: async (ctx) => {
         const caller = callerOf(ctx);
-        return json(200, agentView(await loadOwnedAgent(caller.db, caller.principalId, ctx.params.agent_id as string)));
+        return json(
+          200,
+          agentView(await loadOwnedAgent(caller.db, caller.principalId, idParam(ctx, 'agent_id', 'agent_not_found'))),
+        );
       },
     },
     {
@@ -140,7 +141,10 @@ export function agentsRoutes(services: Services): RouteDef[] {
       summary: "An agent's decision counts and trust promotion eligibility",
       handler: async (ctx) => {
         const caller = callerOf(ctx);
-        return json(200, await agentMetrics(caller.db, caller.principalId, ctx.params.agent_id as string));
+        return json(
+          200,
+          await agentMetrics(caller.db, caller.principalId, idParam(ctx, 'agent_id', 'agent_not_found')),
+        );
       },
     },
     {
@@ -152,8 +156,8 @@ export function agentsRoutes(services: Services): RouteDef[] {
       summary: 'Suspend, reactivate or revoke an agent (REVOKED is final)',
       handler: async (ctx) => {
         const caller = callerOf(ctx);
-        const agentId = ctx.params.agent_id as string;
-        const { status, reason } = ctx.body as { status: AgentStatus; reason: string };
+        const agentId = idParam(ctx, 'agent_id', 'agent_not_found');
+        const { status, reason } = bodyOf<{ status: AgentStatus; reason: string }>(ctx);
         // One statement, so a concurrent revoke cannot be undone by a racing reactivation.
         const rows = await caller.db<{ id: string; status: AgentStatus; trust_level: string; name: string }[]>`
           update agents set status = ${status}, updated_at = now(),

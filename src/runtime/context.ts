@@ -2,8 +2,9 @@
 // the environment and that environment's database. Routes are declared auth 'principal', so the
 // edge has already authenticated a Principal key or Bearer token.
 import type { Environment, PrincipalAuth } from '../auth/types.js';
-import { ApiError } from '../errors/registry.js';
+import { ApiError, type ErrorCode } from '../errors/registry.js';
 import type { RequestContext } from '../http/types.js';
+import { assertStorable, isLookupId } from '../onboarding/checks.js';
 import type { Sql } from '../storage/db.js';
 
 export interface Caller {
@@ -23,4 +24,20 @@ export function callerOf(ctx: RequestContext): Caller {
 /** Timestamps leave the service as ISO 8601 UTC with a trailing Z. */
 export function iso(value: Date | string): string {
   return (value instanceof Date ? value : new Date(value)).toISOString();
+}
+
+/**
+ * The validated body, refused with validation_error when PostgreSQL could not store it (NUL
+ * characters in a string or key, nesting too deep) rather than failing at the database.
+ */
+export function bodyOf<T>(ctx: RequestContext): T {
+  assertStorable(ctx.body);
+  return ctx.body as T;
+}
+
+/** A path id that can be one of ours; anything else is simply not found. */
+export function idParam(ctx: RequestContext, name: string, notFound: ErrorCode): string {
+  const id = ctx.params[name];
+  if (!isLookupId(id)) throw new ApiError(notFound);
+  return id;
 }

@@ -11,7 +11,7 @@ import { decimalPlaces, formatAmount, parseAmount, toDb, type Units } from '../d
 import { ApiError, type ErrorDetail } from '../errors/registry.js';
 import { json, type RouteDef } from '../http/types.js';
 import { assertOwnedAgent } from './agent-store.js';
-import { callerOf } from './context.js';
+import { bodyOf, callerOf, idParam } from './context.js';
 import { invalidateAgent } from './engine-handle.js';
 import {
   COLUMNS,
@@ -94,7 +94,7 @@ export function mandatesRoutes(services: Services): RouteDef[] {
       summary: "Grant one of the caller's agents a mandate",
       handler: async (ctx) => {
         const caller = callerOf(ctx);
-        const b = ctx.body as CreateBody;
+        const b = bodyOf<CreateBody>(ctx);
         const problems: ErrorDetail[] = [];
         const now = Date.now();
         const validUntil = new Date(b.valid_until);
@@ -175,7 +175,11 @@ export function mandatesRoutes(services: Services): RouteDef[] {
       summary: "One of the caller's mandates",
       handler: async (ctx) => {
         const caller = callerOf(ctx);
-        const row = await loadOwnedMandate(caller.db, caller.principalId, ctx.params.mandate_id as string);
+        const row = await loadOwnedMandate(
+          caller.db,
+          caller.principalId,
+          idParam(ctx, 'mandate_id', 'mandate_not_found'),
+        );
         return json(200, mandateView(row));
       },
     },
@@ -188,7 +192,7 @@ export function mandatesRoutes(services: Services): RouteDef[] {
       summary: "The mandates of one of the caller's agents, newest first",
       handler: async (ctx) => {
         const caller = callerOf(ctx);
-        const agentId = ctx.params.agent_id as string;
+        const agentId = idParam(ctx, 'agent_id', 'agent_not_found');
         await assertOwnedAgent(caller.db, caller.principalId, agentId);
         const status = (ctx.query.status as MandateStatus | undefined) ?? null;
         const rows = await listAgentMandates(caller.db, agentId, status);

@@ -2,7 +2,7 @@ import { generateKeyPairSync, sign } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issuePrincipalKey } from '../fixtures/provision.js';
 import { expectEnvelope, request, startTestServer, type TestServer } from '../helpers/server.js';
-import { bearerFor, createAgent, newPrincipal, type TestPrincipal, withDb } from './setup.js';
+import { bearerFor, createAgent, inDays, newPrincipal, type TestPrincipal, withDb } from './setup.js';
 
 let server: TestServer;
 let alice: TestPrincipal;
@@ -360,6 +360,57 @@ describe('PATCH /api/v1/agents/:agent_id/status', () => {
     });
     expect(res.status).toBe(200);
     expect(res.body.status).toBe('SUSPENDED');
+  });
+});
+
+describe('input PostgreSQL cannot store', () => {
+  it('refuses NUL characters and over-deep metadata with validation_error, never a 5xx', async () => {
+    const agent = await createAgent(server, alice);
+    const cases: [string, string, unknown, string][] = [
+      ['POST', '/api/v1/agents', { display_name: 'a\u0000b', capabilities: ['PURCHASE'] }, 'display_name'],
+      [
+        'POST',
+        '/api/v1/agents',
+        { display_name: 'a', capabilities: ['PURCHASE'], metadata: { 'k\u0000': 1 } },
+        'metadata.k\u0000',
+      ],
+      ['PATCH', `/api/v1/agents/${agent.id}/status`, { status: 'SUSPENDED', reason: 'x\u0000' }, 'reason'],
+      [
+        'POST',
+        '/api/v1/mandates',
+        { agent_id: agent.id, valid_until: inDays(1), max_amount_per_transaction: 1, allowed_assets: ['\u0000'] },
+        'allowed_assets.0',
+      ],
+    ];
+    let deep: Record<string, unknown> = {};
+    for (let i = 0; i < 40; i++) deep = { d: deep };
+    cases.push([
+      'POST',
+      '/api/v1/agents',
+      { display_name: 'a', capabilities: ['PURCHASE'], metadata: deep },
+      'metadata',
+    ]);
+    for (const [method, path, body, field] of cases) {
+      const env = expectEnvelope(
+        await request(server, method, path, { apiKey: alice.apiKey, body }),
+        422,
+        'validation_error',
+      );
+      expect(env.details?.[0]?.field.startsWith(field), JSON.stringify(env)).toBe(true);
+    }
+  });
+
+  it('answers odd path ids with 404', async () => {
+    for (const path of [
+      '/api/v1/agents/agt_%00',
+      '/api/v1/agents/%E2%98%83/metrics',
+      '/api/v1/mandates/mnd_%00x',
+      '/api/v1/mandates/agent/a%27b',
+    ]) {
+      const res = await request(server, 'GET', path, { apiKey: alice.apiKey });
+      expect(res.status, path).toBe(404);
+      expectEnvelope(res, 404);
+    }
   });
 });
 
