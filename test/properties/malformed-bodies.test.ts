@@ -282,6 +282,8 @@ function badRequests(op: Operation): fc.Arbitrary<BadRequest> {
 const ops = operations();
 const perOp = Math.max(PER_OP_MIN, Math.ceil(TOTAL / Math.max(1, ops.length)));
 let sent = 0;
+/** Operations whose property ran all its cases (a failing one stops at its counterexample). */
+let completed = 0;
 
 describe('malformed bodies on every operation with a request body', () => {
   it('finds the operations in the served OpenAPI document', () => {
@@ -312,11 +314,13 @@ describe('malformed bodies on every operation with a request body', () => {
         }),
         { numRuns: perOp, endOnFailure: true },
       );
+      completed++;
     });
   }
 
   it('sent thousands of malformed bodies and the service is still healthy', async () => {
-    expect(sent).toBeGreaterThanOrEqual(Math.min(TOTAL, perOp * ops.length));
+    expect(sent).toBeGreaterThanOrEqual(perOp * completed);
+    if (completed === ops.length) expect(sent).toBeGreaterThanOrEqual(TOTAL);
     expect((await request(server, 'GET', '/health')).status).toBe(200);
   });
 });
