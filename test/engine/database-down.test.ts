@@ -13,8 +13,9 @@ import { authorize, authorizeBody, type EngineFixture, RESPONSE_FIELDS, setup } 
 
 class CuttableProxy {
   readonly #server: Server;
-  readonly #open = new Set<Socket>();
+  readonly #pairs = new Set<[Socket, Socket]>();
   #down = false;
+  #frozen = false;
   port = 0;
 
   constructor(private readonly target: { host: string; port: number }) {
@@ -25,17 +26,26 @@ class CuttableProxy {
       }
       const upstream = new Socket();
       upstream.connect(this.target.port, this.target.host);
-      for (const s of [client, upstream]) {
-        this.#open.add(s);
-        s.on('close', () => this.#open.delete(s));
+      const pair: [Socket, Socket] = [client, upstream];
+      this.#pairs.add(pair);
+      for (const s of pair) {
+        s.on('close', () => {
+          this.#pairs.delete(pair);
+          client.destroy();
+          upstream.destroy();
+        });
         s.on('error', () => {
           client.destroy();
           upstream.destroy();
         });
       }
-      client.pipe(upstream);
-      upstream.pipe(client);
+      if (!this.#frozen) this.#flow(pair);
     });
+  }
+
+  #flow([client, upstream]: [Socket, Socket]): void {
+    client.pipe(upstream);
+    upstream.pipe(client);
   }
 
   async listen(): Promise<void> {
@@ -43,14 +53,33 @@ class CuttableProxy {
     this.port = (this.#server.address() as { port: number }).port;
   }
 
-  /** Drops every connection and refuses new ones. */
+  /** Drops every connection and refuses new ones (a crashed server). */
   cut(): void {
     this.#down = true;
-    for (const s of this.#open) s.destroy();
+    for (const [a, b] of this.#pairs) {
+      a.destroy();
+      b.destroy();
+    }
   }
 
   restore(): void {
     this.#down = false;
+  }
+
+  /** Keeps every connection open but passes no byte either way (a hung server). */
+  freeze(): void {
+    this.#frozen = true;
+    for (const [client, upstream] of this.#pairs) {
+      client.unpipe(upstream);
+      upstream.unpipe(client);
+      client.pause();
+      upstream.pause();
+    }
+  }
+
+  thaw(): void {
+    this.#frozen = false;
+    for (const pair of this.#pairs) this.#flow(pair);
   }
 
   close(): Promise<void> {
@@ -86,6 +115,34 @@ afterAll(async () => {
     await admin.end({ timeout: 5 });
   }
 });
+
+/** Waits until no session of the service holds a transaction open (the abandoned ones ended). */
+async function noOpenTransactions(): Promise<void> {
+  const sql = postgres(`${PG_BASE_URL}/postgres`, { max: 1, onnotice: () => {} });
+  try {
+    const until = Date.now() + 10_000;
+    for (;;) {
+      const [r] = await sql<{ n: number }[]>`
+        select count(*)::int as n from pg_stat_activity
+        where datname = ${dbName} and xact_start is not null and pid <> pg_backend_pid()`;
+      if (r?.n === 0 || Date.now() > until) return;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
+}
+
+async function keyedRows(keys: string[]): Promise<number> {
+  const sql = postgres(`${PG_BASE_URL}/${dbName}`, { max: 1, onnotice: () => {} });
+  try {
+    const [r] = await sql<{ n: number }[]>`
+      select count(*)::int as n from authorizations where idempotency_key in ${sql(keys)}`;
+    return r?.n ?? -1;
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
+}
 
 async function approvedRows(agentId: string): Promise<{ n: number; unavailable: number }> {
   const sql = postgres(`${PG_BASE_URL}/${dbName}`, { max: 1, onnotice: () => {} });
@@ -159,5 +216,29 @@ describe('database unavailable', () => {
     );
     expect(coldAfter.body.decision).toBe('APPROVE');
     expect(coldAfter.body.daily_count_used).toBe(1);
+  });
+
+  it('answers safe decisions while the database hangs, and records none of them once it answers again', async () => {
+    const f = await setup(server);
+    expect((await authorize(server, f.apiKey, authorizeBody(f.agentId, { amount: '1.00' }))).body.decision).toBe(
+      'APPROVE',
+    );
+    proxy.freeze();
+    const keys = Array.from({ length: 6 }, (_, i) => `hung-key-${i}`);
+    // Every request is answered although no query can complete (deadlines, then the breaker).
+    const during = await Promise.all(
+      keys.map((k) => authorize(server, f.apiKey, authorizeBody(f.agentId, { amount: '1.00', idempotency_key: k }))),
+    );
+    for (const res of during) {
+      expect(res.status).toBe(200);
+      expect(res.body.reason_codes).toEqual(['system_unavailable']);
+    }
+    proxy.thaw();
+    const after = await untilDecided(() => authorize(server, f.apiKey, authorizeBody(f.agentId, { amount: '1.00' })));
+    expect(after.body.decision).toBe('APPROVE');
+    // The abandoned commits rolled back when the database answered: nothing of the hung period.
+    await noOpenTransactions();
+    expect(await keyedRows(keys)).toBe(0);
+    expect(after.body.daily_count_used).toBe(2);
   });
 });
