@@ -26,15 +26,21 @@ export async function startEvents(config: Config, dbs: Databases, log: Logger): 
   const elog = log.child({ component: 'events' });
   // Own connections, so relaying and delivery never queue behind request handling (and, on
   // embedded PGlite, the one-connection-per-pool rule holds for each of them).
-  const relaySql: Record<Environment, Sql> = {
-    live: connect(dbs.urls.live, { max: 1, embedded: dbs.embedded }),
-    sandbox: connect(dbs.urls.sandbox, { max: 1, embedded: dbs.embedded }),
+  // On embedded PGlite every connection shares one database session, and interleaved
+  // extended-protocol messages of two connections clash ("portal does not exist"): there the
+  // events runtime uses the service's own single-connection pools instead.
+  const own: Sql[] = [];
+  const open = (url: string, max: number): Sql => {
+    const sql = connect(url, { max, embedded: false });
+    own.push(sql);
+    return sql;
   };
-  const dispatchMax = dbs.embedded ? 1 : 4;
-  const dispatchSql: Record<Environment, Sql> = {
-    live: connect(dbs.urls.live, { max: dispatchMax, embedded: dbs.embedded }),
-    sandbox: connect(dbs.urls.sandbox, { max: dispatchMax, embedded: dbs.embedded }),
-  };
+  const relaySql: Record<Environment, Sql> = dbs.embedded
+    ? { live: dbs.live, sandbox: dbs.sandbox }
+    : { live: open(dbs.urls.live, 1), sandbox: open(dbs.urls.sandbox, 1) };
+  const dispatchSql: Record<Environment, Sql> = dbs.embedded
+    ? { live: dbs.live, sandbox: dbs.sandbox }
+    : { live: open(dbs.urls.live, 4), sandbox: open(dbs.urls.sandbox, 4) };
   const bus: EventBus =
     config.natsUrl === null
       ? new InProcessBus()
@@ -86,9 +92,7 @@ export async function startEvents(config: Config, dbs: Databases, log: Logger): 
         await bus.close();
         await dispatcher.close();
         await client.close().catch(() => {});
-        await Promise.all(
-          [...Object.values(relaySql), ...Object.values(dispatchSql)].map((s) => s.end({ timeout: 5 })),
-        );
+        await Promise.all(own.map((s) => s.end({ timeout: 5 })));
       })();
       return closing;
     },
