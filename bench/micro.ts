@@ -104,7 +104,7 @@ export async function runMicro(log: (s: string) => void): Promise<{ results: Mic
   add('metrics: count one HTTP request', () => {
     metrics.httpRequests.labels('/api/v1/authorize', 'POST', '200').inc();
   });
-  await addPipeline(add, log);
+  await addPipeline(add);
 
   log('micro-benchmarks ...');
   await bench.run();
@@ -132,22 +132,87 @@ export async function runMicro(log: (s: string) => void): Promise<{ results: Mic
   };
 }
 
-/** The pipeline's evaluate(), when src/engine/pipeline/core.ts exists in this build. */
-async function addPipeline(add: (name: string, fn: Fn) => void, log: (s: string) => void): Promise<void> {
-  let core: Record<string, unknown>;
-  try {
-    core = (await import(new URL('../src/engine/pipeline/core.js', import.meta.url).href)) as Record<string, unknown>;
-  } catch {
-    log('  (no decision pipeline in this build yet: evaluate() skipped)');
-    return;
+/** The decision pipeline's evaluate() on an in-memory agent (an approval and a decline). */
+async function addPipeline(add: (name: string, fn: Fn) => void): Promise<void> {
+  const { evaluate } = await import('../src/engine/pipeline/core.js');
+  const { mandateFromRow, newAgentState } = await import('../src/engine/pipeline/state.js');
+  const now = Date.now();
+  const day = 86_400_000;
+  const fresh = () =>
+    newAgentState({
+      agentId: 'agt_bench',
+      principalId: 'prn_bench',
+      clientId: 'cli_bench',
+      status: 'ACTIVE',
+      createdAtMs: now - 30 * day,
+      mandates: [
+        mandateFromRow(
+          {
+            id: 'mnd_bench',
+            rails: ['card'],
+            currency: 'USD',
+            max_amount_per_transaction: '500',
+            max_daily_amount: '100000000',
+            max_monthly_amount: null,
+            allowed_mccs: null,
+            blocked_mccs: ['7995'],
+            allowed_countries: null,
+            blocked_countries: ['PRK'],
+            allowed_chains: null,
+            allowed_assets: null,
+            allowed_counterparties: null,
+            crypto: null,
+            valid_from: new Date(now - 30 * day),
+            valid_until: new Date(now + 365 * day),
+            created_at: new Date(now - 30 * day),
+          },
+          now,
+        ),
+      ],
+      overrides: {
+        rapid_fire_max_count: 65_535,
+        risk_velocity_max_count: 65_535,
+        amount_outlier_multiplier: 1_000_000,
+      },
+    });
+  const request = (mcc: string) => ({
+    requestId: 'req_bench',
+    environment: 'live' as const,
+    clientId: 'cli_bench',
+    principalId: 'prn_bench',
+    agentId: 'agt_bench',
+    amount: '42.1',
+    currency: 'USD',
+    merchantName: 'Corner Grocery',
+    merchantId: null,
+    mcc,
+    country: 'USA',
+    rail: 'CARD' as const,
+    crypto: null,
+    intent: {
+      intentType: 'purchase',
+      taskReference: 'weekly-groceries',
+      reasoningSummary: 'Weekly grocery order for the household, as the user asked',
+      confidence: 0.9,
+      alternativesConsidered: null,
+    },
+    sessionId: null,
+    idempotencyKey: null,
+    stepUpConfirmed: false,
+    receivedAtMs: now,
+  });
+  for (const [name, mcc] of [
+    ['pipeline: evaluate() approve', '5411'],
+    ['pipeline: evaluate() decline (blocked MCC)', '7995'],
+  ] as const) {
+    const req = request(mcc);
+    let state = fresh();
+    let n = 0;
+    add(name, () => {
+      // The state keeps running totals and windows: start afresh now and then so the figure
+      // is not one of an agent with an ever longer history.
+      if (++n % 1000 === 0) state = fresh();
+      return evaluate(state, req, Date.now());
+    });
   }
-  const bench = core.benchFixture as
-    | undefined
-    | (() => { evaluate: () => unknown; name?: string } | Promise<{ evaluate: () => unknown; name?: string }>);
-  if (typeof bench !== 'function') {
-    log('  (src/engine/pipeline/core.js exports no benchFixture(): evaluate() skipped)');
-    return;
-  }
-  const fixture = await bench();
-  add(fixture.name ?? 'pipeline: evaluate() approve', fixture.evaluate);
 }
