@@ -359,6 +359,7 @@ async function scenarioWebhookLag(t: Target): Promise<void> {
     });
     const { host, port, hostHeader } = hostPort(t.url);
     const r = rate > 0 ? rate : 200;
+    const before = await scrape(t.url, t.adminKey);
     const AUTH_ID = Buffer.from('"authorization_id":"');
     log(`webhook-lag: ${r} declines/s for ${duration} s ...`);
     const result = await runLoad({
@@ -386,6 +387,13 @@ async function scenarioWebhookLag(t: Target): Promise<void> {
     const deadline = Date.now() + 20_000;
     while (delivered < expectedEvents && Date.now() < deadline) await new Promise((res) => setTimeout(res, 100));
     const summary = summarise(lag);
+    const after = await scrape(t.url, t.adminKey);
+    const serverSuccesses =
+      before === null || after === null
+        ? null
+        : sumOf(after, 'asas_webhook_deliveries_total', ['outcome="success"']) -
+          sumOf(before, 'asas_webhook_deliveries_total', ['outcome="success"']);
+    process.stdout.write(`server-counted successful deliveries: ${serverSuccesses}\n`);
     process.stdout.write(
       `\n${table(
         ['run', 'declines', 'events delivered', 'duplicates', 'lag p50 ms', 'p90 ms', 'p99 ms', 'p99.9 ms', 'max ms'],
@@ -414,6 +422,7 @@ async function scenarioWebhookLag(t: Target): Promise<void> {
         declines: expectedEvents,
         delivered,
         duplicates,
+        server_successful_deliveries: serverSuccesses,
         lag_ms: summary,
         load: result,
       },

@@ -13,7 +13,12 @@ import type { RouteDef } from '../http/types.js';
 import { RateLimiter } from '../http/rate-limit.js';
 import { createLogger } from '../observability/logger.js';
 import { ServiceMetrics } from '../observability/metrics.js';
-import { collectOutboxBacklog, collectShardStats, instrumentDecisions } from '../observability/instrument.js';
+import {
+  collectOutboxBacklog,
+  collectShardStats,
+  collectWebhookOutcomes,
+  instrumentDecisions,
+} from '../observability/instrument.js';
 import { metricsRoutes } from '../observability/metrics-routes.js';
 import { authorizeRoutes } from '../runtime/authorize-routes.js';
 import { runtimeRoutes } from '../runtime/routes.js';
@@ -60,6 +65,7 @@ export async function startApp(config: Config, options: { log?: Logger } = {}): 
   instrumentDecisions(routes, metrics);
   collectShardStats(metrics, () => engine.stats());
   collectOutboxBacklog(metrics, dbs);
+  collectWebhookOutcomes(metrics, events.dispatcher.attemptOutcomes);
   for (const r of routes) router.add(r);
 
   const rateLimiter = new RateLimiter({

@@ -49,3 +49,10 @@ export function collectOutboxBacklog(metrics: ServiceMetrics, dbs: Databases): v
     );
   });
 }
+
+/** Webhook delivery attempts by outcome, counted by the dispatcher and read at scrape time. */
+export function collectWebhookOutcomes(metrics: ServiceMetrics, outcomes: Readonly<Record<string, number>>): void {
+  metrics.registry.beforeScrape(async () => {
+    for (const [outcome, n] of Object.entries(outcomes)) metrics.webhookDeliveries.labels(outcome).value = n;
+  });
+}

@@ -396,7 +396,7 @@ export class ServiceMetrics {
   );
   readonly webhookDeliveries = this.registry.counter(
     'asas_webhook_deliveries_total',
-    'Webhook delivery attempts, by outcome (success, failure, timeout, disabled, ...).',
+    'Webhook delivery attempts, by outcome (success, http_error, no_response).',
     ['outcome'],
   );
   readonly actorCacheSize = this.registry.gauge('asas_actor_cache_size', 'Agent actors held in memory, by shard.', [

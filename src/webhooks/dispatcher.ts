@@ -71,6 +71,8 @@ export class WebhookDispatcher {
   readonly #locks: Record<Environment, Promise<unknown>> = { live: Promise.resolve(), sandbox: Promise.resolve() };
   #sweepTimer: NodeJS.Timeout | null = null;
   #closed = false;
+  /** Delivery attempts by outcome (success, http_error, no_response), read by GET /metrics. */
+  readonly attemptOutcomes: Record<string, number> = {};
 
   constructor(options: DispatcherOptions) {
     this.#o = { perWebhookConcurrency: 8, cacheTtlMs: 5_000, ...options };
@@ -263,6 +265,8 @@ export class WebhookDispatcher {
       signedHeaders(hook.secret, job.eventId, job.eventType, job.body) as unknown as Record<string, string>,
     );
     if (this.#closed) return; // the row stays pending and is resumed after the restart
+    const outcome = result.ok ? 'success' : result.statusCode === null ? 'no_response' : 'http_error';
+    this.attemptOutcomes[outcome] = (this.attemptOutcomes[outcome] ?? 0) + 1;
     const attempt = job.attempts + 1;
     const schedule = this.#o.config.webhookRetryScheduleMs;
     const baseDelay = attempt - 1 < schedule.length ? (schedule[attempt - 1] as number) : null;
