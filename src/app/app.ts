@@ -48,6 +48,8 @@ export async function startApp(config: Config, options: { log?: Logger } = {}): 
     workers: config.workers,
     urls: dbs.urls,
     embedded: dbs.embedded,
+    // Embedded PGlite: one shard in this thread on the service's own pools (src/engine/shard.ts).
+    shared: dbs.embedded ? { live: dbs.live, sandbox: dbs.sandbox } : undefined,
     log,
     onCommitted: (env) => events.nudge(env),
   });

@@ -11,9 +11,11 @@ import type { Logger } from 'pino';
 import { Piscina } from 'piscina';
 import type { Environment } from '../auth/types.js';
 import { ApiError } from '../errors/registry.js';
-import type { AuthorizeRequest, DecisionEngine } from './contract.js';
+import type { Sql } from '../storage/db.js';
+import type { AuthorizeRequest, DecisionCore, DecisionEngine } from './contract.js';
 import type { AuthorizeResult, ShardStats, ShardTask, ShardWorkerData } from './protocol.js';
 import { safeDecision } from './safe-decision.js';
+import { createShard } from './shard.js';
 import { shardOf } from './shards.js';
 
 export interface EngineOptions {
@@ -21,6 +23,12 @@ export interface EngineOptions {
   readonly workers: number;
   readonly urls: Readonly<Record<Environment, string>>;
   readonly embedded: boolean;
+  /**
+   * Embedded PGlite only: the service's own single-connection pools. The engine then runs one
+   * shard in this thread on them instead of worker threads with connections of their own,
+   * which PGlite's single session cannot serve side by side (see src/engine/shard.ts).
+   */
+  readonly shared?: Readonly<Record<Environment, Sql>> | undefined;
   readonly log: Logger;
   readonly logLevel?: string;
   /** URL of the module exporting `decisionCore`; defaults to the real pipeline. */
@@ -78,7 +86,8 @@ interface Waiter {
 
 interface Shard {
   readonly index: number;
-  readonly pool: Piscina<ShardTask, unknown>;
+  run(task: ShardTask): Promise<unknown>;
+  destroy(): Promise<void>;
   queue: Waiter[];
 }
 
@@ -89,50 +98,45 @@ export class ShardedEngine implements DecisionEngine {
   #flushScheduled = false;
   #closing: Promise<void> | null = null;
 
-  constructor(options: EngineOptions) {
+  private constructor(options: EngineOptions, shards: Shard[]) {
     this.#log = options.log;
     this.#onCommitted = options.onCommitted ?? null;
-    const filename = new URL('./worker.js', import.meta.url).href;
-    const coreModule = options.coreModule ?? new URL('./pipeline/core.js', import.meta.url).href;
-    this.#shards = [];
-    for (let i = 0; i < options.workers; i++) {
-      const workerData: ShardWorkerData = {
-        shard: i,
-        urls: options.urls,
-        embedded: options.embedded,
-        coreModule,
-        maxActors: options.maxActorsPerShard ?? ENGINE_DEFAULTS.maxActorsPerShard,
-        poolSize: options.poolSize ?? ENGINE_DEFAULTS.poolSize,
-        batchRows: options.batchRows ?? ENGINE_DEFAULTS.batchRows,
-        batchDelayMs: options.batchDelayMs ?? ENGINE_DEFAULTS.batchDelayMs,
-        commitDeadlineMs: options.commitDeadlineMs ?? ENGINE_DEFAULTS.commitDeadlineMs,
-        loadDeadlineMs: options.loadDeadlineMs ?? ENGINE_DEFAULTS.loadDeadlineMs,
-        relaxedCommitDeadlineMs: options.relaxedCommitDeadlineMs ?? ENGINE_DEFAULTS.relaxedCommitDeadlineMs,
-        relaxedLoadDeadlineMs: options.relaxedLoadDeadlineMs ?? ENGINE_DEFAULTS.relaxedLoadDeadlineMs,
-        breakerOpenMs: options.breakerOpenMs ?? ENGINE_DEFAULTS.breakerOpenMs,
-        logLevel: options.logLevel ?? options.log.level,
-      };
-      const pool = new Piscina<ShardTask, unknown>({
-        filename,
-        name: 'default',
-        minThreads: 1,
-        maxThreads: 1,
-        // Idle workers must keep running their event loop (audit commits, deadlines, breaker
-        // timers); the default Atomics.wait between tasks would stall them.
-        atomics: 'disabled',
-        // A batch waiting for its commit must not hold back the next batch.
-        concurrentTasksPerWorker: 64,
-        idleTimeout: Number.POSITIVE_INFINITY,
-        workerData,
-      });
-      pool.on('error', (err: unknown) => this.#log.error({ err, shard: i }, 'shard worker error'));
-      this.#shards.push({ index: i, pool, queue: [] });
-    }
+    this.#shards = shards;
   }
 
-  /** Constructs the engine and waits until every shard worker is up with its connections open. */
+  /** Starts the shards and waits until every one is up with its connections open. */
   static async start(options: EngineOptions): Promise<ShardedEngine> {
-    const engine = new ShardedEngine(options);
+    const coreModule = options.coreModule ?? new URL('./pipeline/core.js', import.meta.url).href;
+    const shards: Shard[] = [];
+    if (options.shared !== undefined) {
+      const { decisionCore } = (await import(coreModule)) as { decisionCore: DecisionCore<unknown> };
+      const runtime = await createShard(workerData(options, 0, coreModule), decisionCore, options.log, options.shared);
+      shards.push({
+        index: 0,
+        run: async (task) => runtime.handle(task),
+        destroy: async () => {},
+        queue: [],
+      });
+    } else {
+      const filename = new URL('./worker.js', import.meta.url).href;
+      for (let i = 0; i < options.workers; i++) {
+        const pool = new Piscina<ShardTask, unknown>({
+          filename,
+          minThreads: 1,
+          maxThreads: 1,
+          // Idle workers must keep running their event loop (audit commits, deadlines, breaker
+          // timers); the default Atomics.wait between tasks would stall them.
+          atomics: 'disabled',
+          // A batch waiting for its commit must not hold back the next batch.
+          concurrentTasksPerWorker: 64,
+          idleTimeout: Number.POSITIVE_INFINITY,
+          workerData: workerData(options, i, coreModule),
+        });
+        pool.on('error', (err: unknown) => options.log.error({ err, shard: i }, 'shard worker error'));
+        shards.push({ index: i, run: (task) => pool.run(task), destroy: () => pool.destroy(), queue: [] });
+      }
+    }
+    const engine = new ShardedEngine(options, shards);
     await engine.stats();
     return engine;
   }
@@ -161,7 +165,7 @@ export class ShardedEngine implements DecisionEngine {
       shard.queue = [];
       const requests = new Array<AuthorizeRequest>(waiters.length);
       for (let i = 0; i < waiters.length; i++) requests[i] = (waiters[i] as Waiter).request;
-      shard.pool.run({ kind: 'authorize', requests }).then(
+      shard.run({ kind: 'authorize', requests }).then(
         (results) => {
           const committed = deliver(waiters, results as readonly AuthorizeResult[]);
           if (this.#onCommitted !== null) {
@@ -179,16 +183,16 @@ export class ShardedEngine implements DecisionEngine {
 
   async invalidateAgent(env: Environment, agentId: string): Promise<void> {
     const shard = this.#shards[shardOf(agentId, this.#shards.length)] as Shard;
-    await shard.pool.run({ kind: 'invalidateAgent', env, agentId });
+    await shard.run({ kind: 'invalidateAgent', env, agentId });
   }
 
   async invalidatePrincipal(env: Environment, principalId: string): Promise<void> {
-    await Promise.all(this.#shards.map((s) => s.pool.run({ kind: 'invalidatePrincipal', env, principalId })));
+    await Promise.all(this.#shards.map((s) => s.run({ kind: 'invalidatePrincipal', env, principalId })));
   }
 
   /** Per-shard counters (actors in memory, commits, rows), for diagnostics and benchmarks. */
   async stats(): Promise<ShardStats[]> {
-    return (await Promise.all(this.#shards.map((s) => s.pool.run({ kind: 'stats' })))) as ShardStats[];
+    return (await Promise.all(this.#shards.map((s) => s.run({ kind: 'stats' })))) as ShardStats[];
   }
 
   close(): Promise<void> {
@@ -198,11 +202,11 @@ export class ShardedEngine implements DecisionEngine {
       await Promise.all(
         this.#shards.map(async (s) => {
           try {
-            await s.pool.run({ kind: 'close' });
+            await s.run({ kind: 'close' });
           } catch (err) {
             this.#log.error({ err, shard: s.index }, 'shard did not close cleanly');
           }
-          await s.pool.destroy();
+          await s.destroy();
         }),
       );
       this.#log.debug({ ms: performance.now() - started }, 'decision engine stopped');
@@ -225,4 +229,23 @@ function deliver(waiters: readonly Waiter[], results: readonly AuthorizeResult[]
     }
   }
   return committed;
+}
+
+function workerData(options: EngineOptions, shard: number, coreModule: string): ShardWorkerData {
+  return {
+    shard,
+    urls: options.urls,
+    embedded: options.embedded,
+    coreModule,
+    maxActors: options.maxActorsPerShard ?? ENGINE_DEFAULTS.maxActorsPerShard,
+    poolSize: options.poolSize ?? ENGINE_DEFAULTS.poolSize,
+    batchRows: options.batchRows ?? ENGINE_DEFAULTS.batchRows,
+    batchDelayMs: options.batchDelayMs ?? ENGINE_DEFAULTS.batchDelayMs,
+    commitDeadlineMs: options.commitDeadlineMs ?? ENGINE_DEFAULTS.commitDeadlineMs,
+    loadDeadlineMs: options.loadDeadlineMs ?? ENGINE_DEFAULTS.loadDeadlineMs,
+    relaxedCommitDeadlineMs: options.relaxedCommitDeadlineMs ?? ENGINE_DEFAULTS.relaxedCommitDeadlineMs,
+    relaxedLoadDeadlineMs: options.relaxedLoadDeadlineMs ?? ENGINE_DEFAULTS.relaxedLoadDeadlineMs,
+    breakerOpenMs: options.breakerOpenMs ?? ENGINE_DEFAULTS.breakerOpenMs,
+    logLevel: options.logLevel ?? options.log.level,
+  };
 }

@@ -1,103 +1,16 @@
-// A shard worker thread (piscina, one thread per pool): owns the actors of the agents hashed
-// to this shard, its own connection pools to the live and sandbox databases, and one group
-// committer per database. Runs with piscina `atomics: 'disabled'` so that between tasks the
-// thread runs its event loop: commits, deadlines and breaker timers fire while it is idle.
+// A shard worker thread (piscina, one thread per pool) running one shard (src/engine/shard.ts)
+// with its own connection pools. Runs with piscina `atomics: 'disabled'` so that between tasks
+// the thread runs its event loop: commits, deadlines and breaker timers fire while it is idle.
 
 import { pino } from 'pino';
 import { Piscina } from 'piscina';
-import { Breaker } from '../audit/breaker.js';
-import { GroupCommitter } from '../audit/committer.js';
-import { DbGate } from '../audit/gate.js';
-import type { Environment } from '../auth/types.js';
-import { connect } from '../storage/db.js';
-import { ActorSystem, type ShardDatabase } from './actors.js';
 import type { DecisionCore } from './contract.js';
-import type { AuthorizeResult, ShardStats, ShardTask, ShardWorkerData } from './protocol.js';
+import type { ShardWorkerData } from './protocol.js';
+import { createShard } from './shard.js';
 
 const data = Piscina.workerData as ShardWorkerData;
 const log = pino({ level: data.logLevel, base: { service: 'asas', shard: data.shard } });
 const { decisionCore } = (await import(data.coreModule)) as { decisionCore: DecisionCore<unknown> };
+const shard = await createShard(data, decisionCore, log);
 
-function openDatabase(env: Environment): ShardDatabase {
-  const sql = connect(data.urls[env], { max: data.embedded ? 1 : data.poolSize, embedded: data.embedded });
-  const gate = new DbGate(data.embedded);
-  const breaker = new Breaker(data.breakerOpenMs);
-  const committer = new GroupCommitter(
-    sql,
-    gate,
-    breaker,
-    {
-      batchRows: data.batchRows,
-      batchDelayMs: data.batchDelayMs,
-      deadlineMs: data.commitDeadlineMs,
-      relaxedDeadlineMs: data.relaxedCommitDeadlineMs,
-      // One transaction at a time on embedded PGlite; on PostgreSQL a second batch may commit
-      // while the first waits for its WAL flush.
-      maxInFlight: data.embedded ? 1 : 2,
-    },
-    log.child({ env }),
-  );
-  return { sql, gate, breaker, committer };
-}
-
-const dbs: Record<Environment, ShardDatabase> = { live: openDatabase('live'), sandbox: openDatabase('sandbox') };
-// Open the pools' connections (and their auth round trips) before the first decisions need
-// them; a database that is down now is retried by the first decision instead.
-await Promise.all(
-  (['live', 'sandbox'] as const).map((env) =>
-    Promise.all(Array.from({ length: data.embedded ? 1 : data.poolSize }, () => dbs[env].sql`select 1`)).catch(
-      (err: unknown) => log.warn({ err, env }, 'database not reachable at start'),
-    ),
-  ),
-);
-
-const actors = new ActorSystem(
-  decisionCore,
-  dbs,
-  {
-    maxActors: data.maxActors,
-    loadDeadlineMs: data.loadDeadlineMs,
-    relaxedLoadDeadlineMs: data.relaxedLoadDeadlineMs,
-    keysPerActor: 256,
-  },
-  log,
-);
-
-async function close(): Promise<void> {
-  await actors.idle();
-  await Promise.all([dbs.live.committer.idle(), dbs.sandbox.committer.idle()]);
-  await Promise.all([dbs.live.sql.end({ timeout: 5 }), dbs.sandbox.sql.end({ timeout: 5 })]);
-}
-
-function stats(): ShardStats {
-  const s = [dbs.live.committer.stats, dbs.sandbox.committer.stats];
-  return {
-    shard: data.shard,
-    actors: actors.size,
-    busyActors: actors.busySize,
-    commits: s.reduce((n, x) => n + x.commits, 0),
-    committedRows: s.reduce((n, x) => n + x.committedRows, 0),
-    failedCommits: s.reduce((n, x) => n + x.failedCommits, 0),
-  };
-}
-
-export default function handle(task: ShardTask): Promise<readonly AuthorizeResult[] | ShardStats | null> | null {
-  switch (task.kind) {
-    case 'authorize': {
-      const requests = task.requests;
-      const out: Promise<AuthorizeResult>[] = new Array(requests.length);
-      for (let i = 0; i < requests.length; i++) out[i] = actors.authorize(requests[i] as never);
-      return Promise.all(out);
-    }
-    case 'invalidateAgent':
-      actors.invalidateAgent(task.env, task.agentId);
-      return null;
-    case 'invalidatePrincipal':
-      actors.invalidatePrincipal(task.env, task.principalId);
-      return null;
-    case 'stats':
-      return Promise.resolve(stats());
-    case 'close':
-      return close().then(() => null);
-  }
-}
+export default shard.handle;

@@ -121,6 +121,10 @@ describe('idempotent replay', () => {
       workers: 1,
       urls: server.dbUrls,
       embedded: server.app.services.dbs.embedded,
+      // Embedded PGlite serves one session: the engine must run on the service's own pools.
+      shared: server.app.services.dbs.embedded
+        ? { live: server.app.services.dbs.live, sandbox: server.app.services.dbs.sandbox }
+        : undefined,
       log: pino({ level: 'silent' }),
     });
     try {

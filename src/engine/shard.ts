@@ -1,0 +1,119 @@
+// One shard's runtime: the actors of the agents hashed to it, its database handles and one
+// group committer per database, and the handler of the tasks the main thread sends. It runs in
+// a piscina worker thread (src/engine/worker.ts, own connection pools) or, on embedded PGlite,
+// in the main thread on the service's own single-connection pools: PGlite serves every
+// connection from ONE database session, so messages of several connections interleave and
+// clash ("portal does not exist"); there the engine must not open connections of its own.
+import type { Logger } from 'pino';
+import { Breaker } from '../audit/breaker.js';
+import { GroupCommitter } from '../audit/committer.js';
+import { DbGate } from '../audit/gate.js';
+import type { Environment } from '../auth/types.js';
+import { connect, type Sql } from '../storage/db.js';
+import { ActorSystem, type ShardDatabase } from './actors.js';
+import type { DecisionCore } from './contract.js';
+import type { AuthorizeResult, ShardStats, ShardTask, ShardWorkerData } from './protocol.js';
+
+export interface ShardRuntime {
+  handle(task: ShardTask): Promise<readonly AuthorizeResult[] | ShardStats | null> | null;
+}
+
+/**
+ * @param shared the service's own pools (embedded mode): used as they are and not closed here
+ */
+export async function createShard(
+  data: ShardWorkerData,
+  core: DecisionCore<unknown>,
+  log: Logger,
+  shared?: Readonly<Record<Environment, Sql>>,
+): Promise<ShardRuntime> {
+  function openDatabase(env: Environment): ShardDatabase {
+    const sql =
+      shared?.[env] ?? connect(data.urls[env], { max: data.embedded ? 1 : data.poolSize, embedded: data.embedded });
+    const gate = new DbGate(data.embedded);
+    const breaker = new Breaker(data.breakerOpenMs);
+    const committer = new GroupCommitter(
+      sql,
+      gate,
+      breaker,
+      {
+        batchRows: data.batchRows,
+        batchDelayMs: data.batchDelayMs,
+        deadlineMs: data.commitDeadlineMs,
+        relaxedDeadlineMs: data.relaxedCommitDeadlineMs,
+        // One transaction at a time on embedded PGlite; on PostgreSQL a second batch may commit
+        // while the first waits for its WAL flush.
+        maxInFlight: data.embedded ? 1 : 2,
+      },
+      log.child({ env }),
+    );
+    return { sql, gate, breaker, committer };
+  }
+
+  const dbs: Record<Environment, ShardDatabase> = { live: openDatabase('live'), sandbox: openDatabase('sandbox') };
+  if (shared === undefined) {
+    // Open the pools' connections (and their auth round trips) before the first decisions need
+    // them; a database that is down now is retried by the first decision instead.
+    await Promise.all(
+      (['live', 'sandbox'] as const).map((env) =>
+        Promise.all(Array.from({ length: data.embedded ? 1 : data.poolSize }, () => dbs[env].sql`select 1`)).catch(
+          (err: unknown) => log.warn({ err, env }, 'database not reachable at start'),
+        ),
+      ),
+    );
+  }
+
+  const actors = new ActorSystem(
+    core,
+    dbs,
+    {
+      maxActors: data.maxActors,
+      loadDeadlineMs: data.loadDeadlineMs,
+      relaxedLoadDeadlineMs: data.relaxedLoadDeadlineMs,
+      keysPerActor: 256,
+    },
+    log,
+  );
+
+  async function close(): Promise<void> {
+    await actors.idle();
+    await Promise.all([dbs.live.committer.idle(), dbs.sandbox.committer.idle()]);
+    if (shared === undefined)
+      await Promise.all([dbs.live.sql.end({ timeout: 5 }), dbs.sandbox.sql.end({ timeout: 5 })]);
+  }
+
+  function stats(): ShardStats {
+    const s = [dbs.live.committer.stats, dbs.sandbox.committer.stats];
+    return {
+      shard: data.shard,
+      actors: actors.size,
+      busyActors: actors.busySize,
+      commits: s.reduce((n, x) => n + x.commits, 0),
+      committedRows: s.reduce((n, x) => n + x.committedRows, 0),
+      failedCommits: s.reduce((n, x) => n + x.failedCommits, 0),
+    };
+  }
+
+  return {
+    handle(task) {
+      switch (task.kind) {
+        case 'authorize': {
+          const requests = task.requests;
+          const out: Promise<AuthorizeResult>[] = new Array(requests.length);
+          for (let i = 0; i < requests.length; i++) out[i] = actors.authorize(requests[i] as never);
+          return Promise.all(out);
+        }
+        case 'invalidateAgent':
+          actors.invalidateAgent(task.env, task.agentId);
+          return null;
+        case 'invalidatePrincipal':
+          actors.invalidatePrincipal(task.env, task.principalId);
+          return null;
+        case 'stats':
+          return Promise.resolve(stats());
+        case 'close':
+          return close().then(() => null);
+      }
+    },
+  };
+}
