@@ -5,24 +5,24 @@ import { adminRoutes } from '../admin/routes.js';
 import { authRoutes } from '../auth/routes.js';
 import { startAuth } from '../auth/service.js';
 import type { Config } from '../config/config.js';
-import { startEvents } from '../events/service.js';
 import { ShardedEngine } from '../engine/engine.js';
+import { startEvents } from '../events/service.js';
+import { RateLimiter } from '../http/rate-limit.js';
 import { Router } from '../http/router.js';
 import { HttpServer } from '../http/server.js';
 import type { RouteDef } from '../http/types.js';
-import { RateLimiter } from '../http/rate-limit.js';
-import { createLogger } from '../observability/logger.js';
-import { ServiceMetrics } from '../observability/metrics.js';
 import {
   collectOutboxBacklog,
   collectShardStats,
   collectWebhookOutcomes,
   instrumentDecisions,
 } from '../observability/instrument.js';
+import { createLogger } from '../observability/logger.js';
+import { ServiceMetrics } from '../observability/metrics.js';
 import { metricsRoutes } from '../observability/metrics-routes.js';
+import { onboardingRoutes } from '../onboarding/routes.js';
 import { authorizeRoutes } from '../runtime/authorize-routes.js';
 import { runtimeRoutes } from '../runtime/routes.js';
-import { onboardingRoutes } from '../onboarding/routes.js';
 import { openDatabases } from '../storage/db.js';
 import { webhookRoutes } from '../webhooks/routes.js';
 import type { Services } from './services.js';
