@@ -21,6 +21,8 @@ export interface AuthenticatorDeps {
   credentials: CredentialStore;
   tokens: TokenService;
   admin: AdminKeyVerifier;
+  /** SPEC.md rule 3's "when client tenancy is enabled" (CLIENT_TENANCY); off: rule 1 holds. */
+  clientTenancy: boolean;
 }
 
 export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
@@ -58,14 +60,16 @@ export class CredentialAuthenticator implements Authenticator {
 
   /**
    * Resolves a Principal API key (SPEC.md rule 3): the current key, then a previous key in its
-   * grace window (both inside findByKey), then a Client key whose Client owns exactly one
-   * Principal in that environment. Also used by the token endpoint. Null when it does not
+   * grace window (both inside findByKey), then, with CLIENT_TENANCY on, a Client key whose
+   * Client owns exactly one Principal in that environment. Also used by the token endpoint. Null when it does not
    * authenticate; IP and scope are not checked here.
    */
   async resolvePrincipalKey(key: string): Promise<{ cred: ResolvedCredential; auth: PrincipalAuth } | null> {
     const cred = await this.#deps.credentials.findByKey(key);
     if (cred === null) return null;
     if (cred.principalAuth !== null) return { cred, auth: cred.principalAuth };
+    // A Client key on the Principal plane fails authentication (SPEC.md rule 1) unless tenancy is on.
+    if (!this.#deps.clientTenancy) return null;
     const sql = this.#deps.dbs.forEnv(cred.environment);
     const owned = await sql<{ id: string }[]>`select id from principals where client_id = ${cred.clientId} limit 2`;
     if (owned.length !== 1) return null;

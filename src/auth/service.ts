@@ -22,7 +22,13 @@ export async function startAuth(config: Config, log: Logger, dbs: Databases): Pr
   await credentials.listen();
   const tokens = await TokenService.load(dbs.live, log);
   const admin = await loadAdminKey(config, dbs.live, log);
-  const authenticator = new CredentialAuthenticator({ dbs, credentials, tokens, admin });
+  const authenticator = new CredentialAuthenticator({
+    dbs,
+    credentials,
+    tokens,
+    admin,
+    clientTenancy: config.clientTenancy,
+  });
   return {
     authenticator,
     credentials,

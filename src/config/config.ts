@@ -40,6 +40,12 @@ export interface Config {
   readonly rateLimitRequestsPerSecond: number;
   /** Requests a credential may send at once after being idle (token bucket size). */
   readonly rateLimitBurstRequests: number;
+  /**
+   * SPEC.md rule 3's last step, "when client tenancy is enabled": a Client key on the Principal
+   * plane acts as the Client's only Principal. Off by default, so rule 1 holds (a Client key on
+   * /authorize fails authentication).
+   */
+  readonly clientTenancy: boolean;
 }
 
 export class ConfigError extends Error {
@@ -74,6 +80,14 @@ function token(env: Env, name: string, def: string, pattern: RegExp): string {
   const raw = str(env, name) ?? def;
   if (!pattern.test(raw)) throw new ConfigError(name, `must match ${pattern.source}, got "${raw}"`);
   return raw;
+}
+
+function bool(env: Env, name: string, def: boolean): boolean {
+  const raw = str(env, name);
+  if (raw === undefined) return def;
+  if (raw === 'on' || raw === 'true' || raw === '1') return true;
+  if (raw === 'off' || raw === 'false' || raw === '0') return false;
+  throw new ConfigError(name, `must be "on" or "off", got "${raw}"`);
 }
 
 function url(env: Env, name: string, protocols: readonly string[]): string | null {
@@ -148,6 +162,7 @@ export function loadConfig(env: Env): Config {
     maxBodyBytes: int(env, 'MAX_BODY_BYTES', 1_048_576, 1024, 104_857_600),
     rateLimitRequestsPerSecond: int(env, 'RATE_LIMIT_REQUESTS_PER_SECOND', 100_000, 0, 100_000_000),
     rateLimitBurstRequests: int(env, 'RATE_LIMIT_BURST_REQUESTS', 200_000, 1, 100_000_000),
+    clientTenancy: bool(env, 'CLIENT_TENANCY', false),
   });
 }
 

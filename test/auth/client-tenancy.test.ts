@@ -1,5 +1,6 @@
-// SPEC.md rule 3, last step: a Client key on the Principal plane resolves to the Client's
-// Principal when the Client owns exactly one Principal in that environment; otherwise 401.
+// SPEC.md rule 3, last step, "when client tenancy is enabled" (CLIENT_TENANCY=on): a Client key
+// on the Principal plane resolves to the Client's Principal when the Client owns exactly one
+// Principal in that environment; otherwise 401. Off (the default), rule 1 holds: 401 always.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { provisionClient } from '../fixtures/provision.js';
 import { request, startTestServer, type TestServer } from '../helpers/server.js';
@@ -8,7 +9,7 @@ import { createPrincipal, expectUnauthorized } from './support.js';
 let server: TestServer;
 
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startTestServer({ CLIENT_TENANCY: 'on' });
 });
 afterAll(async () => {
   await server?.close();

@@ -21,6 +21,11 @@ afterAll(async () => {
 });
 
 describe('POST /api/v1/authorize', () => {
+  it('refuses a Client key with 401, even one whose Client owns exactly one Principal (SPEC rule 1)', async () => {
+    const res = await authorize(server, a.client.liveKey, authorizeBody(a.agentId));
+    expectEnvelope(res, 401, 'unauthorized');
+  });
+
   it('approves within the mandate and answers every SPEC.md response field', async () => {
     const res = await authorize(server, a.apiKey, authorizeBody(a.agentId, { amount: '12.5', country: 'us' }));
     expect(res.status).toBe(200);
