@@ -62,7 +62,7 @@ export async function startApp(config: Config, options: { log?: Logger } = {}): 
   routes.push(...authRoutes(auth, config.oauthTokenTtlSeconds), ...adminRoutes(config, dbs, auth));
   routes.push(...authorizeRoutes({ engine, dbs, log }));
   routes.push(...runtimeRoutes(services));
-  routes.push(...onboardingRoutes());
+  routes.push(...onboardingRoutes(engine));
   routes.push(...webhookRoutes(config, events));
   instrumentDecisions(routes, metrics);
   collectShardStats(metrics, () => engine.stats());

@@ -1,6 +1,7 @@
 // The Client-facing onboarding plane (SPEC.md "Onboarding (Client key)"), plus the Principal's
 // own read of its record. Every object lives in the database of the credential's environment.
 import { issueCredential } from '../auth/credentials.js';
+import type { DecisionEngine } from '../engine/contract.js';
 import { ApiError } from '../errors/registry.js';
 import { json, type RequestContext, type RouteDef } from '../http/types.js';
 import { type AgentInput, createAgent, findClientAgent, listAgentSummaries, summaryOf } from './agents.js';
@@ -21,7 +22,11 @@ function principalParam(ctx: RequestContext): string {
   return id;
 }
 
-export function onboardingRoutes(): RouteDef[] {
+/**
+ * @param engine after a new mandate commits, its agent's actor reloads before the next
+ * decision (as on the runtime plane's POST /mandates)
+ */
+export function onboardingRoutes(engine: Pick<DecisionEngine, 'invalidateAgent'>): RouteDef[] {
   return [
     {
       method: 'POST',
@@ -133,15 +138,22 @@ export function onboardingRoutes(): RouteDef[] {
       response: 'OnboardMandate',
       successStatus: 201,
       summary: 'Grant a Mandate to an Agent',
-      handler: (ctx) => {
+      handler: async (ctx) => {
         const { auth } = clientAuth(ctx);
         const agentId = ctx.params.agent_id;
         if (!isLookupId(agentId)) throw new ApiError('principal_not_found', 'Agent not found for this Client.');
         assertStorable(ctx.body);
-        return withIdempotency(ctx, async (tx) => {
+        const reply = await withIdempotency(ctx, async (tx) => {
           const agent = await findClientAgent(tx, auth.clientId, agentId);
+          if (agent.status === 'REVOKED') {
+            throw new ApiError('validation_error', undefined, {
+              details: [{ field: 'agent_id', message: 'the agent is REVOKED and cannot receive mandates' }],
+            });
+          }
           return json(201, await createMandate(tx, agent, ctx.body as MandateInput));
         });
+        await engine.invalidateAgent(auth.environment, agentId);
+        return reply;
       },
     },
     {

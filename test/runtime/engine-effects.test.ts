@@ -75,6 +75,39 @@ describe('runtime changes reach the decision engine at once', () => {
     expect((await authorize(agent)).decision).toBe('APPROVE');
   });
 
+  it('a mandate granted on the onboarding plane reaches a loaded actor before its next decision', async () => {
+    const agent = (await createAgent(server, alice)).id as string;
+    expect((await authorize(agent)).reason_codes).toContain('no_active_mandate');
+    const res = await request(server, 'POST', `/api/v1/agents/${agent}/mandates`, {
+      apiKey: alice.clientKey,
+      body: {
+        rails: ['card'],
+        limits: { max_amount_per_transaction: '100.00', max_daily_amount: '1000.00', currency: 'USD' },
+      },
+    });
+    expect(res.status).toBe(201);
+    expect((await authorize(agent)).decision).toBe('APPROVE');
+  });
+
+  it('a REVOKED agent gets no mandate on either plane', async () => {
+    const agent = (await createAgent(server, alice)).id as string;
+    await setStatus(agent, 'REVOKED');
+    const onboarding = await request(server, 'POST', `/api/v1/agents/${agent}/mandates`, {
+      apiKey: alice.clientKey,
+      body: {
+        rails: ['card'],
+        limits: { max_amount_per_transaction: '100.00', max_daily_amount: '1000.00', currency: 'USD' },
+      },
+    });
+    expect(onboarding.status).toBe(422);
+    expect((onboarding.body as { error: string }).error).toBe('validation_error');
+    const runtime = await request(server, 'POST', '/api/v1/mandates', {
+      apiKey: alice.apiKey,
+      body: { agent_id: agent, valid_until: inDays(30), max_amount_per_transaction: '100.00' },
+    });
+    expect(runtime.status).toBe(422);
+  });
+
   it('suspension declines the next request with agent_inactive; reactivation approves again; revocation is final', async () => {
     const agent = (await createAgent(server, alice)).id as string;
     await mandateFor(agent);

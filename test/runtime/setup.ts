@@ -10,13 +10,16 @@ export interface TestPrincipal {
   readonly programId: string;
   readonly principalId: string;
   readonly apiKey: string;
+  /** The Client's key of the same environment (onboarding plane). */
+  readonly clientKey: string;
 }
 
 export async function newPrincipal(server: TestServer, env: Env = 'live'): Promise<TestPrincipal> {
   const client = await provisionClient(server);
   const principalId = await insertPrincipalRow(server, env, client.clientId, client.programId);
   const { apiKey } = await issuePrincipalKey(server, principalId, env);
-  return { clientId: client.clientId, programId: client.programId, principalId, apiKey };
+  const clientKey = env === 'live' ? client.liveKey : client.sandboxKey;
+  return { clientId: client.clientId, programId: client.programId, principalId, apiKey, clientKey };
 }
 
 export async function bearerFor(server: TestServer, p: TestPrincipal): Promise<string> {
