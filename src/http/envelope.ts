@@ -1,6 +1,7 @@
 // The one place that turns an error into the SPEC.md "Errors" envelope.
 import type { Logger } from 'pino';
 import { ApiError, ERRORS } from '../errors/registry.js';
+import { isDatabaseUnavailable } from '../storage/db.js';
 
 export interface Envelope {
   status: number;
@@ -18,6 +19,15 @@ export function errorEnvelope(err: unknown, requestId: string, log: Logger): Env
     };
     if (err.details !== undefined) payload.details = err.details;
     return { status: err.status, body: JSON.stringify(payload), headers: err.headers };
+  }
+  if (isDatabaseUnavailable(err)) {
+    // The database is unreachable: a transient fault the client may retry, not a bug.
+    log.warn({ err, request_id: requestId }, 'database unavailable');
+    return errorEnvelope(
+      new ApiError('service_unavailable', undefined, { headers: { 'retry-after': '1' } }),
+      requestId,
+      log,
+    );
   }
   log.error({ err, request_id: requestId }, 'unhandled error');
   const e = ERRORS.internal_error;

@@ -8,7 +8,7 @@ import { createServer, type Server, Socket } from 'node:net';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issuePrincipalKey } from '../fixtures/provision.js';
-import { PG_BASE_URL, startTestServer, type TestServer } from '../helpers/server.js';
+import { expectEnvelope, PG_BASE_URL, request, startTestServer, type TestServer } from '../helpers/server.js';
 import { authorize, authorizeBody, type EngineFixture, RESPONSE_FIELDS, setup } from './support.js';
 
 class CuttableProxy {
@@ -197,6 +197,10 @@ describe('database unavailable', () => {
       expect(res.body.reason_codes).toEqual(['system_unavailable']);
       expect(res.body.authorization_id).toBeNull();
     }
+    // Other endpoints answer a retryable 503 in the envelope, not an anonymous 500.
+    const read = await request(server, 'GET', `/api/v1/agents/${warm.agentId}`, { apiKey: warm.apiKey });
+    expectEnvelope(read, 503, 'service_unavailable');
+    expect(read.headers.get('retry-after')).toBe('1');
 
     proxy.restore();
     // Each shard reconnects on its own; poll until it decides again (safe answers count nothing).
