@@ -48,6 +48,9 @@ export interface CommitterOptions {
   readonly maxInFlight: number;
 }
 
+/** Sent as text and cast to json in SQL: postgres.js would re-serialise a value it thinks is json. */
+const TEXT_OID = 25;
+
 const COMMITTED: CommitOutcome = Object.freeze({ kind: 'committed' });
 const FAILED: CommitOutcome = Object.freeze({ kind: 'failed' });
 
@@ -226,7 +229,8 @@ export class GroupCommitter {
     for (let i = 0; i < entries.length; i++) {
       const { request, evaluation } = (entries[i] as Pending).item;
       const audit = evaluation.audit;
-      rows[i] = audit;
+      // The stored response serves only the idempotent replay: without a key it is not kept.
+      rows[i] = audit.idempotency_key === null ? { ...audit, response: null } : audit;
       const at = Date.parse(audit.created_at);
       for (const ev of evaluation.events) {
         events.push(outboxRow(request, audit.id, makeEnvelope(ev.eventType, ev.data, at)));
@@ -244,9 +248,10 @@ export class GroupCommitter {
         });
       }
     }
-    // One prepared statement for any batch size: the rows travel as one JSON parameter each
-    // (jsonb_populate_recordset), instead of thousands of bind parameters whose count would
-    // make every batch size a different statement.
+    // One prepared statement for any batch size: the rows travel as one JSON text parameter
+    // each (json_populate_recordset), instead of thousands of bind parameters whose count would
+    // make every batch size a different statement. json, not jsonb: parsed once, never
+    // converted to the binary form; each event's envelope is stored as the text written here.
     return this.#sql.begin(async (tx) => {
       const inserted = await tx<{ id: string }[]>`
         with ins as (
@@ -256,14 +261,14 @@ export class GroupCommitter {
           select id, principal_id, agent_id, mandate_id, amount, currency, mcc,
             merchant_id, merchant_name, country, decision, reason_codes, gates_fired, kya_score, trust_level,
             trust_score, risk_score, session_id, idempotency_key, processing_time_ms, response, created_at
-          from jsonb_populate_recordset(null::authorizations, ${tx.json(rows as never)})
+          from json_populate_recordset(null::authorizations, ${tx.typed(JSON.stringify(rows), TEXT_OID)}::json)
           on conflict (principal_id, idempotency_key) where idempotency_key is not null do nothing
           returning id
         ), events as (
           insert into outbox (event_id, event_type, client_id, principal_id, payload)
-          select e.event_id, e.event_type, e.client_id, e.principal_id, e.payload
-          from jsonb_to_recordset(${tx.json(events as never)})
-            as e(event_id text, event_type text, client_id text, principal_id text, payload jsonb, authorization_id text)
+          select e.event_id, e.event_type, e.client_id, e.principal_id, e.payload::json
+          from json_to_recordset(${tx.typed(JSON.stringify(events), TEXT_OID)}::json)
+            as e(event_id text, event_type text, client_id text, principal_id text, payload text, authorization_id text)
           where e.authorization_id in (select id from ins)
         ), updates as (
           update agents a
@@ -272,7 +277,7 @@ export class GroupCommitter {
               updated_at = now()
           from (
             select distinct on (x.id) x.id, x.trust_level, x.kya_score
-            from jsonb_to_recordset(${tx.json(updates as never)})
+            from json_to_recordset(${tx.typed(JSON.stringify(updates), TEXT_OID)}::json)
               as x(id text, trust_level text, kya_score numeric, authorization_id text, ord int)
             where x.authorization_id in (select id from ins)
             order by x.id, x.ord desc
@@ -325,7 +330,8 @@ function outboxRow(request: AuthorizeRequest, authorizationId: string, envelope:
     event_type: envelope.event_type,
     client_id: request.clientId,
     principal_id: request.principalId,
-    payload: envelope,
+    // The envelope's text exactly as relayed and signed: event_type, event_id, timestamp, data.
+    payload: JSON.stringify(envelope),
     authorization_id: authorizationId,
   };
 }

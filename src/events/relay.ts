@@ -31,7 +31,8 @@ interface OutboxRow {
   event_type: string;
   client_id: string;
   principal_id: string;
-  payload: { event_type: string; event_id: string; timestamp: string; data: unknown };
+  /** The envelope text as the shard worker wrote it (outbox.payload is json, kept verbatim). */
+  body: string;
 }
 
 export class OutboxRelay {
@@ -108,26 +109,21 @@ export class OutboxRelay {
   async relayOnce(): Promise<{ fetched: number; published: number }> {
     const { sql, env, batchSize } = this.#o;
     const rows = await sql<OutboxRow[]>`
-      select seq, event_id, event_type, client_id, principal_id, payload
+      select seq, event_id, event_type, client_id, principal_id, payload::text as body
       from outbox where published_at is null order by seq limit ${batchSize}`;
     if (rows.length === 0) return { fetched: 0, published: 0 };
     const events: OutgoingEvent[] = rows.map((r) => ({
       subject: subjectFor(env, r.client_id, r.principal_id, r.event_type, this.#o.subjectPrefix),
       eventId: r.event_id,
-      // Canonical member order; the same bytes go to NATS and, through the dispatcher, to
-      // every webhook attempt.
-      body: JSON.stringify({
-        event_type: r.payload.event_type,
-        event_id: r.payload.event_id,
-        timestamp: r.payload.timestamp,
-        data: r.payload.data,
-      }),
+      // Verbatim, unparsed: the same bytes go to NATS and, through the dispatcher, to every
+      // webhook attempt.
+      body: r.body,
     }));
     const accepted = await this.#o.bus.publishBatch(events);
     const seqs: string[] = [];
     for (let i = 0; i < rows.length; i++) if (accepted[i] === true) seqs.push((rows[i] as OutboxRow).seq);
     if (seqs.length > 0) {
-      await sql`update outbox set published_at = now() where seq in ${sql(seqs)}`;
+      await sql`update outbox set published_at = now() where seq = any(${seqs}::bigint[])`;
       this.published += seqs.length;
     }
     return { fetched: rows.length, published: seqs.length };
