@@ -46,7 +46,7 @@ export class OutboxRelay {
   published = 0;
 
   constructor(options: OutboxRelayOptions) {
-    this.#o = { batchSize: 500, busyPollMs: 2, idlePollMs: 50, retentionMs: 3_600_000, ...options };
+    this.#o = { batchSize: 1000, busyPollMs: 5, idlePollMs: 50, retentionMs: 3_600_000, ...options };
   }
 
   start(): void {
@@ -60,14 +60,15 @@ export class OutboxRelay {
     this.#wake?.();
   }
 
-  async #sleep(ms: number): Promise<void> {
+  /** Sleeps `ms`; a nudge ends the sleep early only when `wakeable`. */
+  async #sleep(ms: number, wakeable = true): Promise<void> {
     // Local handles: a sleep that lost a race must not clear the timer of a later sleep.
     let timer: NodeJS.Timeout | undefined;
     let wake: (() => void) | undefined;
     await new Promise<void>((resolve) => {
       wake = resolve;
       timer = setTimeout(resolve, ms);
-      this.#wake = resolve;
+      if (wakeable) this.#wake = resolve;
     });
     clearTimeout(timer);
     if (this.#wake === wake) this.#wake = null;
@@ -97,10 +98,16 @@ export class OutboxRelay {
         await this.#sleep(250);
         continue;
       }
-      if (result.fetched > 0) idle = this.#o.busyPollMs;
-      else idle = Math.min(this.#o.idlePollMs, Math.max(idle * 2, this.#o.busyPollMs));
       if (this.#stopping && result.fetched === 0) break;
       await this.#maybeCleanup();
+      if (result.fetched > 0) {
+        // Rows keep coming: poll on a short fixed period and let commits' nudges pile up, so
+        // a busy service costs one select and one update per period, not per commit.
+        idle = this.#o.busyPollMs;
+        await this.#sleep(this.#stopping ? 0 : this.#o.busyPollMs, false);
+        continue;
+      }
+      idle = Math.min(this.#o.idlePollMs, Math.max(idle * 2, this.#o.busyPollMs));
       await this.#sleep(idle);
     }
   }
