@@ -11,12 +11,7 @@ import { RateLimiter } from '../http/rate-limit.js';
 import { Router } from '../http/router.js';
 import { HttpServer } from '../http/server.js';
 import type { RouteDef } from '../http/types.js';
-import {
-  collectOutboxBacklog,
-  collectShardStats,
-  collectWebhookOutcomes,
-  instrumentDecisions,
-} from '../observability/instrument.js';
+import { collectOutboxBacklog, collectShardStats, collectWebhookOutcomes } from '../observability/instrument.js';
 import { createLogger } from '../observability/logger.js';
 import { ServiceMetrics } from '../observability/metrics.js';
 import { metricsRoutes } from '../observability/metrics-routes.js';
@@ -60,11 +55,17 @@ export async function startApp(config: Config, options: { log?: Logger } = {}): 
   const router = new Router();
   const routes: RouteDef[] = [...systemRoutes(services, readiness, () => router.routes), ...metricsRoutes(metrics)];
   routes.push(...authRoutes(auth, config.oauthTokenTtlSeconds), ...adminRoutes(config, dbs, auth));
-  routes.push(...authorizeRoutes({ engine, dbs, log }));
+  routes.push(
+    ...authorizeRoutes({
+      engine,
+      dbs,
+      log,
+      onDecision: (decision, gates, seconds) => metrics.decision(decision, gates, seconds),
+    }),
+  );
   routes.push(...runtimeRoutes(services));
   routes.push(...onboardingRoutes(engine));
   routes.push(...webhookRoutes(config, events));
-  instrumentDecisions(routes, metrics);
   collectShardStats(metrics, () => engine.stats());
   collectOutboxBacklog(metrics, dbs);
   collectWebhookOutcomes(metrics, events.dispatcher.attemptOutcomes);

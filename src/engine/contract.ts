@@ -7,6 +7,7 @@
 //   docs/decision-engine.md and is pure apart from loading an agent's state.
 import type { Environment } from '../auth/types.js';
 import type { Sql } from '../storage/db.js';
+import type { DecisionReply } from './reply.js';
 
 export type Decision = 'APPROVE' | 'DECLINE' | 'STEP_UP';
 
@@ -109,7 +110,7 @@ export interface DecisionEngine {
    * recorded. Never rejects for a database fault: answers a safe DECLINE (system_unavailable).
    * Rejects with ApiError agent_not_found when the agent is not the caller's.
    */
-  authorize(request: AuthorizeRequest): Promise<Record<string, unknown>>;
+  authorize(request: AuthorizeRequest): Promise<DecisionReply>;
   /** Makes the owning actor reload the agent (status, mandates) before its next decision. */
   invalidateAgent(env: Environment, agentId: string): Promise<void>;
   /** Makes every actor of the Principal reload its thresholds before its next decision. */

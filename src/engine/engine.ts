@@ -13,7 +13,8 @@ import type { Environment } from '../auth/types.js';
 import { ApiError } from '../errors/registry.js';
 import type { Sql } from '../storage/db.js';
 import type { AuthorizeRequest, DecisionCore, DecisionEngine } from './contract.js';
-import type { AuthorizeResult, ShardStats, ShardTask, ShardWorkerData } from './protocol.js';
+import type { AuthorizeWireResult, ShardStats, ShardTask, ShardWorkerData } from './protocol.js';
+import { type DecisionReply, toReply } from './reply.js';
 import { safeDecision } from './safe-decision.js';
 import { createShard } from './shard.js';
 import { shardOf } from './shards.js';
@@ -80,7 +81,7 @@ export const ENGINE_DEFAULTS = Object.freeze({
 
 interface Waiter {
   readonly request: AuthorizeRequest;
-  resolve(response: Record<string, unknown>): void;
+  resolve(reply: DecisionReply): void;
   reject(err: unknown): void;
 }
 
@@ -145,8 +146,8 @@ export class ShardedEngine implements DecisionEngine {
     return this.#shards.length;
   }
 
-  authorize(request: AuthorizeRequest): Promise<Record<string, unknown>> {
-    if (this.#closing !== null) return Promise.resolve(safeDecision(request));
+  authorize(request: AuthorizeRequest): Promise<DecisionReply> {
+    if (this.#closing !== null) return Promise.resolve(toReply(safeDecision(request)));
     return new Promise((resolve, reject) => {
       const shard = this.#shards[shardOf(request.agentId, this.#shards.length)] as Shard;
       shard.queue.push({ request, resolve, reject });
@@ -167,7 +168,7 @@ export class ShardedEngine implements DecisionEngine {
       for (let i = 0; i < waiters.length; i++) requests[i] = (waiters[i] as Waiter).request;
       shard.run({ kind: 'authorize', requests }).then(
         (results) => {
-          const committed = deliver(waiters, results as readonly AuthorizeResult[]);
+          const committed = deliver(waiters, results as readonly AuthorizeWireResult[]);
           if (this.#onCommitted !== null) {
             if (committed.live) this.#onCommitted('live');
             if (committed.sandbox) this.#onCommitted('sandbox');
@@ -175,7 +176,7 @@ export class ShardedEngine implements DecisionEngine {
         },
         (err: unknown) => {
           this.#log.error({ err, shard: shard.index, requests: waiters.length }, 'shard task failed; safe decisions');
-          for (const w of waiters) w.resolve(safeDecision(w.request));
+          for (const w of waiters) w.resolve(toReply(safeDecision(w.request)));
         },
       );
     }
@@ -216,16 +217,16 @@ export class ShardedEngine implements DecisionEngine {
 }
 
 /** Answers each waiter; reports which databases received new rows. */
-function deliver(waiters: readonly Waiter[], results: readonly AuthorizeResult[]): Record<Environment, boolean> {
+function deliver(waiters: readonly Waiter[], results: readonly AuthorizeWireResult[]): Record<Environment, boolean> {
   const committed = { live: false, sandbox: false };
   for (let i = 0; i < waiters.length; i++) {
     const w = waiters[i] as Waiter;
     const r = results[i];
-    if (r === undefined) w.resolve(safeDecision(w.request));
+    if (r === undefined) w.resolve(toReply(safeDecision(w.request)));
     else if (r.kind === 'not_found') w.reject(new ApiError('agent_not_found'));
     else {
       if (r.kind === 'decided' && !r.replayed) committed[w.request.environment] = true;
-      w.resolve(r.response);
+      w.resolve(r.reply);
     }
   }
   return committed;

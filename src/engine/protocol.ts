@@ -3,6 +3,7 @@
 // event-loop turn travel as ONE task, and their results come back as one array in order.
 import type { Environment } from '../auth/types.js';
 import type { AuthorizeRequest } from './contract.js';
+import { type DecisionReply, toReply } from './reply.js';
 
 export interface ShardWorkerData {
   readonly shard: number;
@@ -38,6 +39,18 @@ export type AuthorizeResult =
   | { readonly kind: 'decided'; readonly response: Record<string, unknown>; readonly replayed: boolean }
   | { readonly kind: 'safe'; readonly response: Record<string, unknown> }
   | { readonly kind: 'not_found' };
+
+/** An AuthorizeResult as it travels back to the main thread: the response already serialised. */
+export type AuthorizeWireResult =
+  | { readonly kind: 'decided'; readonly reply: DecisionReply; readonly replayed: boolean }
+  | { readonly kind: 'safe'; readonly reply: DecisionReply }
+  | { readonly kind: 'not_found' };
+
+export function toWire(r: AuthorizeResult): AuthorizeWireResult {
+  if (r.kind === 'not_found') return r;
+  if (r.kind === 'safe') return { kind: 'safe', reply: toReply(r.response) };
+  return { kind: 'decided', reply: toReply(r.response), replayed: r.replayed };
+}
 
 export interface ShardStats {
   readonly shard: number;

@@ -12,10 +12,10 @@ import type { Environment } from '../auth/types.js';
 import { connect, type Sql } from '../storage/db.js';
 import { ActorSystem, type ShardDatabase } from './actors.js';
 import type { DecisionCore } from './contract.js';
-import type { AuthorizeResult, ShardStats, ShardTask, ShardWorkerData } from './protocol.js';
+import { type AuthorizeWireResult, type ShardStats, type ShardTask, type ShardWorkerData, toWire } from './protocol.js';
 
 export interface ShardRuntime {
-  handle(task: ShardTask): Promise<readonly AuthorizeResult[] | ShardStats | null> | null;
+  handle(task: ShardTask): Promise<readonly AuthorizeWireResult[] | ShardStats | null> | null;
 }
 
 /**
@@ -99,8 +99,8 @@ export async function createShard(
       switch (task.kind) {
         case 'authorize': {
           const requests = task.requests;
-          const out: Promise<AuthorizeResult>[] = new Array(requests.length);
-          for (let i = 0; i < requests.length; i++) out[i] = actors.authorize(requests[i] as never);
+          const out: Promise<AuthorizeWireResult>[] = new Array(requests.length);
+          for (let i = 0; i < requests.length; i++) out[i] = actors.authorize(requests[i] as never).then(toWire);
           return Promise.all(out);
         }
         case 'invalidateAgent':

@@ -12,15 +12,18 @@ import type { AuthContext, Environment, PrincipalAuth } from '../auth/types.js';
 import { toAlpha3 } from '../domain/country.js';
 import { formatAmount, fromDb, parseAmount, toJsonNumber } from '../domain/money.js';
 import type { AuthorizeRequest, DecisionEngine } from '../engine/contract.js';
+import { type DecisionReply, finishReply, toReply } from '../engine/reply.js';
 import { safeDecision } from '../engine/safe-decision.js';
 import { ApiError, type ErrorDetail } from '../errors/registry.js';
-import { json, type RequestContext, type RouteDef } from '../http/types.js';
+import { json, type Reply, type RequestContext, type RouteDef } from '../http/types.js';
 import type { Databases, Sql } from '../storage/db.js';
 
 export interface AuthorizeRouteDeps {
   readonly engine: DecisionEngine;
   readonly dbs: Databases;
   readonly log: Logger;
+  /** Called for every answered decision (metrics): its decision, gates and seconds since receipt. */
+  readonly onDecision?: (decision: string, gatesFired: readonly string[], seconds: number) => void;
 }
 
 /** The body as validated by schemas/AuthorizeRequest.json (defaults applied). */
@@ -192,27 +195,35 @@ export function authorizeRoutes(deps: AuthorizeRouteDeps): RouteDef[] {
   const dids = new DidResolver();
   const { engine, log } = deps;
 
-  async function authorize(ctx: RequestContext) {
+  const onDecision = deps.onDecision ?? null;
+
+  /** 200 with the decision's pre-serialised body and this request's own processing time. */
+  function answer(ctx: RequestContext, reply: DecisionReply): Reply {
+    const ms = performance.now() - ctx.startedAt;
+    onDecision?.(reply.decision, reply.gatesFired, ms / 1000);
+    return { status: 200, rawJson: finishReply(reply, roundMs(ms)) };
+  }
+
+  async function authorize(ctx: RequestContext): Promise<Reply> {
     const auth = principalOf(ctx.auth);
     const body = ctx.body as AuthorizeBody;
     const partial = buildRequest(ctx, auth, body);
     let request: AuthorizeRequest = { ...partial, agentId: body.agent_id ?? '' };
-    let response: Record<string, unknown>;
+    let reply: DecisionReply;
     try {
       if (body.agent_id === undefined) {
         const found = await dids.resolve(ctx.db as Sql, auth.environment, body.agent_did as string);
         if (found === null || found.principalId !== auth.principalId) throw new ApiError('agent_not_found');
         request = { ...partial, agentId: found.agentId };
       }
-      response = await engine.authorize(request);
+      reply = await engine.authorize(request);
     } catch (err) {
       if (err instanceof ApiError && err.code === 'agent_not_found') throw err;
       log.error({ err, request_id: ctx.requestId }, 'authorize fault; answering the safe decision');
-      response = safeDecision(request);
+      reply = toReply(safeDecision(request));
     }
     // This request's own time, also on an idempotent replay (the decision itself is replayed unchanged).
-    response.processing_time_ms = roundMs(performance.now() - ctx.startedAt);
-    return json(200, response);
+    return answer(ctx, reply);
   }
 
   return [
@@ -227,9 +238,7 @@ export function authorizeRoutes(deps: AuthorizeRouteDeps): RouteDef[] {
       handler: authorize,
       onFault: (ctx, err) => {
         log.error({ err, request_id: ctx.requestId }, 'authorize fault; answering the safe decision');
-        const response = safeDecision(faultEcho(ctx));
-        response.processing_time_ms = roundMs(performance.now() - ctx.startedAt);
-        return json(200, response);
+        return answer(ctx, toReply(safeDecision(faultEcho(ctx))));
       },
     },
     {

@@ -128,7 +128,7 @@ describe('idempotent replay', () => {
       log: pino({ level: 'silent' }),
     });
     try {
-      const response = await engine.authorize({
+      const reply = await engine.authorize({
         requestId: 'req_cold',
         environment: 'live',
         clientId: client[0]?.client_id as string,
@@ -154,8 +154,10 @@ describe('idempotent replay', () => {
         stepUpConfirmed: false,
         receivedAtMs: Date.now(),
       });
+      const response = JSON.parse(reply.body) as Record<string, unknown>;
       expect(response.authorization_id).toBe(first.body.authorization_id);
       expect(response.decision).toBe('APPROVE');
+      expect(reply.decision).toBe('APPROVE');
     } finally {
       await engine.close();
     }
