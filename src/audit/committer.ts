@@ -15,10 +15,12 @@
 // ever recorded. Once COMMIT is sent the outcome is awaited (an in-doubt commit, the
 // connection dying during COMMIT itself, is reported as failed: the one window where a safe
 // DECLINE may have been recorded as the original decision).
+import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type postgres from 'postgres';
 import type { AuthorizeRequest, Evaluation } from '../engine/contract.js';
 import { makeEnvelope } from '../events/envelope.js';
+import { BATCH_SIZE_BUCKETS, LATENCY_BUCKETS_SECONDS, LocalHistogram } from '../observability/metrics.js';
 import type { Sql } from '../storage/db.js';
 import { type Breaker, DEADLINE, isUnavailable } from './breaker.js';
 import { entryFromAudit } from './entry.js';
@@ -96,6 +98,10 @@ export class GroupCommitter {
   #immediate: NodeJS.Immediate | null = null;
   #idleWaiters: (() => void)[] = [];
   readonly stats: CommitterStats = { commits: 0, committedRows: 0, failedCommits: 0 };
+  /** Rows per successful group commit (read by /metrics through the shard's stats). */
+  readonly batchSizes = new LocalHistogram(BATCH_SIZE_BUCKETS);
+  /** Seconds from sending a batch to its transaction's outcome, successful or not. */
+  readonly commitSeconds = new LocalHistogram(LATENCY_BUCKETS_SECONDS);
 
   constructor(sql: Sql, gate: DbGate, breaker: Breaker, options: CommitterOptions, log: Logger) {
     this.#sql = sql;
@@ -184,15 +190,19 @@ export class GroupCommitter {
       this.#log.warn({ rows: batch.entries.length }, 'audit commit missed its deadline; answering safe decisions');
       this.#settle(batch, null);
     }, remaining);
+    const startedAt = performance.now();
     try {
       const replays = await this.#gate.run(() => this.#write(batch));
       clearTimeout(deadline);
+      this.commitSeconds.observe((performance.now() - startedAt) / 1000);
+      this.batchSizes.observe(batch.entries.length - replays.size);
       this.stats.commits++;
       this.stats.committedRows += batch.entries.length - replays.size;
       this.#breaker.success();
       this.#settle(batch, replays);
     } catch (err) {
       clearTimeout(deadline);
+      this.commitSeconds.observe((performance.now() - startedAt) / 1000);
       if (batch.settled) return;
       this.stats.failedCommits++;
       if (isUnavailable(err)) this.#breaker.failure(Date.now());

@@ -2,6 +2,7 @@
 // shard worker (src/engine/worker.ts). Requests that arrive for one shard in the same
 // event-loop turn travel as ONE task, and their results come back as one array in order.
 import type { Environment } from '../auth/types.js';
+import type { LocalHistogramData } from '../observability/metrics.js';
 import type { AuthorizeRequest } from './contract.js';
 import { type DecisionReply, toReply } from './reply.js';
 
@@ -54,6 +55,9 @@ export function toWire(r: AuthorizeResult): AuthorizeWireResult {
 
 export interface ShardStats {
   readonly shard: number;
+  /** Per-batch histograms of the shard's committers (live, sandbox), for /metrics. */
+  readonly batchSize: readonly LocalHistogramData[];
+  readonly commitSeconds: readonly LocalHistogramData[];
   readonly actors: number;
   readonly busyActors: number;
   readonly commits: number;

@@ -91,6 +91,8 @@ export async function createShard(
       commits: s.reduce((n, x) => n + x.commits, 0),
       committedRows: s.reduce((n, x) => n + x.committedRows, 0),
       failedCommits: s.reduce((n, x) => n + x.failedCommits, 0),
+      batchSize: [dbs.live.committer.batchSizes, dbs.sandbox.committer.batchSizes],
+      commitSeconds: [dbs.live.committer.commitSeconds, dbs.sandbox.committer.commitSeconds],
     };
   }
 

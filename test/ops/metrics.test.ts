@@ -100,6 +100,13 @@ describe('GET /metrics', () => {
     expect(delta('asas_decision_duration_seconds_count')).toBe(total);
     // Every answered decision is an audit row committed by a shard worker.
     expect(delta('asas_audit_rows_committed_total{')).toBe(total - safe);
+    // Per-batch figures: the batch-size histogram adds up to the rows, one observation per commit.
+    expect(delta('asas_audit_batch_size_sum{')).toBe(total - safe);
+    expect(delta('asas_audit_batch_size_count{')).toBe(delta('asas_audit_commits_total{'));
+    expect(delta('asas_audit_commit_duration_seconds_count{')).toBeGreaterThanOrEqual(
+      delta('asas_audit_commits_total{'),
+    );
+    expect(delta('asas_audit_commits_total{')).toBeGreaterThan(0);
     expect(sample(after, 'asas_actor_cache_size{')).toBeGreaterThanOrEqual(1);
     expect(after).toMatch(/asas_outbox_backlog\{env="live"\} \d+/);
   });
