@@ -201,6 +201,7 @@ describe('database unavailable', () => {
     const read = await request(server, 'GET', `/api/v1/agents/${warm.agentId}`, { apiKey: warm.apiKey });
     expectEnvelope(read, 503, 'service_unavailable');
     expect(read.headers.get('retry-after')).toBe('1');
+    expectEnvelope(await request(server, 'GET', '/ready'), 503, 'service_unavailable');
 
     proxy.restore();
     // Each shard reconnects on its own; poll until it decides again (safe answers count nothing).
