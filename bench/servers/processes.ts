@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
+import { socketTarget } from '../../src/storage/db.js';
 
 const HERE = fileURLToPath(new URL('.', import.meta.url));
 /** dist/bench/servers/ -> dist/src/main.js (or .build/<x>/...). */
@@ -154,7 +155,8 @@ export async function startService(o: ServiceOptions): Promise<Started> {
       const code = await stopChild(child);
       rmSync(dataDir, { recursive: true, force: true });
       if (adminUrl !== null && dbName !== null) {
-        const sql = postgres(adminUrl, { max: 1, onnotice: () => {} });
+        const target = socketTarget(adminUrl);
+        const sql = postgres(target.url, { ...target.options, max: 1, onnotice: () => {} });
         try {
           for (const n of [dbName, `${dbName}_sandbox`])
             await sql.unsafe(`drop database if exists "${n}" with (force)`);

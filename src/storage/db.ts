@@ -27,7 +27,9 @@ export interface Databases {
 
 /** postgres.js options shared by every connection this service opens. */
 export function connect(url: string, options: { max: number; embedded: boolean }): Sql {
-  return postgres(url, {
+  const target = socketTarget(url);
+  return postgres(target.url, {
+    ...target.options,
     max: options.max,
     idle_timeout: options.embedded ? 0 : 60,
     connect_timeout: 10,
@@ -38,6 +40,21 @@ export function connect(url: string, options: { max: number; embedded: boolean }
   });
 }
 
+/**
+ * libpq's form for a Unix-domain socket, `postgres://user@/db?host=/var/run/postgresql`, which
+ * postgres.js does not read from a URL: the socket path becomes its `path` option. A socket
+ * avoids the loopback TCP stack on every group commit when the database runs on the same host.
+ */
+export function socketTarget(url: string): { url: string; options: { path?: string } } {
+  const u = new URL(url);
+  const host = u.searchParams.get('host');
+  if (host === null || !host.startsWith('/')) return { url, options: {} };
+  u.searchParams.delete('host');
+  const port = u.port === '' ? '5432' : u.port;
+  u.hostname = 'localhost';
+  return { url: u.toString(), options: { path: `${host}/.s.PGSQL.${port}` } };
+}
+
 export function deriveSandboxUrl(liveUrl: string): string {
   const u = new URL(liveUrl);
   const name = decodeURIComponent(u.pathname.replace(/^\//, '')) || 'postgres';
@@ -46,7 +63,8 @@ export function deriveSandboxUrl(liveUrl: string): string {
 }
 
 async function ensureDatabase(url: string, log: Logger): Promise<void> {
-  const probe = postgres(url, { max: 1, onnotice: () => {}, connect_timeout: 10 });
+  const probeTarget = socketTarget(url);
+  const probe = postgres(probeTarget.url, { ...probeTarget.options, max: 1, onnotice: () => {}, connect_timeout: 10 });
   try {
     await probe`select 1`;
     return;
@@ -58,7 +76,8 @@ async function ensureDatabase(url: string, log: Logger): Promise<void> {
   const u = new URL(url);
   const name = decodeURIComponent(u.pathname.replace(/^\//, ''));
   u.pathname = '/postgres';
-  const admin = postgres(u.toString(), { max: 1, onnotice: () => {}, connect_timeout: 10 });
+  const adminTarget = socketTarget(u.toString());
+  const admin = postgres(adminTarget.url, { ...adminTarget.options, max: 1, onnotice: () => {}, connect_timeout: 10 });
   try {
     await admin.unsafe(`create database "${name.replace(/"/g, '""')}"`);
     log.info({ database: name }, 'created database');
