@@ -66,7 +66,11 @@ export async function startApp(config: Config, options: { log?: Logger } = {}): 
   routes.push(...runtimeRoutes(services));
   routes.push(...onboardingRoutes(engine));
   routes.push(...webhookRoutes(config, events));
-  collectShardStats(metrics, () => engine.stats());
+  collectShardStats(
+    metrics,
+    () => engine.stats(),
+    () => engine.queueDepths(),
+  );
   collectOutboxBacklog(metrics, dbs);
   collectWebhookOutcomes(metrics, events.dispatcher.attemptOutcomes);
   for (const r of routes) router.add(r);

@@ -90,6 +90,8 @@ interface Shard {
   run(task: ShardTask): Promise<unknown>;
   destroy(): Promise<void>;
   queue: Waiter[];
+  /** Authorizations sent to this shard and not yet answered (queued or in its worker). */
+  pending: number;
 }
 
 export class ShardedEngine implements DecisionEngine {
@@ -117,6 +119,7 @@ export class ShardedEngine implements DecisionEngine {
         run: async (task) => runtime.handle(task),
         destroy: async () => {},
         queue: [],
+        pending: 0,
       });
     } else {
       const filename = new URL('./worker.js', import.meta.url).href;
@@ -134,7 +137,13 @@ export class ShardedEngine implements DecisionEngine {
           workerData: workerData(options, i, coreModule),
         });
         pool.on('error', (err: unknown) => options.log.error({ err, shard: i }, 'shard worker error'));
-        shards.push({ index: i, run: (task) => pool.run(task), destroy: () => pool.destroy(), queue: [] });
+        shards.push({
+          index: i,
+          run: (task) => pool.run(task),
+          destroy: () => pool.destroy(),
+          queue: [],
+          pending: 0,
+        });
       }
     }
     const engine = new ShardedEngine(options, shards);
@@ -151,6 +160,7 @@ export class ShardedEngine implements DecisionEngine {
     return new Promise((resolve, reject) => {
       const shard = this.#shards[shardOf(request.agentId, this.#shards.length)] as Shard;
       shard.queue.push({ request, resolve, reject });
+      shard.pending++;
       if (!this.#flushScheduled) {
         this.#flushScheduled = true;
         setImmediate(() => this.#flush());
@@ -168,6 +178,7 @@ export class ShardedEngine implements DecisionEngine {
       for (let i = 0; i < waiters.length; i++) requests[i] = (waiters[i] as Waiter).request;
       shard.run({ kind: 'authorize', requests }).then(
         (results) => {
+          shard.pending -= waiters.length;
           const committed = deliver(waiters, results as readonly AuthorizeWireResult[]);
           if (this.#onCommitted !== null) {
             if (committed.live) this.#onCommitted('live');
@@ -175,6 +186,7 @@ export class ShardedEngine implements DecisionEngine {
           }
         },
         (err: unknown) => {
+          shard.pending -= waiters.length;
           this.#log.error({ err, shard: shard.index, requests: waiters.length }, 'shard task failed; safe decisions');
           for (const w of waiters) w.resolve(toReply(safeDecision(w.request)));
         },
@@ -189,6 +201,11 @@ export class ShardedEngine implements DecisionEngine {
 
   async invalidatePrincipal(env: Environment, principalId: string): Promise<void> {
     await Promise.all(this.#shards.map((s) => s.run({ kind: 'invalidatePrincipal', env, principalId })));
+  }
+
+  /** Authorizations sent to each shard and not yet answered, by shard index (for /metrics). */
+  queueDepths(): number[] {
+    return this.#shards.map((s) => s.pending);
   }
 
   /** Per-shard counters (actors in memory, commits, rows), for diagnostics and benchmarks. */

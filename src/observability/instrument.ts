@@ -11,8 +11,13 @@ export const AUTHORIZE_PATH = '/api/v1/authorize';
 export function collectShardStats(
   metrics: ServiceMetrics,
   stats: () => Promise<readonly ShardMetricsSnapshot[]>,
+  queueDepths: () => readonly number[],
 ): void {
   metrics.registry.beforeScrape(async () => metrics.shardStats(await stats()));
+  metrics.registry.beforeScrape(async () => {
+    const depths = queueDepths();
+    for (let i = 0; i < depths.length; i++) metrics.shardQueueDepth.set(depths[i] as number, String(i));
+  });
 }
 
 /** Counts unpublished outbox rows per database at scrape time (a partial index covers it). */

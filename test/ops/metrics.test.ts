@@ -109,5 +109,7 @@ describe('GET /metrics', () => {
     expect(delta('asas_audit_commits_total{')).toBeGreaterThan(0);
     expect(sample(after, 'asas_actor_cache_size{')).toBeGreaterThanOrEqual(1);
     expect(after).toMatch(/asas_outbox_backlog\{env="live"\} \d+/);
+    // Every shard reports its queue; with every request answered, nothing is waiting.
+    expect(after).toMatch(/asas_shard_queue_depth\{shard="0"\} 0\n/);
   });
 });
