@@ -214,6 +214,19 @@ async function scenarioAuthorize(t: Target): Promise<void> {
     `authorize: ${mode === 'rate' ? `${rate} req/s open loop` : 'saturation'} at ${connections} connections x ${pipelining}, ${duration} s after ${warmup} s warm-up ...`,
   );
   const rssStart = await serverRss(t);
+  // Events must keep up with decisions: the outbox backlog (events recorded, not yet
+  // published) is sampled from /metrics once a second during the run and after it.
+  const backlog = { samples: [] as number[], max: 0, end: 0, drained: 0 };
+  const sampleBacklog = async () => {
+    const m = await scrape(t.url, t.adminKey);
+    return m === null ? 0 : sumOf(m, 'asas_outbox_backlog');
+  };
+  const sampler = setInterval(() => {
+    void sampleBacklog().then((n) => {
+      backlog.samples.push(n);
+      backlog.max = Math.max(backlog.max, n);
+    });
+  }, 1000);
   const result = await runLoad({
     ...load,
     host,
@@ -222,9 +235,11 @@ async function scenarioAuthorize(t: Target): Promise<void> {
     keepBodies: true,
     classify: classifyDecision,
     onInterval: progress('authorize'),
-  });
+  }).finally(() => clearInterval(sampler));
+  backlog.end = await sampleBacklog();
   const rssEnd = await serverRss(t);
-  await new Promise((r) => setTimeout(r, 200));
+  await new Promise((r) => setTimeout(r, 1000));
+  backlog.drained = await sampleBacklog();
   const after = await scrape(t.url, t.adminKey);
 
   const expected = Object.fromEntries(MIX.map((m) => [m.kind, m.expected]));
@@ -243,9 +258,13 @@ async function scenarioAuthorize(t: Target): Promise<void> {
       `decisions/s vs echo ceiling: ${(ratio * 100).toFixed(1)}% (target >= 40%); p99 ${result.latencyMs.p99} ms at ${connections} connections (target < 10 ms)\n`,
     );
   }
+  process.stdout.write(
+    `outbox backlog (events recorded, not yet published): max ${backlog.max} over ${backlog.samples.length} samples during the run, ${backlog.end} at its end, ${backlog.drained} one second later\n`,
+  );
   const check = consistency(before, after, result.allByLabel, '/api/v1/authorize');
   const record = {
     scenario: 'authorize',
+    outbox_backlog: backlog,
     ...meta,
     target: { url: t.url, database: t.database, started_by_bench: t.started !== null },
     options: { ...load, agents, mix: MIX },
@@ -482,8 +501,11 @@ async function scenarioSoak(t: Target): Promise<void> {
     return [m.minute, s.count, s.p50, s.p99, s.max, rss];
   });
   process.stdout.write(`\n${table(['minute', 'requests', 'p50 ms', 'p99 ms', 'max ms', 'server RSS MiB'], rows)}\n`);
-  const first = minutes[0];
-  const last = minutes[minutes.length - 1];
+  // Drift compares whole minutes: the few stragglers recorded after the last full minute would
+  // make a "last minute" of a handful of requests.
+  const full = minutes.filter((m) => summarise(m.hist).count >= r * 30);
+  const first = full[0];
+  const last = full[full.length - 1];
   const drift =
     first !== undefined && last !== undefined
       ? {
