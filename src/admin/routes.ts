@@ -8,7 +8,7 @@ import type { Config } from '../config/config.js';
 import { hasPrefix } from '../domain/ids.js';
 import { ApiError } from '../errors/registry.js';
 import { json, type RouteDef } from '../http/types.js';
-import type { Databases } from '../storage/db.js';
+import type { Databases, Sql } from '../storage/db.js';
 import { clientExists, createClient, createProgram } from './provisioning.js';
 
 interface CredentialBody {
@@ -57,14 +57,7 @@ export function adminRoutes(config: Config, dbs: Databases, auth: AuthRuntime): 
         const body = ctx.body as CredentialBody;
         const sql = dbs.forEnv(body.environment);
         if (!hasPrefix(clientId, 'cli') || !(await clientExists(sql, clientId))) throw new ApiError('client_not_found');
-        const issued = await issueCredential(sql, {
-          clientId,
-          environment: body.environment,
-          scopes: body.scopes ?? null,
-          ipAllowlist: body.ip_allowlist ?? null,
-          expiresAt: body.expires_at ?? null,
-        });
-        return json(201, { credential: issued.credential, api_key: issued.apiKey });
+        return issueFor(sql, clientId, null, body);
       },
     },
     {
@@ -83,15 +76,7 @@ export function adminRoutes(config: Config, dbs: Databases, auth: AuthRuntime): 
           ? await sql<{ client_id: string }[]>`select client_id from principals where id = ${principalId}`
           : [];
         if (principal === undefined) throw new ApiError('principal_not_found');
-        const issued = await issueCredential(sql, {
-          clientId: principal.client_id,
-          principalId,
-          environment: body.environment,
-          scopes: body.scopes ?? null,
-          ipAllowlist: body.ip_allowlist ?? null,
-          expiresAt: body.expires_at ?? null,
-        });
-        return json(201, { credential: issued.credential, api_key: issued.apiKey });
+        return issueFor(sql, principal.client_id, principalId, body);
       },
     },
     {
@@ -124,4 +109,17 @@ export function adminRoutes(config: Config, dbs: Databases, auth: AuthRuntime): 
       },
     },
   ];
+}
+
+/** Issues a Client (principalId null) or Principal key from an operator-plane body: 201 {credential, api_key}. */
+async function issueFor(sql: Sql, clientId: string, principalId: string | null, body: CredentialBody) {
+  const issued = await issueCredential(sql, {
+    clientId,
+    principalId,
+    environment: body.environment,
+    scopes: body.scopes ?? null,
+    ipAllowlist: body.ip_allowlist ?? null,
+    expiresAt: body.expires_at ?? null,
+  });
+  return json(201, { credential: issued.credential, api_key: issued.apiKey });
 }
