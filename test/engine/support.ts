@@ -82,34 +82,7 @@ export async function query<T extends Record<string, unknown>>(
   }
 }
 
-/** Every field SPEC.md lists for the POST /authorize response. */
-export const RESPONSE_FIELDS = [
-  'authorization_id',
-  'decision',
-  'reason_codes',
-  'reason_detail',
-  'agent_id',
-  'mandate_id',
-  'amount',
-  'currency',
-  'kya_score',
-  'trust_score',
-  'trust_level',
-  'risk_score',
-  'risk_assessment',
-  'gates_fired',
-  'daily_amount_used',
-  'daily_count_used',
-  'intent_context_provided',
-  'intent_anomaly_score',
-  'intent_anomaly_triggered',
-  'cognitive_limit_active',
-  'cognitive_limit_multiplier',
-  'effective_limit',
-  'recommendations',
-  'processing_time_ms',
-  'timestamp',
-] as const;
+export { RESPONSE_FIELDS } from '../fixtures/authorize-fields.js';
 
 /** Lifts the request-count risk gates (rapid-fire, velocity) so a test can stream decisions. */
 export async function relaxRateGates(server: { url: string }, apiKey: string): Promise<void> {

@@ -1,33 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { RESPONSE_FIELDS } from '../fixtures/authorize-fields.js';
 import { agent, decide, request } from './support.js';
 
-const SPEC_FIELDS = [
-  'authorization_id',
-  'decision',
-  'reason_codes',
-  'reason_detail',
-  'agent_id',
-  'mandate_id',
-  'amount',
-  'currency',
-  'kya_score',
-  'trust_score',
-  'trust_level',
-  'risk_score',
-  'risk_assessment',
-  'gates_fired',
-  'daily_amount_used',
-  'daily_count_used',
-  'intent_context_provided',
-  'intent_anomaly_score',
-  'intent_anomaly_triggered',
-  'cognitive_limit_active',
-  'cognitive_limit_multiplier',
-  'effective_limit',
-  'recommendations',
-  'processing_time_ms',
-  'timestamp',
-].sort();
+const SPEC_FIELDS = [...RESPONSE_FIELDS].sort();
 
 describe('response and audit row', () => {
   it('carry every SPEC field, for an approval and for an early decline', () => {
