@@ -56,13 +56,13 @@ describe('GET /metrics', () => {
     let midScrape: { status: number; type: string | null; text: string } | null = null;
     const total = 120;
     let next = 0;
-    // 8 concurrent senders; one scrape while the load is running.
+    // 8 concurrent senders; whichever takes request 40 scrapes once while the load is running.
     await Promise.all(
-      Array.from({ length: 8 }, async (_, w) => {
+      Array.from({ length: 8 }, async () => {
         for (;;) {
           const i = next++;
           if (i >= total) return;
-          if (w === 0 && i === 40) midScrape = await scrape();
+          if (i === 40) midScrape = await scrape();
           // Every fourth request is over the per-transaction limit: a mandate_exceeded DECLINE.
           const amount = i % 4 === 3 ? '300.00' : '1.00';
           const res = await request(server, 'POST', '/api/v1/authorize', {
