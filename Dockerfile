@@ -9,7 +9,9 @@ FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 # Scripts are skipped here because `prepare` builds, and the sources are not copied yet.
-RUN npm ci --ignore-scripts
+# Some npm releases write lock files without other platforms' optional packages and then refuse
+# them in `npm ci`; the fallback installs from the same lock file (as .ci/run does).
+RUN npm ci --ignore-scripts || npm install --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json ./
 COPY build ./build
 COPY schemas ./schemas
