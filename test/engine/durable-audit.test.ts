@@ -2,28 +2,14 @@
 // (authorization.decided with the SPEC.md Authorization entry, plus the decision's own events)
 // were written by the same transaction, and no row exists for a decision never answered.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AUTHORIZATION_ENTRY_FIELDS } from '../fixtures/authorize-fields.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { authorize, authorizeBody, type EngineFixture, query, relaxRateGates, setup } from './support.js';
 
 let server: TestServer;
 const fixtures: EngineFixture[] = [];
 
-const ENTRY_FIELDS = [
-  'id',
-  'agent_id',
-  'mandate_id',
-  'amount',
-  'currency',
-  'mcc',
-  'merchant_id',
-  'country',
-  'decision',
-  'reason_codes',
-  'kya_score',
-  'trust_level',
-  'processing_time_ms',
-  'created_at',
-].sort();
+const ENTRY_FIELDS = [...AUTHORIZATION_ENTRY_FIELDS].sort();
 
 beforeAll(async () => {
   server = await startTestServer();

@@ -1,6 +1,7 @@
 // GET /authorize/log/agent/{agent_id}: newest first, opaque cursor over (created_at, id), every
 // entry exactly once across pages; GET /authorize/log/{id}; both only for the owning Principal.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AUTHORIZATION_ENTRY_FIELDS } from '../fixtures/authorize-fields.js';
 import { expectEnvelope, request, startTestServer, type TestServer } from '../helpers/server.js';
 import { authorize, authorizeBody, type EngineFixture, relaxRateGates, setup } from './support.js';
 
@@ -98,24 +99,7 @@ describe('authorization log', () => {
       currency: 'USD',
       country: 'USA',
     });
-    expect(Object.keys(res.body).sort()).toEqual(
-      [
-        'id',
-        'agent_id',
-        'mandate_id',
-        'amount',
-        'currency',
-        'mcc',
-        'merchant_id',
-        'country',
-        'decision',
-        'reason_codes',
-        'kya_score',
-        'trust_level',
-        'processing_time_ms',
-        'created_at',
-      ].sort(),
-    );
+    expect(Object.keys(res.body).sort()).toEqual([...AUTHORIZATION_ENTRY_FIELDS].sort());
     expectEnvelope(
       await request(server, 'GET', `/api/v1/authorize/log/${id}`, { apiKey: other.apiKey }),
       404,

@@ -1,14 +1,11 @@
 // Every onboarding answer matches the response schema its route documents in the OpenAPI
 // document (schemas/Principal.json, OnboardAgent.json, ...), checked with the build's own
 // precompiled validators.
-import type { ValidateFunction } from 'ajv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentBody, mandateBody, onboardBody, principalBody } from '../fixtures/onboarding.js';
 import { issuePrincipalKey, type ProvisionedClient, provisionClient } from '../fixtures/provision.js';
+import { expectSchema } from '../helpers/schemas.js';
 import { request, startTestServer, type TestServer } from '../helpers/server.js';
-
-const DIST = new URL(`../../${process.env.DIST_DIR ?? 'dist'}/src/`, import.meta.url).href;
-const validators = (await import(`${DIST}validation/generated/validators.js`)) as Record<string, ValidateFunction>;
 
 let server: TestServer;
 let client: ProvisionedClient;
@@ -20,13 +17,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.close();
 });
-
-function expectSchema(name: string, body: unknown): void {
-  const v = validators[name];
-  if (v === undefined) throw new Error(`no validator ${name}`);
-  const ok = v(structuredClone(body));
-  expect(ok ? [] : v.errors, `${name}: ${JSON.stringify(body).slice(0, 400)}`).toEqual([]);
-}
 
 describe('onboarding responses match their documented schemas', () => {
   it('POST /onboard (201 and 202), agents, mandates, programs, lists, GET principal, sandbox key', async () => {

@@ -1,14 +1,9 @@
 // The response schemas (schemas/Runtime*.json, Threshold*.json) are what the OpenAPI document
 // promises: every runtime-plane answer must validate against its own.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectSchema } from '../helpers/schemas.js';
 import { request, startTestServer, type TestServer } from '../helpers/server.js';
 import { createAgent, inDays, newPrincipal, type TestPrincipal } from './setup.js';
-
-const DIST = new URL(`../../${process.env.DIST_DIR ?? 'dist'}/src/`, import.meta.url).href;
-const validators = (await import(`${DIST}validation/generated/validators.js`)) as Record<
-  string,
-  ((data: unknown) => boolean) & { errors?: unknown }
->;
 
 let server: TestServer;
 let alice: TestPrincipal;
@@ -20,13 +15,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.close();
 });
-
-function expectSchema(name: string, body: unknown): void {
-  const v = validators[name];
-  if (v === undefined) throw new Error(`no validator ${name}`);
-  const ok = v(structuredClone(body));
-  expect(ok, `${name}: ${JSON.stringify(v.errors)}\n${JSON.stringify(body)}`).toBe(true);
-}
 
 describe('runtime-plane responses match their schemas', () => {
   it('agents, metrics and status', async () => {
