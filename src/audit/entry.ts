@@ -25,15 +25,19 @@ function score(value: string | null): number | null {
   return value === null ? null : Number(value);
 }
 
-/** From the row a worker is about to commit (money as exact decimal text). */
-export function entryFromAudit(row: AuditRow): AuthorizationEntry {
-  const units = parseAmount(row.amount);
-  if (units === null) throw new Error(`audit row ${row.id}: not an exact amount: ${row.amount}`);
+/** The fields an entry copies unchanged from either form of the row. */
+type Shared = Pick<
+  AuthorizationEntry,
+  'id' | 'agent_id' | 'mandate_id' | 'currency' | 'mcc' | 'merchant_id' | 'country' | 'decision'
+> &
+  Pick<AuthorizationEntry, 'reason_codes' | 'trust_level' | 'processing_time_ms'> & { kya_score: string | null };
+
+function entry(row: Shared, amount: number, createdAt: string): AuthorizationEntry {
   return {
     id: row.id,
     agent_id: row.agent_id,
     mandate_id: row.mandate_id,
-    amount: toJsonNumber(units),
+    amount,
     currency: row.currency,
     mcc: row.mcc,
     merchant_id: row.merchant_id,
@@ -43,8 +47,15 @@ export function entryFromAudit(row: AuditRow): AuthorizationEntry {
     kya_score: score(row.kya_score),
     trust_level: row.trust_level,
     processing_time_ms: row.processing_time_ms,
-    created_at: row.created_at,
+    created_at: createdAt,
   };
+}
+
+/** From the row a worker is about to commit (money as exact decimal text). */
+export function entryFromAudit(row: AuditRow): AuthorizationEntry {
+  const units = parseAmount(row.amount);
+  if (units === null) throw new Error(`audit row ${row.id}: not an exact amount: ${row.amount}`);
+  return entry(row, toJsonNumber(units), row.created_at);
 }
 
 /** A row of `authorizations` as postgres.js returns it (NUMERIC as text, timestamptz as Date). */
@@ -66,20 +77,5 @@ export interface StoredAuthorization {
 }
 
 export function entryFromDb(row: StoredAuthorization): AuthorizationEntry {
-  return {
-    id: row.id,
-    agent_id: row.agent_id,
-    mandate_id: row.mandate_id,
-    amount: toJsonNumber(fromDb(row.amount) as bigint),
-    currency: row.currency,
-    mcc: row.mcc,
-    merchant_id: row.merchant_id,
-    country: row.country,
-    decision: row.decision,
-    reason_codes: row.reason_codes,
-    kya_score: score(row.kya_score),
-    trust_level: row.trust_level,
-    processing_time_ms: row.processing_time_ms,
-    created_at: row.created_at.toISOString(),
-  };
+  return entry(row, toJsonNumber(fromDb(row.amount) as bigint), row.created_at.toISOString());
 }

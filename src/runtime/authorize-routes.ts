@@ -61,12 +61,11 @@ function principalOf(auth: AuthContext | null): PrincipalAuth {
   return auth;
 }
 
-/** Cross-field rules the schema cannot express with clear messages; returns the normalised request. */
-function buildRequest(
-  ctx: RequestContext,
-  auth: PrincipalAuth,
-  body: AuthorizeBody,
-): Omit<AuthorizeRequest, 'agentId'> {
+/**
+ * Cross-field rules the schema cannot express with clear messages; returns the normalised
+ * request (built once, in its final shape; an agent_did is resolved into agentId afterwards).
+ */
+function buildRequest(ctx: RequestContext, auth: PrincipalAuth, body: AuthorizeBody): AuthorizeRequest {
   const details: ErrorDetail[] = [];
   if (body.agent_id === undefined && body.agent_did === undefined) {
     details.push({ field: 'agent_id', message: 'agent_id or agent_did is required' });
@@ -96,6 +95,7 @@ function buildRequest(
     environment: auth.environment,
     clientId: auth.clientId,
     principalId: auth.principalId,
+    agentId: body.agent_id ?? '',
     amount: formatAmount(units as bigint, 0),
     currency: body.currency,
     merchantName: body.merchant_name ?? body.merchant ?? null,
@@ -207,14 +207,13 @@ export function authorizeRoutes(deps: AuthorizeRouteDeps): RouteDef[] {
   async function authorize(ctx: RequestContext): Promise<Reply> {
     const auth = principalOf(ctx.auth);
     const body = ctx.body as AuthorizeBody;
-    const partial = buildRequest(ctx, auth, body);
-    let request: AuthorizeRequest = { ...partial, agentId: body.agent_id ?? '' };
+    let request = buildRequest(ctx, auth, body);
     let reply: DecisionReply;
     try {
       if (body.agent_id === undefined) {
         const found = await dids.resolve(ctx.db as Sql, auth.environment, body.agent_did as string);
         if (found === null || found.principalId !== auth.principalId) throw new ApiError('agent_not_found');
-        request = { ...partial, agentId: found.agentId };
+        request = { ...request, agentId: found.agentId };
       }
       reply = await engine.authorize(request);
     } catch (err) {
