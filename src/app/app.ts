@@ -46,6 +46,8 @@ export async function startApp(config: Config, options: { log?: Logger } = {}): 
     // Embedded PGlite: one shard in this thread on the service's own pools (src/engine/shard.ts).
     shared: dbs.embedded ? { live: dbs.live, sandbox: dbs.sandbox } : undefined,
     log,
+    maxActorsPerShard: config.engineMaxActors,
+    maxActorBytesPerShard: config.engineMaxActorBytes,
     onCommitted: (env) => events.nudge(env),
   });
   const services: Services = { config, log, dbs, authenticator, auth, metrics, events, engine };

@@ -46,6 +46,13 @@ export interface Config {
    * /authorize fails authentication).
    */
   readonly clientTenancy: boolean;
+  /** Agent actors kept in memory per shard (ENGINE_MAX_ACTORS, internal tuning; default 100 000). */
+  readonly engineMaxActors: number;
+  /**
+   * Estimated bytes of the agent actors kept per shard (ENGINE_MAX_ACTOR_BYTES, internal tuning;
+   * default 1 GiB). Least recently used actors beyond either bound are rebuilt from the database.
+   */
+  readonly engineMaxActorBytes: number;
 }
 
 export class ConfigError extends Error {
@@ -163,6 +170,8 @@ export function loadConfig(env: Env): Config {
     rateLimitRequestsPerSecond: int(env, 'RATE_LIMIT_REQUESTS_PER_SECOND', 100_000, 0, 100_000_000),
     rateLimitBurstRequests: int(env, 'RATE_LIMIT_BURST_REQUESTS', 200_000, 1, 100_000_000),
     clientTenancy: bool(env, 'CLIENT_TENANCY', false),
+    engineMaxActors: int(env, 'ENGINE_MAX_ACTORS', 100_000, 1, 100_000_000),
+    engineMaxActorBytes: int(env, 'ENGINE_MAX_ACTOR_BYTES', 1024 * 1024 * 1024, 65_536, 1024 ** 4),
   });
 }
 

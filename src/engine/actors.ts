@@ -1,7 +1,10 @@
 // Agent actors (worker side). One actor per agent on the shard thread that owns it: the actor
 // holds the agent's in-memory decision state (built by DecisionCore.load) and decides its
-// authorizations strictly one after another, so the state needs no locks. Actors live in a
-// bounded LRU; an evicted or cold actor is rebuilt from PostgreSQL, which stays the truth.
+// authorizations strictly one after another, so the state needs no locks. Actors live in an
+// LRU bounded by count (maxActors) and by estimated bytes (maxActorBytes: DecisionCore.sizeOf
+// of the state plus the remembered idempotency keys); an evicted or cold actor is rebuilt from
+// PostgreSQL, which stays the truth. An actor evicted while it still has work in flight stays
+// in memory (#busy) until that work is done, so memory beyond the bounds is only in-flight work.
 //
 // A decision updates the state at once (the next decision sees it) and is handed to the group
 // committer; the actor moves on without waiting for the commit, and the answer goes out only
@@ -30,6 +33,11 @@ export interface ShardDatabase {
 export interface ActorSystemOptions {
   /** Actors kept in memory per shard; the least recently used beyond this are dropped. */
   readonly maxActors: number;
+  /**
+   * Estimated bytes of the actors kept per shard; the least recently used beyond this are
+   * dropped, and an actor estimated above it alone is not kept once its work is done.
+   */
+  readonly maxActorBytes: number;
   /** Time from a request being received at the edge until its actor must be built, in milliseconds. */
   readonly loadDeadlineMs: number;
   /** The load deadline while the database has behaved recently, in milliseconds (see Breaker). */
@@ -50,8 +58,22 @@ interface KeyEntry {
   waiters: Job[];
 }
 
+/**
+ * Bytes of an actor beyond its state and keys: the Actor object, its queue, key map and arrays,
+ * and its LRU slot with the key string (measured, see src/engine/pipeline/memory.ts).
+ */
+export const ACTOR_BYTES = 520;
+/** One remembered idempotency key beyond its characters: map entry, KeyEntry, the response body. */
+export const KEY_ENTRY_BYTES = 1750;
+/** An actor's size in the LRU is updated when its estimate moved by at least this much. */
+const RESIZE_STEP_BYTES = 1024;
+
 class Actor {
   state: unknown = null;
+  /** Estimated bytes, as last given to the LRU. */
+  size = ACTOR_BYTES;
+  /** Characters of the remembered idempotency keys. */
+  keyChars = 0;
   principalId: string | null = null;
   /** Reload from the database before the next decision. */
   stale = false;
@@ -98,8 +120,10 @@ export class ActorSystem {
     this.#log = log;
     this.#lru = new LRUCache<string, Actor>({
       max: options.maxActors,
+      maxSize: options.maxActorBytes,
       dispose: (actor, key, reason) => {
-        if (reason === 'evict' && actor.busy) {
+        // 'evict': pushed out by the count or byte bound; 'set': alone larger than the byte bound.
+        if ((reason === 'evict' || reason === 'set') && actor.busy) {
           actor.evicted = true;
           this.#busy.set(key, actor);
         }
@@ -109,6 +133,11 @@ export class ActorSystem {
 
   get size(): number {
     return this.#lru.size;
+  }
+
+  /** Estimated bytes of the actors in the LRU. */
+  get bytes(): number {
+    return this.#lru.calculatedSize;
   }
 
   get busySize(): number {
@@ -155,8 +184,38 @@ export class ActorSystem {
     } else {
       actor = new Actor(key, env, agentId);
     }
-    this.#lru.set(key, actor);
+    this.#put(actor);
     return actor;
+  }
+
+  /**
+   * Puts the actor in the LRU (evicting others while over a bound). An actor larger than the
+   * byte bound on its own is not taken: it is kept with the evicted busy actors until its work
+   * is done, so one agent never has two actors.
+   */
+  #put(actor: Actor): void {
+    this.#lru.set(actor.key, actor, { size: actor.size });
+    if (this.#lru.peek(actor.key) !== actor) {
+      actor.evicted = true;
+      this.#busy.set(actor.key, actor);
+    }
+  }
+
+  /** Re-estimates the actor's bytes and tells the LRU when they moved by RESIZE_STEP_BYTES or more. */
+  #resize(actor: Actor): void {
+    const bytes =
+      ACTOR_BYTES +
+      (actor.state === null ? 0 : this.#core.sizeOf(actor.state)) +
+      actor.keys.size * KEY_ENTRY_BYTES +
+      actor.keyChars;
+    if (Math.abs(bytes - actor.size) < RESIZE_STEP_BYTES) return;
+    actor.size = bytes;
+    // Evicted but still busy: the new size applies when it is put back.
+    if (this.#lru.peek(actor.key) !== actor) return;
+    // lru-cache re-sizes an entry only when its value changes: take it out and put it back
+    // (it is the most recently used anyway). Putting it back evicts others while over the bound.
+    this.#lru.delete(actor.key);
+    this.#put(actor);
   }
 
   async #run(actor: Actor): Promise<void> {
@@ -236,6 +295,7 @@ export class ActorSystem {
         if (stored !== null && lookupKey !== null && actor.principalId === request.principalId) {
           this.#remember(actor, lookupKey, { response: stored, waiters: [] });
         }
+        this.#resize(actor);
       } catch (err) {
         actor.state = null;
         if (isUnavailable(err)) db.breaker.failure(Date.now());
@@ -284,6 +344,7 @@ export class ActorSystem {
       entry = { response: null, waiters: [] };
       this.#remember(actor, key, entry);
     }
+    this.#resize(actor);
     actor.inflight++;
     void db.committer
       .enqueue({ request, evaluation })
@@ -306,7 +367,7 @@ export class ActorSystem {
     if (entry !== undefined) {
       const key = job.request.idempotencyKey as string;
       if (result.kind === 'decided') entry.response = result.response;
-      else if (actor.keys.get(key) === entry) actor.keys.delete(key);
+      else if (actor.keys.get(key) === entry) this.#forget(actor, key);
       const repeat: AuthorizeResult =
         result.kind === 'decided' ? { kind: 'decided', response: result.response, replayed: true } : result;
       for (const w of entry.waiters) w.resolve(repeat.kind === 'safe' ? safeResult(w.request) : repeat);
@@ -322,15 +383,20 @@ export class ActorSystem {
   }
 
   #remember(actor: Actor, key: string, entry: KeyEntry): void {
-    actor.keys.delete(key);
+    this.#forget(actor, key);
     actor.keys.set(key, entry);
+    actor.keyChars += key.length;
     if (actor.keys.size <= this.#options.keysPerActor) return;
     for (const [k, e] of actor.keys) {
       if (e.response !== null) {
-        actor.keys.delete(k);
+        this.#forget(actor, k);
         return;
       }
     }
+  }
+
+  #forget(actor: Actor, key: string): void {
+    if (actor.keys.delete(key)) actor.keyChars -= key.length;
   }
 
   #release(actor: Actor): void {

@@ -101,6 +101,11 @@ export interface DecisionCore<State> {
    * so it is rebuilt from the database, which stays the truth.
    */
   evaluate(state: State, request: AuthorizeRequest, nowMs: number): Evaluation;
+  /**
+   * Estimated bytes of memory the state holds (cheap: called after every load and decision);
+   * the shard bounds its actor cache by the sum of these as well as by the number of actors.
+   */
+  sizeOf(state: State): number;
 }
 
 /** The main thread's handle on the shard workers (implemented in src/engine/engine.ts). */

@@ -36,6 +36,8 @@ export interface EngineOptions {
   readonly coreModule?: string;
   /** Actors kept in memory per shard (least recently used beyond this are rebuilt on demand). */
   readonly maxActorsPerShard?: number;
+  /** Estimated bytes of the actors kept per shard (DecisionCore.sizeOf; see src/engine/actors.ts). */
+  readonly maxActorBytesPerShard?: number;
   /** Connections per database per shard on PostgreSQL (embedded PGlite always uses 1). */
   readonly poolSize?: number;
   /** Rows per audit transaction at most. */
@@ -69,6 +71,7 @@ export interface EngineOptions {
  */
 export const ENGINE_DEFAULTS = Object.freeze({
   maxActorsPerShard: 100_000,
+  maxActorBytesPerShard: 1024 * 1024 * 1024,
   poolSize: 4,
   batchRows: 256,
   batchDelayMs: 1,
@@ -256,6 +259,7 @@ function workerData(options: EngineOptions, shard: number, coreModule: string): 
     embedded: options.embedded,
     coreModule,
     maxActors: options.maxActorsPerShard ?? ENGINE_DEFAULTS.maxActorsPerShard,
+    maxActorBytes: options.maxActorBytesPerShard ?? ENGINE_DEFAULTS.maxActorBytesPerShard,
     poolSize: options.poolSize ?? ENGINE_DEFAULTS.poolSize,
     batchRows: options.batchRows ?? ENGINE_DEFAULTS.batchRows,
     batchDelayMs: options.batchDelayMs ?? ENGINE_DEFAULTS.batchDelayMs,

@@ -13,6 +13,7 @@ export interface ShardWorkerData {
   /** URL of the module exporting `decisionCore` (the real core unless a test swaps it). */
   readonly coreModule: string;
   readonly maxActors: number;
+  readonly maxActorBytes: number;
   readonly poolSize: number;
   readonly batchRows: number;
   readonly batchDelayMs: number;
@@ -59,7 +60,11 @@ export interface ShardStats {
   readonly batchSize: readonly LocalHistogramData[];
   readonly commitSeconds: readonly LocalHistogramData[];
   readonly actors: number;
+  /** Estimated bytes of the actors in the LRU (DecisionCore.sizeOf plus keys). */
+  readonly actorBytes: number;
   readonly busyActors: number;
+  /** V8 heap used by the shard's thread (the main thread's on embedded PGlite). */
+  readonly heapUsedBytes: number;
   readonly commits: number;
   readonly committedRows: number;
   readonly failedCommits: number;

@@ -4,6 +4,7 @@
 // in the main thread on the service's own single-connection pools: PGlite serves every
 // connection from ONE database session, so messages of several connections interleave and
 // clash ("portal does not exist"); there the engine must not open connections of its own.
+import { getHeapStatistics } from 'node:v8';
 import type { Logger } from 'pino';
 import { Breaker } from '../audit/breaker.js';
 import { GroupCommitter } from '../audit/committer.js';
@@ -68,6 +69,7 @@ export async function createShard(
     dbs,
     {
       maxActors: data.maxActors,
+      maxActorBytes: data.maxActorBytes,
       loadDeadlineMs: data.loadDeadlineMs,
       relaxedLoadDeadlineMs: data.relaxedLoadDeadlineMs,
       keysPerActor: 256,
@@ -87,7 +89,9 @@ export async function createShard(
     return {
       shard: data.shard,
       actors: actors.size,
+      actorBytes: actors.bytes,
       busyActors: actors.busySize,
+      heapUsedBytes: getHeapStatistics().used_heap_size,
       commits: s.reduce((n, x) => n + x.commits, 0),
       committedRows: s.reduce((n, x) => n + x.committedRows, 0),
       failedCommits: s.reduce((n, x) => n + x.failedCommits, 0),

@@ -306,6 +306,10 @@ export interface ShardMetricsSnapshot {
   readonly shard: number;
   /** Actors held in the shard's LRU. */
   readonly actors: number;
+  /** Their estimated bytes (the LRU's byte bound counts these). */
+  readonly actorBytes?: number;
+  /** V8 heap used by the shard's thread. */
+  readonly heapUsedBytes?: number;
   /** Group commits that succeeded, rows they committed, commits that failed (cumulative). */
   readonly commits: number;
   readonly committedRows: number;
@@ -402,6 +406,16 @@ export class ServiceMetrics {
   readonly actorCacheSize = this.registry.gauge('asas_actor_cache_size', 'Agent actors held in memory, by shard.', [
     'shard',
   ]);
+  readonly actorCacheBytes = this.registry.gauge(
+    'asas_actor_cache_bytes',
+    'Estimated bytes of the agent actors held in memory (what the byte bound counts), by shard.',
+    ['shard'],
+  );
+  readonly shardHeapBytes = this.registry.gauge(
+    'asas_shard_heap_used_bytes',
+    "V8 heap used by a shard worker's thread, by shard.",
+    ['shard'],
+  );
   readonly shardQueueDepth = this.registry.gauge(
     'asas_shard_queue_depth',
     'Authorizations sent to a shard and not yet answered, by shard.',
@@ -447,6 +461,8 @@ export class ServiceMetrics {
     for (const s of stats) {
       const shard = String(s.shard);
       this.actorCacheSize.set(s.actors, shard);
+      if (s.actorBytes !== undefined) this.actorCacheBytes.set(s.actorBytes, shard);
+      if (s.heapUsedBytes !== undefined) this.shardHeapBytes.set(s.heapUsedBytes, shard);
       this.auditCommits.labels(shard).value = s.commits;
       this.auditRowsCommitted.labels(shard).value = s.committedRows;
       this.auditCommitFailures.labels(shard).value = s.failedCommits;

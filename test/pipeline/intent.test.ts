@@ -40,6 +40,22 @@ describe('intent anomaly gate', () => {
     expect(res).toMatchObject({ decision: 'DECLINE', reason_codes: ['merchant_drift'], intent_anomaly_score: 0.3 });
   });
 
+  it('flags drift beyond a session_max_merchants above 32 (a session remembers that many merchants)', () => {
+    const s = agent({
+      overrides: { intent_anomaly_threshold: 0.3, session_max_merchants: 40, risk_velocity_max_count: 1000 },
+    });
+    for (let i = 0; i < 40; i++) {
+      const res = decide(s, request({ sessionId: 'ses_w', merchantName: `Shop ${i}` }), T0 + i * 1000).res;
+      expect(res.decision, `merchant ${i}`).toBe('APPROVE');
+    }
+    expect(decide(s, request({ sessionId: 'ses_w', merchantName: 'Shop 39' }), T0 + 41_000).res.decision).toBe(
+      'APPROVE',
+    );
+    const res = decide(s, request({ sessionId: 'ses_w', merchantName: 'Shop 40' }), T0 + 42_000).res;
+    expect(res).toMatchObject({ decision: 'DECLINE', reason_codes: ['merchant_drift'] });
+    expect(s.sessions.get('ses_w')?.merchants).toHaveLength(40);
+  });
+
   it('declines goal misalignment between intent_type and MCC', () => {
     const s = agent();
     const res = decide(s, request({ intentType: 'travel_booking', mcc: '7995' })).res;

@@ -10,15 +10,16 @@ import { formatAmount, parseAmount, toJsonNumber, type Units } from '../../domai
 import type { AuditRow, AuthorizeRequest, Decision, DecisionCore, EngineEvent, Evaluation } from '../contract.js';
 import { assessIntent, type IntentResult } from './intent.js';
 import { checkMandate, rollTotals, selectMandate } from './mandate-check.js';
+import { estimateStateBytes } from './memory.js';
 import { type Gate, REASONS, type ReasonCode, STEP_UP_RECOMMENDATION } from './reasons.js';
 import { assessRisk, type RiskResult } from './risk.js';
 import { recordInSession, sessionFor } from './sessions.js';
 import {
   type AgentState,
+  addMerchantDecline,
   dayKeyOf,
   loadAgentState,
   MANDATE_GATES,
-  MAX_FLAGGED_MERCHANTS,
   type MandateState,
   merchantKeyOf,
   monthKeyOf,
@@ -339,11 +340,7 @@ export function evaluate(state: AgentState, req: AuthorizeRequest, nowMs: number
     let mandateGate = false;
     for (const g of w.gates) if (MANDATE_GATES.has(g)) mandateGate = true;
     recordOutcome(state, mandateGate ? OUTCOME_MANDATE_DECLINE : OUTCOME_OTHER_DECLINE);
-    if (merchant !== '') {
-      const n = state.merchantDeclines.get(merchant);
-      if (n !== undefined) state.merchantDeclines.set(merchant, n + 1);
-      else if (state.merchantDeclines.size < MAX_FLAGGED_MERCHANTS) state.merchantDeclines.set(merchant, 1);
-    }
+    if (merchant !== '') addMerchantDecline(state, merchant);
   }
 
   const events: EngineEvent[] = [];
@@ -380,6 +377,7 @@ export function evaluate(state: AgentState, req: AuthorizeRequest, nowMs: number
       cts !== null && cts.zone === 'CRITICAL',
       req.intent.taskReference,
       merchant,
+      t.session_max_merchants,
       t.session_max_consecutive_denials,
       nowMs,
     );
@@ -587,6 +585,7 @@ export const decisionCore: DecisionCore<AgentState> = {
   load: loadAgentState,
   principalOf: (state) => state.principalId,
   evaluate,
+  sizeOf: estimateStateBytes,
 };
 
 export type { AgentState } from './state.js';

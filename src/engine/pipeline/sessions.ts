@@ -1,22 +1,10 @@
 // Sessions (docs/decision-engine.md "Sessions"): session_id groups an agent's transactions;
 // consecutive DECLINEs or a CRITICAL trust score terminate a session for good.
-import { type AgentState, MAX_SESSIONS, type SessionState } from './state.js';
+import { type AgentState, addSessionMerchant, openSession, type SessionState } from './state.js';
 
-/** Distinct merchants remembered per session (drift needs only session_max_merchants + 1). */
-export const MAX_SESSION_MERCHANTS = 32;
-
-/** The session's state, created on first use; the least recently created one is evicted. */
+/** The session's state, created on first use; beyond MAX_SESSIONS the oldest one is forgotten. */
 export function sessionFor(state: AgentState, sessionId: string, nowMs: number): SessionState {
-  let s = state.sessions.get(sessionId);
-  if (s === undefined) {
-    s = { consecutiveDenials: 0, terminated: false, task: null, merchants: [], lastSeenMs: nowMs };
-    state.sessions.set(sessionId, s);
-    if (state.sessions.size > MAX_SESSIONS) {
-      const oldest = state.sessions.keys().next().value as string;
-      state.sessions.delete(oldest);
-    }
-  }
-  return s;
+  return openSession(state, sessionId, nowMs);
 }
 
 export type TerminationReason = 'consecutive_denials' | 'critical_trust';
@@ -32,14 +20,16 @@ export function recordInSession(
   critical: boolean,
   task: string,
   merchant: string,
+  maxMerchants: number,
   maxDenials: number,
   nowMs: number,
 ): TerminationReason | null {
   s.lastSeenMs = nowMs;
-  if (s.task === null) s.task = task;
-  if (merchant !== '' && s.merchants.length < MAX_SESSION_MERCHANTS && !s.merchants.includes(merchant)) {
-    s.merchants.push(merchant);
+  if (s.task === null) {
+    s.task = task;
+    s.chars += task.length;
   }
+  addSessionMerchant(s, merchant, maxMerchants);
   if (declined) s.consecutiveDenials++;
   else if (approved) s.consecutiveDenials = 0;
   if (s.terminated) return null;

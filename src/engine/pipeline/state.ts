@@ -4,6 +4,7 @@
 import { toAlpha3 } from '../../domain/country.js';
 import { fromDb, type Units } from '../../domain/money.js';
 import type { Sql } from '../../storage/db.js';
+import { mandateBytes } from './memory.js';
 import { mergeThresholds, type ThresholdOverrides, type Thresholds } from './thresholds.js';
 
 export type TrustLevel = 'REGISTERED' | 'VERIFIED' | 'TRUSTED';
@@ -99,6 +100,11 @@ export class TimeWindow {
   get size(): number {
     return this.len;
   }
+
+  /** Slots allocated (the buffer grows up to the gate's count + 1 and never shrinks). */
+  get capacity(): number {
+    return this.buf.length;
+  }
 }
 
 /** The last AMOUNT_HISTORY_SIZE approved amounts and their exact sum. */
@@ -167,6 +173,8 @@ export interface SessionState {
   /** Distinct merchant keys seen in the session. */
   merchants: string[];
   lastSeenMs: number;
+  /** Characters of the strings the session holds (its id, task and merchants), for the memory estimate. */
+  chars: number;
 }
 
 export interface PendingStepUp {
@@ -223,6 +231,8 @@ export interface AgentState {
   readonly createdAtMs: number;
   /** ACTIVE mandates, newest first. */
   readonly mandates: MandateState[];
+  /** Estimated bytes of the mandates (memory.ts), fixed while the state is loaded. */
+  readonly mandateBytes: number;
   overrides: ThresholdOverrides;
   thresholds: Thresholds;
   derived: Derived;
@@ -237,6 +247,8 @@ export interface AgentState {
   outcomeHead: number;
   /** Merchant key -> declines of this agent at that merchant. */
   readonly merchantDeclines: Map<string, number>;
+  /** Characters of the merchantDeclines keys, for the memory estimate. */
+  merchantChars: number;
   readonly sessions: Map<string, SessionState>;
   readonly pendingStepUps: PendingStepUp[];
   lastZone: Zone | null;
@@ -387,6 +399,7 @@ export function newAgentState(seed: AgentSeed): AgentState {
     kyaText: seed.kyaScore === undefined || seed.kyaScore === null ? null : seed.kyaScore.toFixed(2),
     createdAtMs: seed.createdAtMs,
     mandates: seed.mandates ?? [],
+    mandateBytes: (seed.mandates ?? []).reduce((n, m) => n + mandateBytes(m), 0),
     overrides: seed.overrides ?? {},
     thresholds,
     derived: derive(thresholds),
@@ -397,6 +410,7 @@ export function newAgentState(seed: AgentSeed): AgentState {
     outcomes: new Uint8Array(OUTCOME_HISTORY_SIZE),
     outcomeHead: 0,
     merchantDeclines: new Map(),
+    merchantChars: 0,
     sessions: new Map(),
     pendingStepUps: [],
     lastZone: null,
@@ -429,6 +443,49 @@ export interface HistoryRow {
   atMs: number;
 }
 
+/** Counts one more decline of the agent at `merchant` (at most MAX_FLAGGED_MERCHANTS merchants). */
+export function addMerchantDecline(state: AgentState, merchant: string): void {
+  const n = state.merchantDeclines.get(merchant);
+  if (n !== undefined) state.merchantDeclines.set(merchant, n + 1);
+  else if (state.merchantDeclines.size < MAX_FLAGGED_MERCHANTS) {
+    state.merchantDeclines.set(merchant, 1);
+    state.merchantChars += merchant.length;
+  }
+}
+
+/** The session's state, created on first use; the least recently created one is evicted. */
+export function openSession(state: AgentState, sessionId: string, nowMs: number): SessionState {
+  let s = state.sessions.get(sessionId);
+  if (s === undefined) {
+    s = {
+      consecutiveDenials: 0,
+      terminated: false,
+      task: null,
+      merchants: [],
+      lastSeenMs: nowMs,
+      chars: sessionId.length,
+    };
+    state.sessions.set(sessionId, s);
+    if (state.sessions.size > MAX_SESSIONS) {
+      const oldest = state.sessions.keys().next().value as string;
+      state.sessions.delete(oldest);
+    }
+  }
+  return s;
+}
+
+/**
+ * Remembers a merchant seen in the session. Merchant drift only asks whether a new merchant
+ * arrives once `max` (session_max_merchants, at most 1000) distinct ones were seen, so no more
+ * than `max` are kept.
+ */
+export function addSessionMerchant(s: SessionState, merchant: string, max: number): void {
+  if (merchant !== '' && s.merchants.length < max && !s.merchants.includes(merchant)) {
+    s.merchants.push(merchant);
+    s.chars += merchant.length;
+  }
+}
+
 /** Replays audit rows (oldest first) into windows, baselines, sessions and pending step-ups. */
 export function replayHistory(state: AgentState, rows: readonly HistoryRow[], nowMs: number): void {
   const t = state.thresholds;
@@ -454,26 +511,16 @@ export function replayHistory(state: AgentState, rows: readonly HistoryRow[], no
       }
     } else {
       for (const g of r.gatesFired) if (MANDATE_GATES.has(g)) outcome = OUTCOME_MANDATE_DECLINE;
-      if (r.merchant !== '' && state.merchantDeclines.size < MAX_FLAGGED_MERCHANTS) {
-        state.merchantDeclines.set(r.merchant, (state.merchantDeclines.get(r.merchant) ?? 0) + 1);
-      }
+      if (r.merchant !== '') addMerchantDecline(state, r.merchant);
     }
     recordOutcome(state, outcome);
     if (r.sessionId !== null) {
-      let s = state.sessions.get(r.sessionId);
-      if (!s) {
-        s = { consecutiveDenials: 0, terminated: false, task: null, merchants: [], lastSeenMs: r.atMs };
-        state.sessions.set(r.sessionId, s);
-        if (state.sessions.size > MAX_SESSIONS) {
-          const oldest = state.sessions.keys().next().value as string;
-          state.sessions.delete(oldest);
-        }
-      }
+      const s = openSession(state, r.sessionId, r.atMs);
       s.lastSeenMs = r.atMs;
       if (r.decision === 'DECLINE') s.consecutiveDenials++;
       else if (r.decision === 'APPROVE') s.consecutiveDenials = 0;
       if (r.gatesFired.includes('session_terminated')) s.terminated = true;
-      if (r.merchant !== '' && !s.merchants.includes(r.merchant)) s.merchants.push(r.merchant);
+      addSessionMerchant(s, r.merchant, t.session_max_merchants);
     }
     if (r.trustScore !== null) {
       state.lastTrustScore = r.trustScore;
