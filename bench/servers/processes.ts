@@ -115,6 +115,8 @@ export async function startService(o: ServiceOptions): Promise<Started> {
     DATA_DIR: dataDir,
     LOG_LEVEL: 'info',
     WEBHOOK_URL_POLICY: 'any',
+    // Profile or tune the service the bench starts, e.g. BENCH_SERVER_NODE_OPTIONS=--cpu-prof.
+    ...(process.env.BENCH_SERVER_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_SERVER_NODE_OPTIONS } : {}),
     ...o.extraEnv,
   };
   let dbName: string | null = null;

@@ -1,6 +1,6 @@
 // Group commit of decisions (worker side). Each shard worker has one committer per database.
-// Evaluations are collected and written in one transaction per batch: the audit rows, the
-// outbox rows (each evaluation's events plus authorization.decided) and the agents updates,
+// Evaluations are collected and written in one transaction per batch: the audit rows, one
+// outbox_batches row (each evaluation's events plus authorization.decided) and the agents updates,
 // in ONE statement inside one transaction, so a decision, its events and its agent update are
 // durable together or not at all. A decision is answered only after its batch commits.
 //
@@ -71,7 +71,7 @@ interface Batch {
 }
 
 // biome-ignore lint/complexity/noBannedTypes: postgres.js's own default type parameter
-type Tx = postgres.TransactionSql<{}>;
+type Tx = postgres.ReservedSql<{}>;
 
 class DeadlineError extends Error {
   readonly code = DEADLINE;
@@ -262,9 +262,21 @@ export class GroupCommitter {
     // each (json_populate_recordset), instead of thousands of bind parameters whose count would
     // make every batch size a different statement. json, not jsonb: parsed once, never
     // converted to the binary form; each event's envelope is stored as the text written here.
-    return this.#sql.begin(async (tx) => {
-      const inserted = await tx<{ id: string }[]>`
-        with ins as (
+    // The batch's events go into ONE outbox row (a json array, in order). When every decision
+    // of the batch was recorded (the usual case) the array is stored as sent, without being
+    // taken apart; otherwise only the events of recorded decisions are kept.
+    const eventsText = JSON.stringify(events);
+    // BEGIN and the statement go out together (postgres.js pipelines queries issued on one
+    // reserved connection in the same tick): one round trip, then COMMIT once the deadline is
+    // known to hold. Measured: a round trip costs ~100 µs of CPU on each side on this VM.
+    const tx = await this.#sql.reserve();
+    let open = true;
+    try {
+      const begin = tx`begin`;
+      const statement = tx<{ id: string }[]>`
+        with src as (
+          select ${tx.typed(eventsText, TEXT_OID)}::json as events
+        ), ins as (
           insert into authorizations (id, principal_id, agent_id, mandate_id, amount, currency, mcc,
             merchant_id, merchant_name, country, decision, reason_codes, gates_fired, kya_score, trust_level,
             trust_score, risk_score, session_id, idempotency_key, processing_time_ms, response, created_at)
@@ -274,12 +286,16 @@ export class GroupCommitter {
           from json_populate_recordset(null::authorizations, ${tx.typed(JSON.stringify(rows), TEXT_OID)}::json)
           on conflict (principal_id, idempotency_key) where idempotency_key is not null do nothing
           returning id
-        ), events as (
-          insert into outbox (event_id, event_type, client_id, principal_id, payload)
-          select e.event_id, e.event_type, e.client_id, e.principal_id, e.payload
-          from json_to_recordset(${tx.typed(JSON.stringify(events), TEXT_OID)}::json)
-            as e(event_id text, event_type text, client_id text, principal_id text, payload json, authorization_id text)
-          where e.authorization_id in (select id from ins)
+        ), batch as (
+          insert into outbox_batches (events, event_count)
+          select src.events, ${events.length}::int from src
+          where ${events.length}::int > 0 and (select count(*) from ins) = ${entries.length}::int
+          union all
+          select json_agg(e.ev order by e.ord), count(*)::int
+          from src cross join lateral json_array_elements(src.events) with ordinality as e(ev, ord)
+          where (select count(*) from ins) < ${entries.length}::int
+            and e.ev->>'authorization_id' in (select id from ins)
+          having count(*) > 0
         ), updates as (
           update agents a
           set trust_level = coalesce(u.trust_level, a.trust_level),
@@ -295,12 +311,22 @@ export class GroupCommitter {
           where a.id = u.id
         )
         select id from ins`;
+      const [, inserted] = await Promise.all([begin, statement]);
       const replays = new Map<number, Record<string, unknown>>();
       if (inserted.length < entries.length) await this.#collectReplays(tx, entries, inserted, replays);
       if (batch.abandoned) throw new DeadlineError();
       batch.committing = true;
+      open = false;
+      await tx`commit`;
       return replays;
-    }) as Promise<Map<number, Record<string, unknown>>>;
+    } catch (err) {
+      // Nothing of a failed or abandoned batch may stay: roll back what the connection still has
+      // open (a failed COMMIT has already ended the transaction one way or the other).
+      if (open) await tx`rollback`.catch(() => {});
+      throw err;
+    } finally {
+      tx.release();
+    }
   }
 
   async #collectReplays(

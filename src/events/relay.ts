@@ -1,8 +1,9 @@
-// The outbox relay: reads one environment's unpublished outbox rows in seq order, publishes them
-// to the bus in pipelined batches and marks them published. A row is marked only after the bus
-// accepted it, so a crash in between re-publishes it (deduplicated by Nats-Msg-Id). Rows are
-// selected by `published_at is null`, not by a seq cursor, so a transaction that commits a
-// lower seq late is still relayed.
+// The outbox relay: reads one environment's unpublished outbox batches (one row per group
+// commit, its events in order: migrations/0060_outbox_batches.sql) in seq order, publishes their
+// events to the bus pipelined and marks the batches published. A batch is marked only after the
+// bus accepted every one of its events, so a crash or a partial failure in between re-publishes
+// it (deduplicated by Nats-Msg-Id). Batches are selected by `published_at is null`, not by a seq
+// cursor, so a transaction that commits a lower seq late is still relayed.
 import type { Logger } from 'pino';
 import type { Environment } from '../auth/types.js';
 import type { Sql } from '../storage/db.js';
@@ -15,7 +16,7 @@ export interface OutboxRelayOptions {
   readonly bus: EventBus;
   readonly subjectPrefix: string;
   readonly log: Logger;
-  /** Rows per batch. */
+  /** Outbox batches (group commits) read per round. */
   readonly batchSize?: number;
   /** Poll delay after a partial batch, in milliseconds. */
   readonly busyPollMs?: number;
@@ -42,11 +43,11 @@ export class OutboxRelay {
   #loop: Promise<void> | null = null;
   #wake: (() => void) | null = null;
   #lastCleanupMs = Date.now();
-  /** Rows published since start (metrics, tests). */
+  /** Events published since start (metrics, tests). */
   published = 0;
 
   constructor(options: OutboxRelayOptions) {
-    this.#o = { batchSize: 1000, busyPollMs: 5, idlePollMs: 50, retentionMs: 3_600_000, ...options };
+    this.#o = { batchSize: 64, busyPollMs: 5, idlePollMs: 50, retentionMs: 3_600_000, ...options };
   }
 
   start(): void {
@@ -112,12 +113,19 @@ export class OutboxRelay {
     }
   }
 
-  /** One batch: fetch, publish pipelined, mark what the bus accepted. */
+  /** One round: fetch up to batchSize outbox batches, publish their events pipelined, mark what the bus accepted. */
   async relayOnce(): Promise<{ fetched: number; published: number }> {
     const { sql, env, batchSize } = this.#o;
+    // json_to_recordset keeps each payload's text as written: the envelope is relayed verbatim.
     const rows = await sql<OutboxRow[]>`
-      select seq, event_id, event_type, client_id, principal_id, payload::text as body
-      from outbox where published_at is null order by seq limit ${batchSize}`;
+      select b.seq, e.event_id, e.event_type, e.client_id, e.principal_id, e.payload::text as body
+      from (
+        select seq, events from outbox_batches where published_at is null order by seq limit ${batchSize}
+      ) b
+      cross join lateral rows from (
+        json_to_recordset(b.events) as (event_id text, event_type text, client_id text, principal_id text, payload json)
+      ) with ordinality as e(event_id, event_type, client_id, principal_id, payload, position)
+      order by b.seq, e.position`;
     if (rows.length === 0) return { fetched: 0, published: 0 };
     const events: OutgoingEvent[] = rows.map((r) => ({
       subject: subjectFor(env, r.client_id, r.principal_id, r.event_type, this.#o.subjectPrefix),
@@ -127,13 +135,27 @@ export class OutboxRelay {
       body: r.body,
     }));
     const accepted = await this.#o.bus.publishBatch(events);
+    // A batch is published when all of its events are; rows come grouped by seq.
     const seqs: string[] = [];
-    for (let i = 0; i < rows.length; i++) if (accepted[i] === true) seqs.push((rows[i] as OutboxRow).seq);
-    if (seqs.length > 0) {
-      await sql`update outbox set published_at = now() where seq = any(${seqs}::bigint[])`;
-      this.published += seqs.length;
+    let fetched = 0;
+    let publishedEvents = 0;
+    for (let i = 0; i < rows.length; ) {
+      const seq = (rows[i] as OutboxRow).seq;
+      let all = true;
+      let j = i;
+      for (; j < rows.length && (rows[j] as OutboxRow).seq === seq; j++) if (accepted[j] !== true) all = false;
+      fetched++;
+      if (all) {
+        seqs.push(seq);
+        publishedEvents += j - i;
+      }
+      i = j;
     }
-    return { fetched: rows.length, published: seqs.length };
+    if (seqs.length > 0) {
+      await sql`update outbox_batches set published_at = now() where seq = any(${seqs}::bigint[])`;
+      this.published += publishedEvents;
+    }
+    return { fetched, published: seqs.length };
   }
 
   async #maybeCleanup(): Promise<void> {
@@ -142,10 +164,10 @@ export class OutboxRelay {
     this.#lastCleanupMs = now;
     try {
       await this.#o.sql`
-        delete from outbox where seq in (
-          select seq from outbox
+        delete from outbox_batches where seq in (
+          select seq from outbox_batches
           where published_at is not null and published_at < now() - ${`${this.#o.retentionMs} milliseconds`}::interval
-          order by seq limit 10000)`;
+          order by seq limit 1000)`;
     } catch (err) {
       this.#o.log.warn({ err, env: this.#o.env }, 'outbox cleanup failed');
     }

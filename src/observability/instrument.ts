@@ -20,13 +20,13 @@ export function collectShardStats(
   });
 }
 
-/** Counts unpublished outbox rows per database at scrape time (a partial index covers it). */
+/** Counts unpublished outbox events per database at scrape time (a partial index covers the batches). */
 export function collectOutboxBacklog(metrics: ServiceMetrics, dbs: Databases): void {
   metrics.registry.beforeScrape(async () => {
     await Promise.all(
       (['live', 'sandbox'] as Environment[]).map(async (env) => {
         const [row] = await dbs.forEnv(env)<{ n: string }[]>`
-          select count(*)::text as n from outbox where published_at is null`;
+          select coalesce(sum(event_count), 0)::text as n from outbox_batches where published_at is null`;
         metrics.outboxBacklog.set(Number(row?.n ?? 0), env);
       }),
     );

@@ -65,7 +65,7 @@ describe('durable audit', () => {
         sql<{ event_type: string; auth: string; tx: string; payload: Record<string, unknown> }[]>`
         select event_type, coalesce(payload->'data'->>'authorization_id', payload->'data'->>'id') as auth,
           created_at::text as tx, payload
-        from outbox where coalesce(payload->'data'->>'authorization_id', payload->'data'->>'id') in ${sql(ids)}`,
+        from outbox_events where coalesce(payload->'data'->>'authorization_id', payload->'data'->>'id') in ${sql(ids)}`,
     );
     for (const r of answers) {
       const id = r.body.authorization_id as string;

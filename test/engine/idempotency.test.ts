@@ -30,7 +30,7 @@ async function decidedEvents(authorizationId: string): Promise<number> {
     'live',
     (sql) =>
       sql<{ n: number }[]>`
-      select count(*)::int as n from outbox
+      select count(*)::int as n from outbox_events
       where event_type = 'authorization.decided' and payload->'data'->>'id' = ${authorizationId}`,
   );
   return rows[0]?.n ?? 0;

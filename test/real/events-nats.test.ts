@@ -111,11 +111,13 @@ describe('events on NATS JetStream', () => {
       await new Promise((r) => setTimeout(r, 20));
     }
     const before = (await streamMessages()).length;
-    // What a relay crash between publish and mark looks like: the row is unpublished again.
+    // What a relay crash between publish and mark looks like: the batch is unpublished again.
     const postgres = (await import('postgres')).default;
     const sql = postgres(server.dbUrls.live, { max: 1, onnotice: () => {} });
-    await sql`update outbox set published_at = null where event_id = ${e.event_id}`;
-    while ((await sql`select 1 from outbox where published_at is null`).length > 0) {
+    await sql`
+      update outbox_batches set published_at = null
+      where seq = (select seq from outbox_events where event_id = ${e.event_id})`;
+    while ((await sql`select 1 from outbox_batches where published_at is null`).length > 0) {
       await new Promise((r) => setTimeout(r, 20));
     }
     await sql.end();

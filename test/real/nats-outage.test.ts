@@ -75,7 +75,7 @@ describe('NATS outage', () => {
 
     await until('outbox drained', async () => (await outboxCounts(server.dbUrls.live)).unpublished === 0);
     const sql = postgres(server.dbUrls.live, { max: 1, onnotice: () => {} });
-    const rows = await sql<{ event_id: string; event_type: string }[]>`select event_id, event_type from outbox`;
+    const rows = await sql<{ event_id: string; event_type: string }[]>`select event_id, event_type from outbox_events`;
     await sql.end();
     expect(rows.filter((r) => r.event_type === 'authorization.decided')).toHaveLength(180);
 
