@@ -3,10 +3,12 @@
 //   --target <url> --admin-key <key>   bench a running deployment (default: start the built
 //                                      service here, on a fresh PostgreSQL database when
 //                                      DATABASE_URL is set, else embedded PGlite)
-//   --scenario authorize|onboarding|webhook-lag|soak|all   (default authorize)
+//   --scenario authorize|onboarding|webhook-lag|soak|agents|all   (default authorize)
 //   --mode saturation|rate  --rate <req/s>  --connections <n>  --pipelining <n>
 //   --duration <s>  --warmup <s>  --agents <n>  --workers <n>  --no-echo
 //   --micro (micro-benchmarks only)  --no-micro  --out <dir>
+//   agents only: --agents <n> (default 100000)  --max-actors <n> (the started service's
+//   ENGINE_MAX_ACTORS)  --database-url <url> (the target's live database, for seeding)
 //
 // Every result records the machine, Node version and commit, prints a table, and is written
 // as JSON (and an SVG latency-over-time chart) under bench/results/.
@@ -21,6 +23,7 @@ import { call, onboardBody } from './provision.js';
 import { renderChart } from './report/chart.js';
 import { commit, LATENCY_HEADERS, latencyRow, machine, table, writeResult } from './report/results.js';
 import { type Samples, scrape, sumOf } from './report/scrape.js';
+import { driveAgents, findServiceDatabase, provisionAgentsPrincipal, seedAgents } from './scenarios/agents.js';
 import { classifyDecision, MIX, mixGenerator, provisionMix } from './scenarios/authorize-mix.js';
 import { type Started, startEcho, startService } from './servers/processes.js';
 
@@ -35,8 +38,10 @@ const { values: args } = parseArgs({
     pipelining: { type: 'string', default: '1' },
     duration: { type: 'string' },
     warmup: { type: 'string', default: '2' },
-    agents: { type: 'string', default: '200' },
+    agents: { type: 'string' },
     workers: { type: 'string' },
+    'max-actors': { type: 'string' },
+    'database-url': { type: 'string' },
     'no-echo': { type: 'boolean', default: false },
     micro: { type: 'boolean', default: false },
     'no-micro': { type: 'boolean', default: false },
@@ -57,7 +62,7 @@ function int(name: string, v: string | undefined, def: number): number {
 }
 
 const scenario = args.scenario as string;
-const SCENARIOS = ['authorize', 'onboarding', 'webhook-lag', 'soak', 'all'];
+const SCENARIOS = ['authorize', 'onboarding', 'webhook-lag', 'soak', 'agents', 'all'];
 if (!SCENARIOS.includes(scenario)) {
   process.stderr.write(`--scenario must be one of ${SCENARIOS.join(', ')}\n`);
   process.exit(2);
@@ -76,7 +81,7 @@ const connections = Math.max(1, int('connections', args.connections, 32));
 const pipelining = Math.max(1, int('pipelining', args.pipelining, 1));
 const duration = int('duration', args.duration, scenario === 'soak' ? 600 : 20);
 const warmup = int('warmup', args.warmup, 2);
-const agents = Math.max(1, int('agents', args.agents, 200));
+const agents = Math.max(1, int('agents', args.agents, scenario === 'agents' ? 100_000 : 200));
 const outDir = args.out as string;
 const quiet = args.quiet === true;
 const log = (s: string) => {
@@ -133,6 +138,10 @@ async function openTarget(): Promise<Target> {
     databaseUrl: process.env.DATABASE_URL ?? null,
     natsUrl: process.env.NATS_URL ?? null,
     workers: args.workers === undefined ? null : int('workers', args.workers, 1),
+    extraEnv:
+      args['max-actors'] === undefined
+        ? {}
+        : { ENGINE_MAX_ACTORS: String(Math.max(1, int('max-actors', args['max-actors'], 1))) },
   });
   log(`  ${started.url} on ${started.database}`);
   return { url: started.url, adminKey: started.adminKey, database: started.database, started };
@@ -538,6 +547,153 @@ async function scenarioSoak(t: Target): Promise<void> {
   process.stdout.write(`wrote ${files.json}\nwrote ${files.svg}\n`);
 }
 
+interface MemorySample {
+  readonly t: number;
+  readonly touched: number;
+  readonly decisions_per_second: number;
+  readonly rss_bytes: number | null;
+  readonly actors: number | null;
+  readonly actor_bytes: number | null;
+  readonly shard_heap_bytes: number | null;
+  readonly main_heap_bytes: number | null;
+}
+
+const MiB = (b: number | null) => (b === null ? '' : (b / 1048576).toFixed(0));
+
+/**
+ * Memory with many distinct agents (bench/scenarios/agents.ts): seeds `--agents` agents with a
+ * mandate each by COPY into the service's live database, authorizes once for every agent and
+ * samples the server's RSS and actor-cache gauges every 5 s. RSS must level off once the actor
+ * cache is full instead of growing with the agents touched.
+ */
+async function scenarioAgents(t: Target): Promise<void> {
+  if (t.database === 'embedded PGlite') {
+    throw new Error('--scenario agents needs PostgreSQL: set DATABASE_URL (or --target with --database-url)');
+  }
+  log(`agents: provisioning a Client and a Principal through the API ...`);
+  const setup = await provisionAgentsPrincipal(t);
+  let databaseUrl = args['database-url'] ?? null;
+  if (databaseUrl === null && t.started !== null && process.env.DATABASE_URL !== undefined) {
+    databaseUrl = await findServiceDatabase(process.env.DATABASE_URL, setup.principal.principalId);
+  }
+  if (databaseUrl === null) throw new Error('--scenario agents against --target needs --database-url <live database>');
+  log(
+    `agents: seeding ${agents} agents with a mandate each by COPY into ${new URL(databaseUrl).pathname.slice(1)} ...`,
+  );
+  const seedStarted = performance.now();
+  const ids = await seedAgents(databaseUrl, setup, agents, log);
+  const seedSeconds = (performance.now() - seedStarted) / 1000;
+
+  const samples: MemorySample[] = [];
+  let last = { t: 0, touched: 0 };
+  const sample = async (t0: number, touched: number): Promise<MemorySample> => {
+    const [rss, m] = await Promise.all([serverRss(t), scrape(t.url, t.adminKey)]);
+    const now = (performance.now() - t0) / 1000;
+    const g = (name: string) => (m === null ? null : sumOf(m, name));
+    const s: MemorySample = {
+      t: Math.round(now),
+      touched,
+      decisions_per_second: now > last.t ? Math.round((touched - last.touched) / (now - last.t)) : 0,
+      rss_bytes: rss,
+      actors: g('asas_actor_cache_size'),
+      actor_bytes: g('asas_actor_cache_bytes'),
+      shard_heap_bytes: g('asas_shard_heap_used_bytes'),
+      main_heap_bytes: g('asas_process_heap_used_bytes'),
+    };
+    last = { t: now, touched };
+    samples.push(s);
+    log(
+      `  agents [${String(s.t).padStart(5)} s] touched ${String(touched).padStart(8)}  ${String(s.decisions_per_second).padStart(5)} decisions/s  RSS ${MiB(s.rss_bytes)} MiB  actors ${s.actors}  actor bytes ${MiB(s.actor_bytes)} MiB  shard heap ${MiB(s.shard_heap_bytes)} MiB`,
+    );
+    return s;
+  };
+
+  const { host, port, hostHeader } = hostPort(t.url);
+  log(`agents: POST /api/v1/authorize once for each of ${ids.length} agents, ${connections} connections ...`);
+  const t0 = performance.now();
+  await sample(t0, 0);
+  const drive = driveAgents({ host, port, hostHeader, apiKey: setup.principal.principalKey, agents: ids, connections });
+  let sampling = Promise.resolve();
+  const timer = setInterval(() => {
+    sampling = sampling.then(() => sample(t0, drive.progress().touched).then(() => {}));
+  }, 5000);
+  const result = await drive.done.finally(() => clearInterval(timer));
+  await sampling;
+  const final = await sample(t0, result.completed);
+
+  // Where the cache filled (its size stops growing), and how RSS moved after that.
+  const maxActors = Math.max(...samples.map((s) => s.actors ?? 0));
+  const full = samples.find((s) => (s.actors ?? 0) >= maxActors * 0.99) ?? final;
+  const afterFull = samples.filter((s) => s.touched >= full.touched && s.rss_bytes !== null);
+  const rssAfterFull = afterFull.map((s) => s.rss_bytes as number);
+  // Heap used includes garbage not yet collected; its lowest sample once the cache is full
+  // bounds what the cached actors really hold (minus the heap the shard had before any).
+  const heapAfterFull = afterFull.flatMap((s) => (s.shard_heap_bytes === null ? [] : [s.shard_heap_bytes]));
+  const heapBefore = samples[0]?.shard_heap_bytes ?? null;
+  const summary = {
+    agents_seeded: ids.length,
+    seed_seconds: Math.round(seedSeconds),
+    touched: result.completed,
+    decisions_per_second: result.throughputPerSecond,
+    decisions: result.allByLabel,
+    cache_full_at: { t: full.t, touched: full.touched, actors: full.actors, rss_bytes: full.rss_bytes },
+    rss_after_full_min_bytes: rssAfterFull.length > 0 ? Math.min(...rssAfterFull) : null,
+    rss_after_full_max_bytes: rssAfterFull.length > 0 ? Math.max(...rssAfterFull) : null,
+    rss_end_bytes: final.rss_bytes,
+    shard_heap_before_bytes: heapBefore,
+    shard_heap_after_full_min_bytes: heapAfterFull.length > 0 ? Math.min(...heapAfterFull) : null,
+    shard_heap_after_full_max_bytes: heapAfterFull.length > 0 ? Math.max(...heapAfterFull) : null,
+    actors_end: final.actors,
+    estimated_bytes_per_actor:
+      final.actors !== null && final.actors > 0 && final.actor_bytes !== null
+        ? Math.round(final.actor_bytes / final.actors)
+        : null,
+  };
+
+  const step = Math.max(1, Math.ceil(samples.length / 30));
+  const rows = samples
+    .filter((_, i) => i % step === 0 || i === samples.length - 1)
+    .map((s) => [
+      s.t,
+      s.touched,
+      s.decisions_per_second,
+      MiB(s.rss_bytes),
+      s.actors ?? '',
+      MiB(s.actor_bytes),
+      MiB(s.shard_heap_bytes),
+      MiB(s.main_heap_bytes),
+    ]);
+  process.stdout.write(
+    `\n${table(['s', 'agents touched', 'decisions/s', 'RSS MiB', 'actors cached', 'actor est. MiB', 'shard heap MiB', 'main heap MiB'], rows)}\n\n`,
+  );
+  process.stdout.write(
+    `${result.completed} agents touched in ${result.durationSeconds} s (${result.throughputPerSecond} decisions/s, p50 ${result.latencyMs.p50} ms, p99 ${result.latencyMs.p99} ms); answers ${JSON.stringify(result.allByLabel)}; lost ${result.lost}\n`,
+  );
+  process.stdout.write(
+    `actor cache full (${full.actors} actors) at ${full.touched} agents touched, RSS ${MiB(full.rss_bytes)} MiB; from there to ${final.touched} agents RSS stayed between ${MiB(summary.rss_after_full_min_bytes)} and ${MiB(summary.rss_after_full_max_bytes)} MiB (end ${MiB(final.rss_bytes)} MiB)\n`,
+  );
+  if (summary.shard_heap_after_full_min_bytes !== null && heapBefore !== null && (full.actors ?? 0) > 0) {
+    process.stdout.write(
+      `shard heap used after the cache filled: ${MiB(summary.shard_heap_after_full_min_bytes)} to ${MiB(summary.shard_heap_after_full_max_bytes)} MiB (${MiB(heapBefore)} MiB before any actor): at most ${Math.round((summary.shard_heap_after_full_min_bytes - heapBefore) / (full.actors as number))} bytes per cached actor, estimated ${summary.estimated_bytes_per_actor}\n`,
+    );
+  }
+  const files = writeResult(
+    outDir,
+    'agents',
+    {
+      scenario: 'agents',
+      ...meta,
+      target: { url: t.url, database: t.database, started_by_bench: t.started !== null },
+      options: { agents, connections, max_actors: args['max-actors'] ?? null },
+      summary,
+      samples,
+      load: result,
+    },
+    null,
+  );
+  process.stdout.write(`wrote ${files.json}\n`);
+}
+
 async function main(): Promise<void> {
   if (args.micro || !args['no-micro']) {
     const micro = await runMicro(log);
@@ -556,6 +712,7 @@ async function main(): Promise<void> {
         else if (s === 'onboarding') await scenarioOnboarding(t);
         else if (s === 'webhook-lag') await scenarioWebhookLag(t);
         else if (s === 'soak') await scenarioSoak(t);
+        else if (s === 'agents') await scenarioAgents(t);
       } catch (err) {
         failed = true;
         process.stderr.write(`scenario ${s} failed: ${(err as Error).message}\n`);

@@ -38,3 +38,12 @@ export interface MandateTerms {
 export function mandateHash(terms: MandateTerms): string {
   return `sha256:${createHash('sha256').update(canonicalJson(terms), 'utf8').digest('hex')}`;
 }
+
+/**
+ * mandate_hash of a runtime-plane mandate (POST /api/v1/mandates): 'sha256:' + hex SHA-256 of
+ * the canonical JSON of every term that decides whether a transaction is within it. Sets are
+ * sorted, amounts canonical decimal strings, countries alpha-3, timestamps ISO UTC.
+ */
+export function runtimeMandateHash(terms: Record<string, unknown>): string {
+  return `sha256:${createHash('sha256').update(canonicalJson(terms), 'utf8').digest('hex')}`;
+}

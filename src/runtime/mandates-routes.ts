@@ -1,12 +1,11 @@
 // POST /api/v1/mandates, GET /api/v1/mandates/:mandate_id, GET /api/v1/mandates/agent/:agent_id:
 // the runtime-plane mandates of SPEC.md. A new mandate reaches its agent's actor before the
 // agent's next decision (invalidateAgent after the insert commits).
-import { createHash } from 'node:crypto';
 import type { Services } from '../app/services.js';
 import { toAlpha3 } from '../domain/country.js';
 import { isIsoCurrency } from '../domain/currency.js';
 import { newId } from '../domain/ids.js';
-import { canonicalJson } from '../domain/mandate-hash.js';
+import { runtimeMandateHash } from '../domain/mandate-hash.js';
 import { decimalPlaces, formatAmount, parseAmount, toDb, type Units } from '../domain/money.js';
 import { ApiError, type ErrorDetail } from '../errors/registry.js';
 import { json, type RouteDef } from '../http/types.js';
@@ -71,15 +70,6 @@ function unique(values: string[] | undefined): string[] | null {
 
 function sorted(values: string[] | null): string[] | null {
   return values === null ? null : [...values].sort();
-}
-
-/**
- * mandate_hash of a runtime-plane mandate: 'sha256:' + hex SHA-256 of the canonical JSON
- * (src/domain/mandate-hash.ts) of every term that decides whether a transaction is within it.
- * Sets are sorted, amounts canonical decimal strings, countries alpha-3, timestamps ISO UTC.
- */
-function runtimeMandateHash(terms: Record<string, unknown>): string {
-  return `sha256:${createHash('sha256').update(canonicalJson(terms), 'utf8').digest('hex')}`;
 }
 
 export function mandatesRoutes(services: Services): RouteDef[] {
