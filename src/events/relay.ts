@@ -47,7 +47,7 @@ export class OutboxRelay {
   published = 0;
 
   constructor(options: OutboxRelayOptions) {
-    this.#o = { batchSize: 64, busyPollMs: 5, idlePollMs: 50, retentionMs: 3_600_000, ...options };
+    this.#o = { batchSize: 64, busyPollMs: 20, idlePollMs: 50, retentionMs: 3_600_000, ...options };
   }
 
   start(): void {
