@@ -38,12 +38,22 @@ const RELAXED: ThresholdOverrides = {
 };
 
 function state(overrides: ThresholdOverrides = RELAXED, mandates?: MandateState[]): AgentState {
+  // Every string of a loaded state is its own copy, read from its database row.
   return newAgentState({
     agentId: flat('agt'),
-    principalId: 'prn_test',
-    clientId: 'cli_test',
+    principalId: flat('prn'),
+    clientId: flat('cli'),
+    status: Buffer.from('ACTIVE').toString('latin1'),
+    trustLevel: Buffer.from('REGISTERED').toString('latin1') as 'REGISTERED',
     createdAtMs: T0 - 86_400_000,
-    mandates: mandates ?? [mandate({ id: flat('mnd'), blockedMccs: ['7995'], blockedCountries: ['PRK', 'IRN'] })],
+    mandates: mandates ?? [
+      mandate({
+        id: flat('mnd'),
+        currency: Buffer.from('USD').toString('latin1'),
+        blockedMccs: ['7995'],
+        blockedCountries: ['PRK', 'IRN'],
+      }),
+    ],
     overrides,
   });
 }

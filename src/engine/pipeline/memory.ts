@@ -11,7 +11,7 @@
 import type { AgentState, MandateState } from './state.js';
 
 /** The state of an agent without mandates or history (objects, maps, windows, thresholds). */
-export const STATE_BASE_BYTES = 2700;
+export const STATE_BASE_BYTES = 3100;
 /** One mandate with no allow/block lists. */
 export const MANDATE_BASE_BYTES = 800;
 /** One entry of a mandate's set (MCC, country, chain, asset, counterparty), with its string. */
