@@ -3,7 +3,7 @@
 // with valid signatures and the data fields of SPEC.md "data by type".
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authorize, authorizeBody, type EngineFixture, setup } from '../engine/support.js';
+import { authorize, authorizeBody, type EngineFixture, query, setup } from '../engine/support.js';
 import { type ReceivedRequest, type Receiver, startReceiver } from '../fixtures/webhook-receiver.js';
 import { request, startTestServer, type TestServer } from '../helpers/server.js';
 
@@ -139,6 +139,15 @@ describe('events from POST /authorize', () => {
     expect(p).toMatchObject({ previous_tier: 'new', new_tier: 'verified' });
     expect(Number.isInteger(p.successful_txns)).toBe(true);
     expect(typeof p.age_hours).toBe('number');
+    // The agent's row was updated in the decision's own commit (the batch's agent updates).
+    const [row] = await query(
+      server,
+      'live',
+      (sql) => sql<{ trust_level: string; kya_score: string | null }[]>`
+        select trust_level, kya_score::text from agents where id = ${fx.agentId}`,
+    );
+    expect(row?.trust_level).toBe('VERIFIED');
+    expect(row?.kya_score).not.toBeNull();
   });
 
   it('a STEP_UP decision fires step_up.created', async () => {
