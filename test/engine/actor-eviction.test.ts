@@ -6,7 +6,7 @@
 // idempotency keys).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request, startTestServer, type TestServer } from '../helpers/server.js';
-import { authorize, authorizeBody, type EngineFixture, setup } from './support.js';
+import { addAgentWithMandate, authorize, authorizeBody, type EngineFixture, setup } from './support.js';
 
 const MAX_ACTORS = 5;
 const MAX_BYTES = 65_536;
@@ -37,25 +37,8 @@ afterAll(async () => {
 });
 
 /** An agent of the fixture's Principal with a mandate of 60.00 per transaction and 100.00 a day. */
-async function newAgent(name: string): Promise<string> {
-  const agent = await request(server, 'POST', '/api/v1/agents', {
-    apiKey: f.apiKey,
-    body: { display_name: name, capabilities: ['PURCHASE'] },
-  });
-  expect(agent.status, agent.text).toBe(201);
-  const agentId = agent.body.id as string;
-  const mandate = await request(server, 'POST', '/api/v1/mandates', {
-    apiKey: f.apiKey,
-    body: {
-      agent_id: agentId,
-      valid_until: new Date(Date.now() + 86_400_000).toISOString(),
-      max_amount_per_transaction: '60.00',
-      max_daily_amount: '100.00',
-      currency: 'USD',
-    },
-  });
-  expect(mandate.status, mandate.text).toBe(201);
-  return agentId;
+function newAgent(name: string): Promise<string> {
+  return addAgentWithMandate(server, f.apiKey, name, { perTransaction: '60.00', daily: '100.00' });
 }
 
 async function shardGauges(): Promise<{ actors: number; bytes: number }> {

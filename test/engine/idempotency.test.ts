@@ -3,8 +3,8 @@
 // the same Principal, or at an actor rebuilt cold from the database.
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { request, startTestServer, type TestServer } from '../helpers/server.js';
-import { authorize, authorizeBody, type EngineFixture, query, setup } from './support.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { addAgentWithMandate, authorize, authorizeBody, type EngineFixture, query, setup } from './support.js';
 
 const DIST = new URL(`../../${process.env.DIST_DIR ?? 'dist'}/src/`, import.meta.url).href;
 const { ShardedEngine } = (await import(`${DIST}engine/engine.js`)) as typeof import('../../src/engine/engine.js');
@@ -77,23 +77,10 @@ describe('idempotent replay', () => {
   });
 
   it('replays a key first used for another agent of the same Principal', async () => {
-    const agent = await request(server, 'POST', '/api/v1/agents', {
-      apiKey: f.apiKey,
-      body: { display_name: 'Second agent', capabilities: ['PURCHASE'] },
+    const secondId = await addAgentWithMandate(server, f.apiKey, 'Second agent', {
+      perTransaction: '100.00',
+      daily: '500.00',
     });
-    expect(agent.status).toBe(201);
-    const secondId = agent.body.id as string;
-    const mandate = await request(server, 'POST', '/api/v1/mandates', {
-      apiKey: f.apiKey,
-      body: {
-        agent_id: secondId,
-        valid_until: new Date(Date.now() + 86_400_000).toISOString(),
-        max_amount_per_transaction: '100.00',
-        max_daily_amount: '500.00',
-        currency: 'USD',
-      },
-    });
-    expect(mandate.status).toBe(201);
     const key = newKey();
     const first = await authorize(server, f.apiKey, authorizeBody(f.agentId, { amount: '2.00', idempotency_key: key }));
     const other = await authorize(server, f.apiKey, authorizeBody(secondId, { amount: '2.00', idempotency_key: key }));

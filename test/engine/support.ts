@@ -1,6 +1,8 @@
 // Shared setup of the engine tests: a Client provisioned through the operator plane, Principals
 // with an Agent and a Mandate created through POST /onboard, and a Principal key for each.
+
 import postgres from 'postgres';
+import { expect } from 'vitest';
 import { onboardAgent } from '../fixtures/onboarding.js';
 import { type Env, issuePrincipalKey, type ProvisionedClient, provisionClient } from '../fixtures/provision.js';
 import { type HttpResult, request, type TestServer } from '../helpers/server.js';
@@ -80,6 +82,36 @@ export async function query<T extends Record<string, unknown>>(
   } finally {
     await sql.end({ timeout: 5 });
   }
+}
+
+/**
+ * A further agent of the fixture's Principal, registered on the runtime plane, with one USD
+ * mandate valid for a day and the given per-transaction and daily limits.
+ */
+export async function addAgentWithMandate(
+  server: TestServer,
+  apiKey: string,
+  name: string,
+  limits: { perTransaction: string; daily: string },
+): Promise<string> {
+  const agent = await request(server, 'POST', '/api/v1/agents', {
+    apiKey,
+    body: { display_name: name, capabilities: ['PURCHASE'] },
+  });
+  expect(agent.status, agent.text).toBe(201);
+  const agentId = agent.body.id as string;
+  const mandate = await request(server, 'POST', '/api/v1/mandates', {
+    apiKey,
+    body: {
+      agent_id: agentId,
+      valid_until: new Date(Date.now() + 86_400_000).toISOString(),
+      max_amount_per_transaction: limits.perTransaction,
+      max_daily_amount: limits.daily,
+      currency: 'USD',
+    },
+  });
+  expect(mandate.status, mandate.text).toBe(201);
+  return agentId;
 }
 
 export { RESPONSE_FIELDS } from '../fixtures/authorize-fields.js';
