@@ -13,7 +13,7 @@ import { checkMandate, rollTotals, selectMandate } from './mandate-check.js';
 import { estimateStateBytes } from './memory.js';
 import { type Gate, REASONS, type ReasonCode, STEP_UP_RECOMMENDATION } from './reasons.js';
 import { assessRisk, type RiskResult } from './risk.js';
-import { recordInSession, sessionFor } from './sessions.js';
+import { recordInSession } from './sessions.js';
 import {
   type AgentState,
   addMerchantDecline,
@@ -27,6 +27,7 @@ import {
   OUTCOME_MANDATE_DECLINE,
   OUTCOME_OTHER_DECLINE,
   OUTCOME_STEP_UP,
+  openSession,
   recordOutcome,
   type SessionState,
   type TrustLevel,
@@ -184,7 +185,7 @@ export function evaluate(state: AgentState, req: AuthorizeRequest, nowMs: number
   const authorizationId = newId('auth');
   const w: Work = { decision: 'APPROVE', gates: [], reasons: [], details: [], stepUpGates: 0 };
 
-  const session: SessionState | null = req.sessionId === null ? null : sessionFor(state, req.sessionId, nowMs);
+  const session: SessionState | null = req.sessionId === null ? null : openSession(state, req.sessionId, nowMs);
   let mandate: MandateState | null = null;
   let risk: RiskResult | null = null;
   let intent: IntentResult | null = null;

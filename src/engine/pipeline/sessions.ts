@@ -1,11 +1,7 @@
 // Sessions (docs/decision-engine.md "Sessions"): session_id groups an agent's transactions;
 // consecutive DECLINEs or a CRITICAL trust score terminate a session for good.
-import { type AgentState, addSessionMerchant, openSession, type SessionState } from './state.js';
-
-/** The session's state, created on first use; beyond MAX_SESSIONS the oldest one is forgotten. */
-export function sessionFor(state: AgentState, sessionId: string, nowMs: number): SessionState {
-  return openSession(state, sessionId, nowMs);
-}
+// A session's state is opened by openSession (state.ts), which the history load uses too.
+import { addSessionMerchant, type SessionState } from './state.js';
 
 export type TerminationReason = 'consecutive_denials' | 'critical_trust';
 
