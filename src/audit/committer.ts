@@ -262,9 +262,10 @@ export class GroupCommitter {
     // each (json_populate_recordset), instead of thousands of bind parameters whose count would
     // make every batch size a different statement. json, not jsonb: parsed once, never
     // converted to the binary form; each event's envelope is stored as the text written here.
-    // The batch's events go into ONE outbox row (a json array, in order). When every decision
-    // of the batch was recorded (the usual case) the array is stored as sent, without being
-    // taken apart; otherwise only the events of recorded decisions are kept.
+    // The batch's events (never none: every decision has its authorization.decided) go into ONE
+    // outbox row, a json array in order. When every decision of the batch was recorded (the
+    // usual case) the array is stored as sent, without being taken apart; otherwise only the
+    // events of recorded decisions are kept.
     const eventsText = JSON.stringify(events);
     // BEGIN and the statement go out together (postgres.js pipelines queries issued on one
     // reserved connection in the same tick): one round trip, then COMMIT once the deadline is
@@ -289,7 +290,7 @@ export class GroupCommitter {
         ), batch as (
           insert into outbox_batches (events, event_count)
           select src.events, ${events.length}::int from src
-          where ${events.length}::int > 0 and (select count(*) from ins) = ${entries.length}::int
+          where (select count(*) from ins) = ${entries.length}::int
           union all
           select json_agg(e.ev order by e.ord), count(*)::int
           from src cross join lateral json_array_elements(src.events) with ordinality as e(ev, ord)
