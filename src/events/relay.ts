@@ -32,7 +32,7 @@ interface OutboxRow {
   event_type: string;
   client_id: string;
   principal_id: string;
-  /** The envelope text as the shard worker wrote it (outbox.payload is json, kept verbatim). */
+  /** The envelope text as the shard worker wrote it (json keeps it verbatim). */
   body: string;
 }
 
@@ -116,16 +116,13 @@ export class OutboxRelay {
   /** One round: fetch up to batchSize outbox batches, publish their events pipelined, mark what the bus accepted. */
   async relayOnce(): Promise<{ fetched: number; published: number }> {
     const { sql, env, batchSize } = this.#o;
-    // json_to_recordset keeps each payload's text as written: the envelope is relayed verbatim.
+    // outbox_events (the migration's view) takes the batches apart with json_to_recordset, which
+    // keeps each payload's text as written: the envelope is relayed verbatim.
     const rows = await sql<OutboxRow[]>`
-      select b.seq, e.event_id, e.event_type, e.client_id, e.principal_id, e.payload::text as body
-      from (
-        select seq, events from outbox_batches where published_at is null order by seq limit ${batchSize}
-      ) b
-      cross join lateral rows from (
-        json_to_recordset(b.events) as (event_id text, event_type text, client_id text, principal_id text, payload json)
-      ) with ordinality as e(event_id, event_type, client_id, principal_id, payload, position)
-      order by b.seq, e.position`;
+      select seq, event_id, event_type, client_id, principal_id, payload::text as body
+      from outbox_events
+      where seq in (select seq from outbox_batches where published_at is null order by seq limit ${batchSize})
+      order by seq, position`;
     if (rows.length === 0) return { fetched: 0, published: 0 };
     const events: OutgoingEvent[] = rows.map((r) => ({
       subject: subjectFor(env, r.client_id, r.principal_id, r.event_type, this.#o.subjectPrefix),
