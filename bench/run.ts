@@ -27,29 +27,55 @@ import { driveAgents, findServiceDatabase, provisionAgentsPrincipal, seedAgents 
 import { classifyDecision, MIX, mixGenerator, provisionMix } from './scenarios/authorize-mix.js';
 import { type Started, startEcho, startService } from './servers/processes.js';
 
-const { values: args } = parseArgs({
-  options: {
-    target: { type: 'string' },
-    'admin-key': { type: 'string' },
-    scenario: { type: 'string', default: 'authorize' },
-    mode: { type: 'string' },
-    rate: { type: 'string' },
-    connections: { type: 'string', default: '32' },
-    pipelining: { type: 'string', default: '1' },
-    duration: { type: 'string' },
-    warmup: { type: 'string', default: '2' },
-    agents: { type: 'string' },
-    workers: { type: 'string' },
-    'max-actors': { type: 'string' },
-    'database-url': { type: 'string' },
-    'no-echo': { type: 'boolean', default: false },
-    micro: { type: 'boolean', default: false },
-    'no-micro': { type: 'boolean', default: false },
-    out: { type: 'string', default: 'bench/results' },
-    quiet: { type: 'boolean', default: false },
-  },
-  strict: true,
-});
+function parseCommandLine() {
+  try {
+    return parseArgs({
+      options: {
+        target: { type: 'string' },
+        'admin-key': { type: 'string' },
+        scenario: { type: 'string', default: 'authorize' },
+        mode: { type: 'string' },
+        rate: { type: 'string' },
+        connections: { type: 'string', default: '32' },
+        pipelining: { type: 'string', default: '1' },
+        duration: { type: 'string' },
+        warmup: { type: 'string', default: '2' },
+        agents: { type: 'string' },
+        workers: { type: 'string' },
+        'max-actors': { type: 'string' },
+        'database-url': { type: 'string' },
+        'no-echo': { type: 'boolean', default: false },
+        micro: { type: 'boolean', default: false },
+        'no-micro': { type: 'boolean', default: false },
+        out: { type: 'string', default: 'bench/results' },
+        quiet: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+      strict: true,
+    });
+  } catch (err) {
+    process.stderr.write(`${(err as Error).message}\n(npm run bench -- --help lists the options)\n`);
+    process.exit(2);
+  }
+}
+const { values: args } = parseCommandLine();
+
+if (args.help === true) {
+  // The usage is the comment at the top of this file; keep the two in step.
+  process.stdout.write(`Usage: npm run bench -- [options]
+
+  --target <url> --admin-key <key>   bench a running deployment (default: start the built
+                                     service here, on a fresh PostgreSQL database when
+                                     DATABASE_URL is set, else embedded PGlite)
+  --scenario authorize|onboarding|webhook-lag|soak|agents|all   (default authorize)
+  --mode saturation|rate  --rate <req/s>  --connections <n>  --pipelining <n>
+  --duration <s>  --warmup <s>  --agents <n>  --workers <n>  --no-echo
+  --micro (micro-benchmarks only)  --no-micro  --out <dir>  --quiet
+  agents only: --agents <n> (default 100000)  --max-actors <n> (the started service's
+  ENGINE_MAX_ACTORS)  --database-url <url> (the target's live database, for seeding)
+`);
+  process.exit(0);
+}
 
 function int(name: string, v: string | undefined, def: number): number {
   if (v === undefined) return def;

@@ -103,3 +103,22 @@ describe('npm run bench', () => {
     expect(chart.trim().endsWith('</svg>')).toBe(true);
   });
 });
+
+describe('npm run bench command line', () => {
+  it('prints its usage with --help and exits 0', async () => {
+    const { stdout } = await promisify(execFile)(process.execPath, [RUN, '--help'], { timeout: 30_000 });
+    expect(stdout).toMatch(/^Usage: npm run bench -- \[options\]/);
+    expect(stdout).toContain('--scenario authorize|onboarding|webhook-lag|soak|agents|all');
+  });
+
+  it('names an unknown option and exits 2, without a stack trace', async () => {
+    const err = await promisify(execFile)(process.execPath, [RUN, '--no-such-option'], { timeout: 30_000 }).then(
+      () => null,
+      (e: { code: number; stderr: string }) => e,
+    );
+    expect(err?.code).toBe(2);
+    expect(err?.stderr).toContain("Unknown option '--no-such-option'");
+    expect(err?.stderr).toContain('--help');
+    expect(err?.stderr).not.toMatch(/\n\s+at /);
+  });
+});
