@@ -27,6 +27,10 @@ export const ERRORS = {
   invalid_thresholds: { status: 422, message: 'The threshold values are inconsistent.' },
   invalid_webhook_url: { status: 422, message: 'The webhook URL is not allowed.' },
   webhook_inactive: { status: 422, message: 'The webhook is not active.' },
+  mandate_limit_reached: {
+    status: 422,
+    message: 'The agent already holds the most unexpired ACTIVE mandates one agent may hold (100).',
+  },
   not_found: { status: 404, message: 'Resource not found.' },
   agent_not_found: { status: 404, message: 'Agent not found.' },
   mandate_not_found: { status: 404, message: 'Mandate not found.' },

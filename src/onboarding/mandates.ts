@@ -6,6 +6,7 @@ import { isIsoCurrency } from '../domain/currency.js';
 import { newId } from '../domain/ids.js';
 import { type MandateTerms, mandateHash } from '../domain/mandate-hash.js';
 import { formatAmount, parseAmount, toDb, toJsonNumber, type Units } from '../domain/money.js';
+import { assertMandateRoom } from '../runtime/mandate-store.js';
 import { Problems } from './checks.js';
 import type { Tx } from './idempotency.js';
 
@@ -100,6 +101,7 @@ export async function createMandate(
     else validUntil = t;
   }
   problems.throwIfAny();
+  await assertMandateRoom(tx, agent.id);
 
   const mccs = input.allowed_mccs === undefined ? null : sortedSet(input.allowed_mccs);
   const terms: MandateTerms = {

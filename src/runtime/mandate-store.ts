@@ -5,6 +5,7 @@
 // is reported (and filtered) as EXPIRED. Reads stay free of writes, and the decision engine
 // applies the same rule (mandate_expired) from valid_until, so both always agree.
 
+import type postgres from 'postgres';
 import { fromDb, toJsonNumber } from '../domain/money.js';
 import { ApiError } from '../errors/registry.js';
 import type { Sql } from '../storage/db.js';
@@ -91,4 +92,29 @@ export async function listAgentMandates(db: Sql, agentId: string, status: Mandat
   return db<MandateRow[]>`
     select ${COLUMNS(db)} from mandates m where m.agent_id = ${agentId} ${filter}
     order by m.created_at desc, m.id desc`;
+}
+
+/**
+ * The most unexpired ACTIVE mandates one agent may hold. Mandates never leave ACTIVE through
+ * the API (expiry is derived), and the agent's actor keeps them all in memory and scans them,
+ * newest first, on every decision: without a bound, an integrator creating one mandate per
+ * purchase would slow down and bloat that agent's decisions without end. Expired mandates do
+ * not count, so an agent always regains room as its mandates expire.
+ */
+export const MAX_LIVE_MANDATES_PER_AGENT = 100;
+
+/**
+ * Inside the creating transaction, before the insert: 422 `mandate_limit_reached` when the
+ * agent already holds MAX_LIVE_MANDATES_PER_AGENT unexpired ACTIVE mandates. A transaction-level
+ * advisory lock on the agent serialises concurrent creations for one agent (so two racing
+ * requests cannot both take the last place) without locking the agent's row, which the audit
+ * group commit updates.
+ */
+// biome-ignore lint/complexity/noBannedTypes: postgres.js's own default type parameter
+export async function assertMandateRoom(tx: postgres.TransactionSql<{}>, agentId: string): Promise<void> {
+  await tx`select pg_advisory_xact_lock(hashtextextended(${`mandates:${agentId}`}, 0))`;
+  const rows = await tx<{ n: number }[]>`
+    select count(*)::int as n from mandates
+    where agent_id = ${agentId} and status = 'ACTIVE' and valid_until > now()`;
+  if ((rows[0]?.n ?? 0) >= MAX_LIVE_MANDATES_PER_AGENT) throw new ApiError('mandate_limit_reached');
 }

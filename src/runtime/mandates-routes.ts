@@ -13,10 +13,9 @@ import { assertOwnedAgent } from './agent-store.js';
 import { bodyOf, callerOf, idParam } from './context.js';
 import { invalidateAgent } from './engine-handle.js';
 import {
-  COLUMNS,
+  assertMandateRoom,
   listAgentMandates,
   loadOwnedMandate,
-  type MandateRow,
   type MandateStatus,
   mandateView,
 } from './mandate-store.js';
@@ -103,58 +102,63 @@ export function mandatesRoutes(services: Services): RouteDef[] {
         if (problems.length > 0 || perTx === null)
           throw new ApiError('validation_error', undefined, { details: problems });
 
-        const agents = await caller.db<{ program_id: string | null; status: string }[]>`
-          select program_id, status from agents where id = ${b.agent_id} and principal_id = ${caller.principalId}`;
-        const agent = agents[0];
-        if (agent === undefined) throw new ApiError('agent_not_found');
-        if (agent.status === 'REVOKED') {
-          throw new ApiError('validation_error', undefined, {
-            details: [{ field: 'agent_id', message: 'the agent is REVOKED and cannot receive mandates' }],
-          });
-        }
+        // One transaction: the agent check, the per-agent mandate bound and the insert.
+        const created = await caller.db.begin(async (tx) => {
+          const agents = await tx<{ program_id: string | null; status: string }[]>`
+            select program_id, status from agents where id = ${b.agent_id} and principal_id = ${caller.principalId}`;
+          const agent = agents[0];
+          if (agent === undefined) throw new ApiError('agent_not_found');
+          if (agent.status === 'REVOKED') {
+            throw new ApiError('validation_error', undefined, {
+              details: [{ field: 'agent_id', message: 'the agent is REVOKED and cannot receive mandates' }],
+            });
+          }
 
-        const allowedMccs = unique(b.allowed_mccs);
-        const blockedMccs = unique(b.blocked_mccs);
-        const chains = unique(b.allowed_chains);
-        const assets = unique(b.allowed_assets);
-        const counterparties = unique(b.allowed_counterparties);
-        const crypto = chains !== null || assets !== null || counterparties !== null;
-        const rails = crypto ? ['card', 'crypto'] : ['card'];
-        const id = newId('mnd');
-        const hash = runtimeMandateHash({
-          agent_id: b.agent_id,
-          principal_id: caller.principalId,
-          rails,
-          limits: {
-            currency: b.currency,
-            max_amount_per_transaction: formatAmount(perTx),
-            max_daily_amount: daily === null ? null : formatAmount(daily),
-            max_monthly_amount: monthly === null ? null : formatAmount(monthly),
-          },
-          allowed_mccs: sorted(allowedMccs),
-          blocked_mccs: sorted(blockedMccs),
-          allowed_countries: sorted(allowedCountries),
-          blocked_countries: sorted(blockedCountries),
-          crypto: crypto
-            ? { chains: sorted(chains), assets: sorted(assets), counterparties: sorted(counterparties) }
-            : null,
-          valid_from: validFrom.toISOString(),
-          valid_until: validUntil.toISOString(),
+          const allowedMccs = unique(b.allowed_mccs);
+          const blockedMccs = unique(b.blocked_mccs);
+          const chains = unique(b.allowed_chains);
+          const assets = unique(b.allowed_assets);
+          const counterparties = unique(b.allowed_counterparties);
+          const crypto = chains !== null || assets !== null || counterparties !== null;
+          const rails = crypto ? ['card', 'crypto'] : ['card'];
+          const id = newId('mnd');
+          const hash = runtimeMandateHash({
+            agent_id: b.agent_id,
+            principal_id: caller.principalId,
+            rails,
+            limits: {
+              currency: b.currency,
+              max_amount_per_transaction: formatAmount(perTx),
+              max_daily_amount: daily === null ? null : formatAmount(daily),
+              max_monthly_amount: monthly === null ? null : formatAmount(monthly),
+            },
+            allowed_mccs: sorted(allowedMccs),
+            blocked_mccs: sorted(blockedMccs),
+            allowed_countries: sorted(allowedCountries),
+            blocked_countries: sorted(blockedCountries),
+            crypto: crypto
+              ? { chains: sorted(chains), assets: sorted(assets), counterparties: sorted(counterparties) }
+              : null,
+            valid_from: validFrom.toISOString(),
+            valid_until: validUntil.toISOString(),
+          });
+          await assertMandateRoom(tx, b.agent_id);
+          const rows = await tx<{ id: string }[]>`
+            insert into mandates as m (id, agent_id, principal_id, program_id, status, rails, currency,
+              max_amount_per_transaction, max_daily_amount, max_monthly_amount, allowed_mccs, blocked_mccs,
+              allowed_countries, blocked_countries, allowed_chains, allowed_assets, allowed_counterparties,
+              crypto, valid_from, valid_until, mandate_hash)
+            values (${id}, ${b.agent_id}, ${caller.principalId}, ${agent.program_id}, 'ACTIVE', ${rails},
+              ${b.currency}, ${toDb(perTx)}, ${daily === null ? null : toDb(daily)},
+              ${monthly === null ? null : toDb(monthly)}, ${allowedMccs}, ${blockedMccs}, ${allowedCountries},
+              ${blockedCountries}, ${chains}, ${assets}, ${counterparties},
+              ${crypto ? tx.json({ chains: chains ?? [], assets: assets ?? [], counterparties: counterparties ?? [] }) : null},
+              ${validFrom}, ${validUntil}, ${hash})
+            returning m.id`;
+          return (rows[0] as { id: string }).id;
         });
-        const rows = await caller.db<MandateRow[]>`
-          insert into mandates as m (id, agent_id, principal_id, program_id, status, rails, currency,
-            max_amount_per_transaction, max_daily_amount, max_monthly_amount, allowed_mccs, blocked_mccs,
-            allowed_countries, blocked_countries, allowed_chains, allowed_assets, allowed_counterparties,
-            crypto, valid_from, valid_until, mandate_hash)
-          values (${id}, ${b.agent_id}, ${caller.principalId}, ${agent.program_id}, 'ACTIVE', ${rails},
-            ${b.currency}, ${toDb(perTx)}, ${daily === null ? null : toDb(daily)},
-            ${monthly === null ? null : toDb(monthly)}, ${allowedMccs}, ${blockedMccs}, ${allowedCountries},
-            ${blockedCountries}, ${chains}, ${assets}, ${counterparties},
-            ${crypto ? caller.db.json({ chains: chains ?? [], assets: assets ?? [], counterparties: counterparties ?? [] }) : null},
-            ${validFrom}, ${validUntil}, ${hash})
-          returning ${COLUMNS(caller.db)}`;
         await invalidateAgent(services, caller.environment, b.agent_id);
-        return json(201, mandateView(rows[0] as MandateRow));
+        return json(201, mandateView(await loadOwnedMandate(caller.db, caller.principalId, created)));
       },
     },
     {
