@@ -95,6 +95,9 @@ class Actor {
   }
 }
 
+/** Agents queued for load upkeep per shard at most (see #scheduleUpkeep). */
+const MAX_UPKEEP_QUEUE = 1_000;
+
 const NOT_FOUND: AuthorizeResult = Object.freeze({ kind: 'not_found' });
 
 export class ActorSystem {
@@ -107,6 +110,9 @@ export class ActorSystem {
   readonly #busy = new Map<string, Actor>();
   #running = 0;
   #idleWaiters: (() => void)[] = [];
+  /** Agents whose load upkeep (DecisionCore.maintain) is due, by actor key; run one at a time. */
+  readonly #upkeep = new Map<string, { env: Environment; agentId: string }>();
+  #upkeepRunning: Promise<void> | null = null;
 
   constructor(
     core: DecisionCore<unknown>,
@@ -240,6 +246,7 @@ export class ActorSystem {
         }
         actor.queue.shift();
         this.#decide(actor, job);
+        if (actor.state !== null && this.#core.maintenanceDue?.(actor.state) === true) this.#scheduleUpkeep(actor);
       }
     } catch (err) {
       this.#log.error({ err, agent_id: actor.agentId }, 'actor fault; answering safe decisions');
@@ -292,6 +299,7 @@ export class ActorSystem {
         const { state, stored } = await Promise.race([work, timeout]);
         actor.state = state;
         actor.principalId = state === null ? null : this.#core.principalOf(state);
+        if (state !== null && this.#core.maintenanceDue?.(state) === true) this.#scheduleUpkeep(actor);
         if (stored !== null && lookupKey !== null && actor.principalId === request.principalId) {
           this.#remember(actor, lookupKey, { response: stored, waiters: [] });
         }
@@ -299,7 +307,12 @@ export class ActorSystem {
       } catch (err) {
         actor.state = null;
         if (isUnavailable(err)) db.breaker.failure(Date.now());
-        else if ((err as { code?: unknown }).code === DEADLINE) db.breaker.slow(Date.now());
+        else if ((err as { code?: unknown }).code === DEADLINE) {
+          db.breaker.slow(Date.now());
+          // A load can miss its deadline because the agent's history past its rollup is long:
+          // bring the rollup forward in the background so the next load is short.
+          this.#scheduleUpkeep(actor);
+        }
         this.#log.error({ err, agent_id: actor.agentId }, 'cannot load agent state');
         return false;
       } finally {
@@ -308,6 +321,41 @@ export class ActorSystem {
       if (!actor.stale) return true;
     }
     return true;
+  }
+
+  /**
+   * Queues the agent's load upkeep (DecisionCore.maintain) and runs the queue one agent at a
+   * time, in the background: never on a request's path, skipped while the breaker is open,
+   * and bounded (an agent already queued is not queued twice; beyond MAX_UPKEEP_QUEUE agents
+   * wait for their next trigger). A failure is logged and retried at the next trigger.
+   */
+  #scheduleUpkeep(actor: Actor): void {
+    if (this.#core.maintain === undefined) return;
+    if (this.#upkeep.size >= MAX_UPKEEP_QUEUE && !this.#upkeep.has(actor.key)) return;
+    this.#upkeep.set(actor.key, { env: actor.env, agentId: actor.agentId });
+    this.#upkeepRunning ??= this.#runUpkeep().finally(() => {
+      this.#upkeepRunning = null;
+    });
+  }
+
+  async #runUpkeep(): Promise<void> {
+    const maintain = this.#core.maintain;
+    if (maintain === undefined) return;
+    for (const [key, { env, agentId }] of this.#upkeep) {
+      this.#upkeep.delete(key);
+      const db = this.#dbs[env];
+      if (!db.breaker.allows(Date.now())) continue;
+      try {
+        await db.gate.run(() => maintain(db.sql, agentId, Date.now()));
+      } catch (err) {
+        this.#log.warn({ err, agent_id: agentId }, 'audit rollup upkeep failed; retried at the next trigger');
+      }
+    }
+  }
+
+  /** Resolves once no load upkeep is queued or running (shutdown, tests). */
+  async upkeepIdle(): Promise<void> {
+    while (this.#upkeepRunning !== null) await this.#upkeepRunning;
   }
 
   #decide(actor: Actor, job: Job): void {

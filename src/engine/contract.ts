@@ -106,6 +106,14 @@ export interface DecisionCore<State> {
    * the shard bounds its actor cache by the sum of these as well as by the number of actors.
    */
   sizeOf(state: State): number;
+  /**
+   * Optional upkeep of what a load reads (the agent's audit rollup): true, once, when the
+   * state has seen enough rows since it that `maintain` should run; the worker then runs
+   * `maintain` in the background, never on a request's path.
+   */
+  maintenanceDue?(state: State): boolean;
+  /** Brings the agent's audit rollup forward so the next load stays cheap (see maintenanceDue). */
+  maintain?(sql: Sql, agentId: string, nowMs: number): Promise<void>;
 }
 
 /** The main thread's handle on the shard workers (implemented in src/engine/engine.ts). */

@@ -79,6 +79,7 @@ export async function createShard(
 
   async function close(): Promise<void> {
     await actors.idle();
+    await actors.upkeepIdle();
     await Promise.all([dbs.live.committer.idle(), dbs.sandbox.committer.idle()]);
     if (shared === undefined)
       await Promise.all([dbs.live.sql.end({ timeout: 5 }), dbs.sandbox.sql.end({ timeout: 5 })]);

@@ -13,6 +13,7 @@ import { checkMandate, rollTotals, selectMandate } from './mandate-check.js';
 import { estimateStateBytes } from './memory.js';
 import { type Gate, REASONS, type ReasonCode, STEP_UP_RECOMMENDATION } from './reasons.js';
 import { assessRisk, type RiskResult } from './risk.js';
+import { ROLLUP_AFTER_ROWS, refreshRollup } from './rollup.js';
 import { recordInSession } from './sessions.js';
 import {
   type AgentState,
@@ -321,6 +322,7 @@ export function evaluate(state: AgentState, req: AuthorizeRequest, nowMs: number
 
   // Post-processing: running totals, windows, baselines.
   const decision = w.decision;
+  state.auditRowsSinceRollup++;
   state.requests.push(nowMs, t.rapid_fire_max_count + 1);
   if (decision === 'APPROVE') {
     if (mandate !== null) {
@@ -587,6 +589,14 @@ export const decisionCore: DecisionCore<AgentState> = {
   principalOf: (state) => state.principalId,
   evaluate,
   sizeOf: estimateStateBytes,
+  maintenanceDue(state) {
+    if (state.auditRowsSinceRollup < ROLLUP_AFTER_ROWS) return false;
+    state.auditRowsSinceRollup = 0;
+    return true;
+  },
+  async maintain(sql, agentId, nowMs) {
+    await refreshRollup(sql, agentId, nowMs);
+  },
 };
 
 export type { AgentState } from './state.js';

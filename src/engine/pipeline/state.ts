@@ -5,6 +5,7 @@ import { toAlpha3 } from '../../domain/country.js';
 import { fromDb, type Units } from '../../domain/money.js';
 import type { Sql } from '../../storage/db.js';
 import { mandateBytes } from './memory.js';
+import { carried, type MandateSums, rollupOf, totals } from './rollup.js';
 import { mergeThresholds, type ThresholdOverrides, type Thresholds } from './thresholds.js';
 
 export type TrustLevel = 'REGISTERED' | 'VERIFIED' | 'TRUSTED';
@@ -253,6 +254,11 @@ export interface AgentState {
   readonly pendingStepUps: PendingStepUp[];
   lastZone: Zone | null;
   lastTrustScore: number | null;
+  /**
+   * Audit rows of the agent not summarised by its rollup (read past it at load, plus decisions
+   * since): past ROLLUP_AFTER_ROWS the worker refreshes the rollup in the background (rollup.ts).
+   */
+  auditRowsSinceRollup: number;
 }
 
 /** Replaces the thresholds of a loaded state (PUT/DELETE /thresholds of its Principal). */
@@ -413,6 +419,7 @@ export function newAgentState(seed: AgentSeed): AgentState {
     merchantChars: 0,
     sessions: new Map(),
     pendingStepUps: [],
+    auditRowsSinceRollup: 0,
     lastZone: null,
     lastTrustScore: null,
   };
@@ -541,9 +548,10 @@ function consumePending(state: AgentState, r: HistoryRow): void {
 }
 
 /**
- * Loads an agent's state: the agent row with its Principal's threshold overrides, its ACTIVE
- * mandates, today's and this month's APPROVED totals per mandate with the all-time decision
- * counts, and its RECENT_ROWS newest audit rows. Four queries, run one after another (the
+ * Loads an agent's state: the agent row with its Principal's threshold overrides and its audit
+ * rollup, its ACTIVE mandates, today's and this month's APPROVED totals per mandate with the
+ * all-time decision counts (the rollup plus the rows since its upto), and its RECENT_ROWS
+ * newest audit rows. Four queries, run one after another (the
  * embedded database takes one query at a time), all on primary keys or the
  * authorizations (agent_id, created_at) index.
  */
@@ -558,11 +566,19 @@ export async function loadAgentState(sql: Sql, agentId: string, nowMs: number): 
       kya_score: string | null;
       created_at: Date;
       overrides: Record<string, unknown> | null;
+      rollup_upto: Date | null;
+      rollup_approved: string | null;
+      rollup_declined: string | null;
+      rollup_step_ups: string | null;
+      rollup_mandates: Record<string, MandateSums> | null;
     }[]
   >`
     select a.id, a.principal_id, a.client_id, a.status, a.trust_level, a.kya_score::text as kya_score,
-           a.created_at, t.overrides
+           a.created_at, t.overrides, r.upto as rollup_upto, r.approved::text as rollup_approved,
+           r.declined::text as rollup_declined, r.step_ups::text as rollup_step_ups,
+           r.mandates as rollup_mandates
     from agents a left join thresholds t on t.principal_id = a.principal_id
+      left join agent_audit_rollups r on r.agent_id = a.id
     where a.id = ${agentId}`;
   const agent = agents[0];
   if (!agent) return null;
@@ -576,27 +592,14 @@ export async function loadAgentState(sql: Sql, agentId: string, nowMs: number): 
     where agent_id = ${agentId} and status = 'ACTIVE'
     order by created_at desc, id desc`;
 
-  const dayStart = new Date(dayStartMs(nowMs));
-  const monthStart = new Date(monthStartMs(nowMs));
-  const totals = await sql<
-    {
-      mandate_id: string | null;
-      decision: string;
-      n: number;
-      month_sum: string;
-      month_n: number;
-      day_sum: string;
-      day_n: number;
-    }[]
-  >`
-    select mandate_id, decision, count(*)::int as n,
-           coalesce(sum(amount) filter (where created_at >= ${monthStart}), 0)::text as month_sum,
-           (count(*) filter (where created_at >= ${monthStart}))::int as month_n,
-           coalesce(sum(amount) filter (where created_at >= ${dayStart}), 0)::text as day_sum,
-           (count(*) filter (where created_at >= ${dayStart}))::int as day_n
-    from authorizations
-    where agent_id = ${agentId}
-    group by mandate_id, decision`;
+  // The rollup summarises the rows before its upto; only the rows since are read (rollup.ts).
+  const rollup = rollupOf(agent);
+  const rows = await totals(sql, agentId, {
+    from: rollup?.upto ?? null,
+    to: null,
+    monthStart: new Date(monthStartMs(nowMs)),
+    dayStart: new Date(dayStartMs(nowMs)),
+  });
 
   const recent = await sql<
     {
@@ -634,17 +637,30 @@ export async function loadAgentState(sql: Sql, agentId: string, nowMs: number): 
     overrides: sanitizeOverrides(agent.overrides),
   });
 
-  for (const row of totals) {
+  if (rollup !== null) {
+    state.stats.approved += rollup.approved;
+    state.stats.declined += rollup.declined;
+    state.stats.stepUps += rollup.stepUps;
+    for (const m of mandates) {
+      const c = carried(rollup, m.id, nowMs);
+      m.dayAmount = c.dayAmount;
+      m.dayCount = c.dayCount;
+      m.monthAmount = c.monthAmount;
+      m.monthCount = c.monthCount;
+    }
+  }
+  for (const row of rows) {
+    state.auditRowsSinceRollup += row.n;
     if (row.decision === 'APPROVE') state.stats.approved += row.n;
     else if (row.decision === 'DECLINE') state.stats.declined += row.n;
     else state.stats.stepUps += row.n;
     if (row.decision !== 'APPROVE' || row.mandate_id === null) continue;
     for (const m of mandates) {
       if (m.id !== row.mandate_id) continue;
-      m.dayAmount = fromDb(row.day_sum) ?? 0n;
-      m.dayCount = row.day_n;
-      m.monthAmount = fromDb(row.month_sum) ?? 0n;
-      m.monthCount = row.month_n;
+      m.dayAmount += fromDb(row.day_sum) ?? 0n;
+      m.dayCount += row.day_n;
+      m.monthAmount += fromDb(row.month_sum) ?? 0n;
+      m.monthCount += row.month_n;
     }
   }
 
