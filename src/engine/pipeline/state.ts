@@ -583,13 +583,32 @@ export async function loadAgentState(sql: Sql, agentId: string, nowMs: number): 
   const agent = agents[0];
   if (!agent) return null;
 
+  // Every unexpired ACTIVE mandate (at most 100 per agent: src/runtime/mandate-store.ts) and, of
+  // the expired ones, only the newest of each group that mandateFromRow cannot tell apart in
+  // rail coverage and currency (the groups are finer than that: by the stored rails, whether
+  // the crypto block, chains and assets are set, and the currency as stored). That is all
+  // selectMandate can ever report (mandate_expired names the newest mandate covering the rail
+  // in the currency; currency_mismatch the newest covering the rail), so the expired mandates
+  // an agent piles up over the years are neither all read nor all kept.
+  const now = new Date(nowMs);
   const mandateRows = await sql<MandateRow[]>`
-    select id, rails, currency, max_amount_per_transaction::text as max_amount_per_transaction,
-           max_daily_amount::text as max_daily_amount, max_monthly_amount::text as max_monthly_amount,
-           allowed_mccs, blocked_mccs, allowed_countries, blocked_countries, allowed_chains,
-           allowed_assets, allowed_counterparties, crypto, valid_from, valid_until, created_at
-    from mandates
-    where agent_id = ${agentId} and status = 'ACTIVE'
+    with m as (
+      select id, rails, currency, max_amount_per_transaction::text as max_amount_per_transaction,
+             max_daily_amount::text as max_daily_amount, max_monthly_amount::text as max_monthly_amount,
+             allowed_mccs, blocked_mccs, allowed_countries, blocked_countries, allowed_chains,
+             allowed_assets, allowed_counterparties, crypto, valid_from, valid_until, created_at
+      from mandates
+      where agent_id = ${agentId} and status = 'ACTIVE'
+    ), kept as (
+      select * from m where valid_until > ${now}
+      union all
+      (select distinct on (rails, crypto is null, cardinality(allowed_chains) > 0,
+                           cardinality(allowed_assets) > 0, currency) *
+       from m where valid_until <= ${now}
+       order by rails, crypto is null, cardinality(allowed_chains) > 0, cardinality(allowed_assets) > 0,
+                currency, created_at desc, id desc)
+    )
+    select * from kept
     order by created_at desc, id desc`;
 
   // The rollup summarises the rows before its upto; only the rows since are read (rollup.ts).
