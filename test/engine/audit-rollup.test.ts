@@ -22,9 +22,7 @@ afterAll(async () => {
   await server?.close();
 });
 
-interface Row extends Record<string, unknown> {
-  [k: string]: unknown;
-}
+type Row = Record<string, unknown>;
 
 const one = async (fn: (sql: postgres.Sql) => Promise<Row[]>): Promise<Row> =>
   (await query(server, 'live', fn))[0] as Row;

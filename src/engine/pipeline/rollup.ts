@@ -46,8 +46,9 @@ export interface TotalsRow {
 }
 
 /**
- * Per (mandate, decision): all rows, and the APPROVED-or-not sums since `monthStart` and
- * `dayStart`, of the agent's audit rows in [from, to) (either bound may be open).
+ * Per (mandate, decision), over the agent's audit rows in [from, to) (either bound may be
+ * open): the number of rows, and the amount and number of those since `monthStart` and since
+ * `dayStart` (callers keep the sums of the APPROVE rows).
  */
 export function totals(
   sql: Sql,

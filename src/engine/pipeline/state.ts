@@ -548,12 +548,13 @@ function consumePending(state: AgentState, r: HistoryRow): void {
 }
 
 /**
- * Loads an agent's state: the agent row with its Principal's threshold overrides and its audit
- * rollup, its ACTIVE mandates, today's and this month's APPROVED totals per mandate with the
- * all-time decision counts (the rollup plus the rows since its upto), and its RECENT_ROWS
- * newest audit rows. Four queries, run one after another (the
- * embedded database takes one query at a time), all on primary keys or the
- * authorizations (agent_id, created_at) index.
+ * Loads an agent's state: the agent row with its Principal's threshold overrides and its
+ * audit rollup, its unexpired ACTIVE mandates and the newest expired one per rail coverage
+ * and currency, today's and this month's APPROVED totals per mandate with the all-time
+ * decision counts (the rollup plus the rows since its upto), and its RECENT_ROWS newest
+ * audit rows. Four queries, run one after another (the embedded database takes one query at
+ * a time), all on primary keys or the authorizations (agent_id, created_at) and mandates
+ * (agent_id, created_at) indexes.
  */
 export async function loadAgentState(sql: Sql, agentId: string, nowMs: number): Promise<AgentState | null> {
   const agents = await sql<
