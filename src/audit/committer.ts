@@ -243,10 +243,10 @@ export class GroupCommitter {
       rows[i] = audit.idempotency_key === null ? { ...audit, response: null } : audit;
       const at = Date.parse(audit.created_at);
       for (const ev of evaluation.events) {
-        events.push(outboxRow(request, audit.id, makeEnvelope(ev.eventType, ev.data, at)));
+        events.push(outboxTuple(request, audit.id, makeEnvelope(ev.eventType, ev.data, at)));
       }
       const decided = makeEnvelope('authorization.decided', entryFromAudit(audit) as never, at);
-      events.push(outboxRow(request, audit.id, decided));
+      events.push(outboxTuple(request, audit.id, decided));
       const u = evaluation.agentUpdate;
       if (u !== null && (u.trust_level !== undefined || u.kya_score !== undefined)) {
         updates.push({
@@ -259,13 +259,14 @@ export class GroupCommitter {
       }
     }
     // One prepared statement for any batch size: the rows travel as one JSON text parameter
-    // each (json_populate_recordset), instead of thousands of bind parameters whose count would
+    // (json_populate_recordset), instead of thousands of bind parameters whose count would
     // make every batch size a different statement. json, not jsonb: parsed once, never
-    // converted to the binary form; each event's envelope is stored as the text written here.
+    // converted to the binary form.
     // The batch's events (never none: every decision has its authorization.decided) go into ONE
-    // outbox row, a json array in order. When every decision of the batch was recorded (the
-    // usual case) the array is stored as sent, without being taken apart; otherwise only the
-    // events of recorded decisions are kept.
+    // outbox row, as text the database does not parse (migrations/0080_outbox_event_tuples.sql):
+    // a JSON array of tuples in order, each envelope a JSON string of the exact bytes to relay.
+    // When every decision of the batch was recorded (the usual case) the text is stored as sent;
+    // otherwise it is parsed, and only the events of recorded decisions are kept.
     const eventsText = JSON.stringify(events);
     // BEGIN and the statement go out together (postgres.js pipelines queries issued on one
     // reserved connection in the same tick): one round trip, then COMMIT once the deadline is
@@ -276,7 +277,7 @@ export class GroupCommitter {
       const begin = tx`begin`;
       const statement = tx<{ id: string }[]>`
         with src as (
-          select ${tx.typed(eventsText, TEXT_OID)}::json as events
+          select ${tx.typed(eventsText, TEXT_OID)}::text as events
         ), ins as (
           insert into authorizations (id, principal_id, agent_id, mandate_id, amount, currency, mcc,
             merchant_id, merchant_name, country, decision, reason_codes, gates_fired, kya_score, trust_level,
@@ -292,10 +293,10 @@ export class GroupCommitter {
           select src.events, ${events.length}::int from src
           where (select count(*) from ins) = ${entries.length}::int
           union all
-          select json_agg(e.ev order by e.ord), count(*)::int
-          from src cross join lateral json_array_elements(src.events) with ordinality as e(ev, ord)
+          select json_agg(e.ev order by e.ord)::text, count(*)::int
+          from src cross join lateral json_array_elements(src.events::json) with ordinality as e(ev, ord)
           where (select count(*) from ins) < ${entries.length}::int
-            and e.ev->>'authorization_id' in (select id from ins)
+            and e.ev->>4 in (select id from ins)
           having count(*) > 0
         )${
           // Agent updates (a KYA score or trust level that moved) are rare: a batch without any
@@ -367,16 +368,22 @@ export class GroupCommitter {
   }
 }
 
-function outboxRow(request: AuthorizeRequest, authorizationId: string, envelope: ReturnType<typeof makeEnvelope>) {
-  return {
-    event_id: envelope.event_id,
-    event_type: envelope.event_type,
-    client_id: request.clientId,
-    principal_id: request.principalId,
-    // Nested as an object, not a string (no escaping, fewer bytes on the wire): json_to_recordset
-    // keeps a json member's text as written, so the stored envelope is exactly what is relayed
-    // and signed, members in the order event_type, event_id, timestamp, data.
-    payload: envelope,
-    authorization_id: authorizationId,
-  };
+/**
+ * One event of an outbox batch: [event_id, event_type, client_id, principal_id,
+ * authorization_id, payload], payload being the envelope's JSON text (members in the order
+ * event_type, event_id, timestamp, data): exactly what is relayed and signed.
+ */
+function outboxTuple(
+  request: AuthorizeRequest,
+  authorizationId: string,
+  envelope: ReturnType<typeof makeEnvelope>,
+): readonly string[] {
+  return [
+    envelope.event_id,
+    envelope.event_type,
+    request.clientId,
+    request.principalId,
+    authorizationId,
+    JSON.stringify(envelope),
+  ];
 }

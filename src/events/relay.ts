@@ -1,5 +1,5 @@
 // The outbox relay: reads one environment's unpublished outbox batches (one row per group
-// commit, its events in order: migrations/0060_outbox_batches.sql) in seq order, publishes their
+// commit, its events in order: migrations/0060 and 0080) in seq order, publishes their
 // events to the bus pipelined and marks the batches published. A batch is marked only after the
 // bus accepted every one of its events, so a crash or a partial failure in between re-publishes
 // it (deduplicated by Nats-Msg-Id). Batches are selected by `published_at is null`, not by a seq
@@ -26,15 +26,14 @@ export interface OutboxRelayOptions {
   readonly retentionMs?: number;
 }
 
-interface OutboxRow {
+interface OutboxBatchRow {
   seq: string;
-  event_id: string;
-  event_type: string;
-  client_id: string;
-  principal_id: string;
-  /** The envelope text as the shard worker wrote it (json keeps it verbatim). */
-  body: string;
+  /** The batch's events as the shard worker wrote them (migrations/0080_outbox_event_tuples.sql). */
+  events: string;
 }
+
+/** [event_id, event_type, client_id, principal_id, authorization_id, payload text]. */
+type OutboxTuple = [string, string, string, string, string | null, string];
 
 export class OutboxRelay {
   readonly #o: Required<OutboxRelayOptions>;
@@ -116,43 +115,44 @@ export class OutboxRelay {
   /** One round: fetch up to batchSize outbox batches, publish their events pipelined, mark what the bus accepted. */
   async relayOnce(): Promise<{ fetched: number; published: number }> {
     const { sql, env, batchSize } = this.#o;
-    // outbox_events (the migration's view) takes the batches apart with json_to_recordset, which
-    // keeps each payload's text as written: the envelope is relayed verbatim.
-    const rows = await sql<OutboxRow[]>`
-      select seq, event_id, event_type, client_id, principal_id, payload::text as body
-      from outbox_events
-      where seq in (select seq from outbox_batches where published_at is null order by seq limit ${batchSize})
-      order by seq, position`;
+    // The batches' events come as the text the shard worker wrote, parsed here rather than in
+    // the database; each payload is the envelope's JSON text, relayed verbatim.
+    const rows = await sql<OutboxBatchRow[]>`
+      select seq, events from outbox_batches where published_at is null order by seq limit ${batchSize}`;
     if (rows.length === 0) return { fetched: 0, published: 0 };
-    const events: OutgoingEvent[] = rows.map((r) => ({
-      subject: subjectFor(env, r.client_id, r.principal_id, r.event_type, this.#o.subjectPrefix),
-      eventId: r.event_id,
-      // Verbatim, unparsed: the same bytes go to NATS and, through the dispatcher, to every
-      // webhook attempt.
-      body: r.body,
-    }));
-    const accepted = await this.#o.bus.publishBatch(events);
-    // A batch is published when all of its events are; rows come grouped by seq.
-    const seqs: string[] = [];
-    let fetched = 0;
-    let publishedEvents = 0;
-    for (let i = 0; i < rows.length; ) {
-      const seq = (rows[i] as OutboxRow).seq;
-      let all = true;
-      let j = i;
-      for (; j < rows.length && (rows[j] as OutboxRow).seq === seq; j++) if (accepted[j] !== true) all = false;
-      fetched++;
-      if (all) {
-        seqs.push(seq);
-        publishedEvents += j - i;
+    const events: OutgoingEvent[] = [];
+    const ends: number[] = [];
+    for (const row of rows) {
+      for (const [eventId, eventType, clientId, principalId, , body] of JSON.parse(row.events) as OutboxTuple[]) {
+        events.push({
+          subject: subjectFor(env, clientId, principalId, eventType, this.#o.subjectPrefix),
+          eventId,
+          // Verbatim: the same bytes go to NATS and, through the dispatcher, to every webhook attempt.
+          body,
+        });
       }
-      i = j;
+      ends.push(events.length);
     }
+    const accepted = await this.#o.bus.publishBatch(events);
+    // A batch is published when all of its events are.
+    const seqs: string[] = [];
+    let publishedEvents = 0;
+    let start = 0;
+    rows.forEach((row, i) => {
+      const end = ends[i] as number;
+      let all = true;
+      for (let j = start; j < end; j++) if (accepted[j] !== true) all = false;
+      if (all) {
+        seqs.push(row.seq);
+        publishedEvents += end - start;
+      }
+      start = end;
+    });
     if (seqs.length > 0) {
       await sql`update outbox_batches set published_at = now() where seq = any(${seqs}::bigint[])`;
       this.published += publishedEvents;
     }
-    return { fetched, published: seqs.length };
+    return { fetched: rows.length, published: seqs.length };
   }
 
   async #maybeCleanup(): Promise<void> {
