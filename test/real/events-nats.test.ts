@@ -125,4 +125,22 @@ describe('events on NATS JetStream', () => {
     expect(after.length).toBe(before);
     expect(after.filter((m) => m.header?.get('Nats-Msg-Id') === e.event_id)).toHaveLength(1);
   });
+
+  it('recreates a stream deleted under it and publishes what waited (the server answers no responders)', async () => {
+    const client = await provisionClient(server);
+    const prn = await insertPrincipalRow(server, 'live', client.clientId, client.programId);
+    const jsm = await nc.jetstreamManager();
+    await jsm.streams.delete(STREAM);
+    const e = envelope('gate.fired', { agent_id: 'agt_gone' });
+    await insertOutbox(server.dbUrls.live, client.clientId, prn, [e]);
+    const deadline = Date.now() + 15_000;
+    while ((await outboxCounts(server.dbUrls.live)).unpublished > 0 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect((await outboxCounts(server.dbUrls.live)).unpublished).toBe(0);
+    const msgs = await streamMessages();
+    expect(msgs.filter((m) => m.header?.get('Nats-Msg-Id') === e.event_id)).toHaveLength(1);
+    const ready = await request(server, 'GET', '/ready');
+    expect(ready.status).toBe(200);
+  });
 });
