@@ -68,6 +68,57 @@ export function totals(
     group by mandate_id, decision`;
 }
 
+/** All-time decision counts (TrustStats has this shape). */
+export interface Counts {
+  approved: number;
+  declined: number;
+  stepUps: number;
+}
+
+/** APPROVED amount and count of a mandate in the current month and UTC day (MandateState has this shape). */
+export interface Sums {
+  monthAmount: Units;
+  monthCount: number;
+  dayAmount: Units;
+  dayCount: number;
+}
+
+/**
+ * Adds aggregate rows to `counts` (every decision) and each APPROVE row of a mandate to the
+ * sums `sumsOf` gives for it (null: not tracked). Returns the number of audit rows added.
+ */
+export function fold(rows: readonly TotalsRow[], counts: Counts, sumsOf: (mandateId: string) => Sums | null): number {
+  let n = 0;
+  for (const r of rows) {
+    n += r.n;
+    if (r.decision === 'APPROVE') counts.approved += r.n;
+    else if (r.decision === 'DECLINE') counts.declined += r.n;
+    else counts.stepUps += r.n;
+    if (r.decision !== 'APPROVE' || r.mandate_id === null) continue;
+    const s = sumsOf(r.mandate_id);
+    if (s === null) continue;
+    s.monthAmount += fromDb(r.month_sum) ?? 0n;
+    s.monthCount += r.month_n;
+    s.dayAmount += fromDb(r.day_sum) ?? 0n;
+    s.dayCount += r.day_n;
+  }
+  return n;
+}
+
+/** The agent's all-time decision counts: its rollup plus the rows since (GET /agents/{id}/metrics). */
+export async function decisionCounts(sql: Sql, agentId: string, nowMs: number): Promise<Counts> {
+  const rollup = await readRollup(sql, agentId);
+  const counts = { approved: rollup?.approved ?? 0, declined: rollup?.declined ?? 0, stepUps: rollup?.stepUps ?? 0 };
+  const rows = await totals(sql, agentId, {
+    from: rollup?.upto ?? null,
+    to: null,
+    monthStart: new Date(monthStartMs(nowMs)),
+    dayStart: new Date(dayStartMs(nowMs)),
+  });
+  fold(rows, counts, () => null);
+  return counts;
+}
+
 interface StoredRollup {
   upto: Date;
   approved: string;
@@ -115,11 +166,7 @@ export function rollupOf(r: {
  * The month and day sums of a mandate as of `atMs`, from a rollup (its sums count only when
  * `atMs` is in the same month or day as its upto) and the aggregate of the rows after it.
  */
-export function carried(
-  rollup: Rollup | null,
-  mandateId: string,
-  atMs: number,
-): { monthAmount: Units; monthCount: number; dayAmount: Units; dayCount: number } {
+export function carried(rollup: Rollup | null, mandateId: string, atMs: number): Sums {
   const s = rollup?.mandates[mandateId];
   if (rollup === null || s === undefined) return { monthAmount: 0n, monthCount: 0, dayAmount: 0n, dayCount: 0 };
   const uptoMs = rollup.upto.getTime();
@@ -148,23 +195,17 @@ export async function refreshRollup(sql: Sql, agentId: string, nowMs: number): P
     monthStart: new Date(monthStartMs(uptoMs)),
     dayStart: new Date(dayStartMs(uptoMs)),
   });
-  let approved = old?.approved ?? 0;
-  let declined = old?.declined ?? 0;
-  let stepUps = old?.stepUps ?? 0;
-  const sums = new Map<string, { monthAmount: Units; monthCount: number; dayAmount: Units; dayCount: number }>();
+  const counts = { approved: old?.approved ?? 0, declined: old?.declined ?? 0, stepUps: old?.stepUps ?? 0 };
+  const sums = new Map<string, Sums>();
   if (old !== null) for (const id of Object.keys(old.mandates)) sums.set(id, carried(old, id, uptoMs));
-  for (const r of rows) {
-    if (r.decision === 'APPROVE') approved += r.n;
-    else if (r.decision === 'DECLINE') declined += r.n;
-    else stepUps += r.n;
-    if (r.decision !== 'APPROVE' || r.mandate_id === null) continue;
-    const s = sums.get(r.mandate_id) ?? { monthAmount: 0n, monthCount: 0, dayAmount: 0n, dayCount: 0 };
-    s.monthAmount += fromDb(r.month_sum) ?? 0n;
-    s.monthCount += r.month_n;
-    s.dayAmount += fromDb(r.day_sum) ?? 0n;
-    s.dayCount += r.day_n;
-    sums.set(r.mandate_id, s);
-  }
+  fold(rows, counts, (id) => {
+    let s = sums.get(id);
+    if (s === undefined) {
+      s = { monthAmount: 0n, monthCount: 0, dayAmount: 0n, dayCount: 0 };
+      sums.set(id, s);
+    }
+    return s;
+  });
   const mandates: Record<string, MandateSums> = {};
   for (const [id, s] of sums) {
     if (s.monthCount === 0 && s.dayCount === 0) continue;
@@ -179,11 +220,11 @@ export async function refreshRollup(sql: Sql, agentId: string, nowMs: number): P
     old === null
       ? await sql`
           insert into agent_audit_rollups (agent_id, upto, approved, declined, step_ups, mandates)
-          values (${agentId}, ${upto}, ${approved}, ${declined}, ${stepUps}, ${sql.json(mandates as never)})
+          values (${agentId}, ${upto}, ${counts.approved}, ${counts.declined}, ${counts.stepUps}, ${sql.json(mandates as never)})
           on conflict (agent_id) do nothing`
       : await sql`
           update agent_audit_rollups
-          set upto = ${upto}, approved = ${approved}, declined = ${declined}, step_ups = ${stepUps},
+          set upto = ${upto}, approved = ${counts.approved}, declined = ${counts.declined}, step_ups = ${counts.stepUps},
               mandates = ${sql.json(mandates as never)}, updated_at = now()
           where agent_id = ${agentId} and upto = ${old.upto}`;
   return written.count === 1;

@@ -5,7 +5,7 @@ import { toAlpha3 } from '../../domain/country.js';
 import { fromDb, type Units } from '../../domain/money.js';
 import type { Sql } from '../../storage/db.js';
 import { mandateBytes } from './memory.js';
-import { carried, type MandateSums, rollupOf, totals } from './rollup.js';
+import { carried, fold, type MandateSums, rollupOf, totals } from './rollup.js';
 import { mergeThresholds, type ThresholdOverrides, type Thresholds } from './thresholds.js';
 
 export type TrustLevel = 'REGISTERED' | 'VERIFIED' | 'TRUSTED';
@@ -669,20 +669,7 @@ export async function loadAgentState(sql: Sql, agentId: string, nowMs: number): 
       m.monthCount = c.monthCount;
     }
   }
-  for (const row of rows) {
-    state.auditRowsSinceRollup += row.n;
-    if (row.decision === 'APPROVE') state.stats.approved += row.n;
-    else if (row.decision === 'DECLINE') state.stats.declined += row.n;
-    else state.stats.stepUps += row.n;
-    if (row.decision !== 'APPROVE' || row.mandate_id === null) continue;
-    for (const m of mandates) {
-      if (m.id !== row.mandate_id) continue;
-      m.dayAmount += fromDb(row.day_sum) ?? 0n;
-      m.dayCount += row.day_n;
-      m.monthAmount += fromDb(row.month_sum) ?? 0n;
-      m.monthCount += row.month_n;
-    }
-  }
+  state.auditRowsSinceRollup = fold(rows, state.stats, (id) => mandates.find((m) => m.id === id) ?? null);
 
   const history: HistoryRow[] = [];
   for (let i = recent.length - 1; i >= 0; i--) {
