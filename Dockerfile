@@ -12,6 +12,9 @@ COPY package.json package-lock.json ./
 # Some npm releases write lock files without other platforms' optional packages and then refuse
 # them in `npm ci`; the fallback installs from the same lock file (as .ci/run does).
 RUN npm ci --ignore-scripts || npm install --ignore-scripts --no-audit --no-fund
+# The postinstall step skipped above: patches/ (patch-package) fixes dependencies in place.
+COPY patches ./patches
+RUN npx patch-package
 COPY tsconfig.json ./
 COPY build ./build
 COPY schemas ./schemas

@@ -1,8 +1,8 @@
 // postgres.js keeps its pool's connections in Queues. Unpatched, a queue that is shifted and
 // pushed without ever running empty (every connection busy, more queries than connections)
 // grows by one slot per query and remove() scans all of it: memory and CPU grow with the
-// number of queries for as long as the load lasts. `npm run build` patches it
-// (build/patch-postgres-queue.mjs); this checks the patch is in place and bounded.
+// number of queries for as long as the load lasts. `npm install` applies
+// patches/postgres+3.4.9.patch (patch-package); this checks the patch is in place and bounded.
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { describe, expect, it } from 'vitest';
@@ -24,7 +24,7 @@ describe('postgres.js connection queue', () => {
   it('is patched in every build of the package', () => {
     for (const file of ['src/queue.js', 'cjs/src/queue.js', 'cf/src/queue.js']) {
       const text = readFileSync(new URL(`../../node_modules/postgres/${file}`, import.meta.url), 'utf8');
-      expect(text, file).toContain('patched by build/patch-postgres-queue.mjs');
+      expect(text, file).toContain('patched (patches/postgres+3.4.9.patch)');
     }
   });
 
