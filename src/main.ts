@@ -2,6 +2,13 @@
 // variable), start the service, stop gracefully on SIGTERM/SIGINT.
 import { startApp } from './app/app.js';
 import { ConfigError, loadConfig } from './config/config.js';
+import { nativeUwsProblem } from './http/uws-native.js';
+
+const runtimeProblem = nativeUwsProblem();
+if (runtimeProblem !== null) {
+  process.stderr.write(`runtime error: ${runtimeProblem}\n`);
+  process.exit(2);
+}
 
 let config: ReturnType<typeof loadConfig>;
 try {
