@@ -2,6 +2,7 @@
 // formatting, country normalisation, the precompiled validators, the router, the threshold
 // merge, the metrics helpers and, once it exists, the decision pipeline's evaluate().
 // A micro win is only kept after a load run confirms it (STYLE.md).
+import { performance } from 'node:perf_hooks';
 import { table } from './report/results.js';
 
 export interface MicroResult {
@@ -40,6 +41,8 @@ export async function runMicro(log: (s: string) => void): Promise<{ results: Mic
   }
   const money = await import('../src/domain/money.js');
   const country = await import('../src/domain/country.js');
+  const currency = await import('../src/domain/currency.js');
+  const { amountText } = await import('../src/http/json-source.js');
   const { getValidator } = await import('../src/validation/validate.js');
   const { Router } = await import('../src/http/router.js');
   const { mergeThresholds } = await import('../src/engine/pipeline/thresholds.js');
@@ -52,6 +55,17 @@ export async function runMicro(log: (s: string) => void): Promise<{ results: Mic
   add('money: parseAmount("1234.56")', () => {
     sink = money.parseAmount('1234.56');
   });
+  // /authorize reads a string amount with its currency's minor units (the common case) ...
+  add('money: readAmount("1234.56", USD exponent)', () => {
+    sink = money.readAmount('1234.56', currency.currencyExponent('USD') ?? money.SCALE, 'USD');
+  });
+  // ... and only a JSON-number amount pays for a lossless re-read of the raw body (fresh buffer
+  // each time, as each request has its own).
+  const numberBody = JSON.stringify({ ...AUTHORIZE_BODY, amount: 0 }).replace('"amount":0', '"amount":1234.56');
+  add('money: number amount from the raw body (lossless-json)', () => {
+    const raw = Buffer.from(numberBody);
+    sink = money.readAmount(amountText(raw, 1234.56, ['amount']) as string, 2, 'USD');
+  });
   const units = money.parseAmount('1234.56') as bigint;
   add('money: formatAmount', () => {
     sink = money.formatAmount(units);
@@ -62,7 +76,7 @@ export async function runMicro(log: (s: string) => void): Promise<{ results: Mic
   try {
     const v = getValidator('AuthorizeRequest');
     add('validator: AuthorizeRequest', () => {
-      sink = v(structuredClone(AUTHORIZE_BODY));
+      sink = v.check(structuredClone(AUTHORIZE_BODY));
     });
     add('structuredClone of the body (baseline of the line above)', () => {
       sink = structuredClone(AUTHORIZE_BODY);
@@ -70,6 +84,26 @@ export async function runMicro(log: (s: string) => void): Promise<{ results: Mic
   } catch {
     log('  (no AuthorizeRequest validator in this build: skipped)');
   }
+  // The edge's body parse on /authorize: before issue 11 it was toString('utf8') + JSON.parse;
+  // now a fatal UTF-8 decode + JSON.parse + one scan for a \u escape (a walk only when found).
+  const { parseBody } = await import('../src/http/server.js');
+  const jsonHeaders = { 'content-type': 'application/json' };
+  const plainBody = { rawBody: Buffer.from(JSON.stringify(AUTHORIZE_BODY)), headers: jsonHeaders };
+  const escapedBody = {
+    rawBody: Buffer.from(JSON.stringify(AUTHORIZE_BODY).replace('Corner Grocery', 'Corner Caf\\u00e9')),
+    headers: jsonHeaders,
+  };
+  add('edge body: the parseBody before issue 11 (toString + JSON.parse)', () => {
+    const type = (plainBody.headers['content-type'] ?? 'application/json').split(';')[0]?.trim().toLowerCase();
+    if (type !== 'application/json' && !type?.endsWith('+json')) throw new Error('unsupported');
+    sink = JSON.parse(plainBody.rawBody.toString('utf8'));
+  });
+  add('edge body: parseBody, no \\u escape', () => {
+    sink = parseBody(plainBody, {});
+  });
+  add('edge body: parseBody, a \\u escape (storable-text walk)', () => {
+    sink = parseBody(escapedBody, {});
+  });
   const router = new Router();
   const paths = [
     '/health',
@@ -93,6 +127,22 @@ export async function runMicro(log: (s: string) => void): Promise<{ results: Mic
     sink = router.match('POST', '/api/v1/authorize/log/agent/agt_123');
   });
   const overrides = { rapid_fire_max_count: 100, cts_green_threshold: 0.8 };
+  // The edge's answer deadline per request: one coarse sweep (src/http/deadline.ts) against
+  // the obvious alternative, a timer armed and cleared per request.
+  const { DeadlineSweeper } = await import('../src/http/deadline.js');
+  const sweeper = new DeadlineSweeper<{ done: boolean; dueAt: number }>(() => {});
+  add('deadline: track one request (coarse sweep), answered', () => {
+    const item = { done: false, dueAt: 0 };
+    sweeper.track(item, 1000, performance.now());
+    item.done = true;
+  });
+  const noop = () => {};
+  add('deadline: setTimeout + clearTimeout per request (baseline)', () => {
+    const item = { done: false, dueAt: 0 };
+    const t = setTimeout(noop, 1000);
+    item.done = true;
+    clearTimeout(t);
+  });
   add('thresholds: merge overrides over defaults', () => {
     sink = mergeThresholds(overrides);
   });
@@ -105,6 +155,7 @@ export async function runMicro(log: (s: string) => void): Promise<{ results: Mic
     metrics.httpRequests.labels('/api/v1/authorize', 'POST', '200').inc();
   });
   await addPipeline(add);
+  await addTokens(add);
 
   log('micro-benchmarks ...');
   await bench.run();
@@ -130,6 +181,41 @@ export async function runMicro(log: (s: string) => void): Promise<{ results: Mic
       results.map((r) => [r.name, r.opsPerSecond, r.medianNs, r.meanNs, r.p99Ns ?? '']),
     ),
   };
+}
+
+/**
+ * Access tokens (src/auth/tokens.ts): every Bearer request verifies one. A fresh token each
+ * time is the uncached signature check; the same token again is the verified-token cache.
+ */
+async function addTokens(add: (name: string, fn: Fn) => void): Promise<void> {
+  const { TokenService } = await import('../src/auth/tokens.js');
+  const tokens = await TokenService.ephemeral();
+  const claims = {
+    sub: 'prn_0123456789abcdefghijklmn',
+    client_id: 'cli_0123456789abcdefghijklmn',
+    cid: 'acr_0123456789abcdefghijklmn',
+    env: 'live' as const,
+    scope: '*',
+    kh: 'k_0123456789ab',
+  };
+  const iat = Math.floor(Date.now() / 1000);
+  const exp = iat + 3600;
+  add('token: sign (mint)', async () => tokens.mint(claims, iat, exp));
+  add('token: sign + verify, a fresh token (signature checked)', async () => {
+    const claimsOut = await tokens.verify(await tokens.mint(claims, iat, exp));
+    if (claimsOut === null) throw new Error('a fresh token did not verify');
+  });
+  const token = await tokens.mint(claims, iat, exp);
+  add('token: verify, the same token again (verified-token cache)', async () => {
+    if ((await tokens.verify(token)) === null) throw new Error('the token did not verify');
+  });
+  add('token: cached(), the Bearer path of a token seen before (synchronous)', () => {
+    if (tokens.cached(token) === undefined) throw new Error('the token is not cached');
+  });
+  const tampered = `${token.slice(0, -4)}${token.endsWith('AAAA') ? 'BBBB' : 'AAAA'}`;
+  add('token: verify, a tampered token (refused)', async () => {
+    if ((await tokens.verify(tampered)) !== null) throw new Error('a tampered token verified');
+  });
 }
 
 /** The decision pipeline's evaluate() on an in-memory agent (an approval and a decline). */

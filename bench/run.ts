@@ -4,6 +4,7 @@
 //                                      service here, on a fresh PostgreSQL database when
 //                                      DATABASE_URL is set, else embedded PGlite)
 //   --scenario authorize|onboarding|webhook-lag|soak|agents|all   (default authorize)
+//   quality [--seed <n>] [--errors]    the labeled-corpus quality figures (same as npm run quality)
 //   --mode saturation|rate  --rate <req/s>  --connections <n>  --pipelining <n>
 //   --duration <s>  --warmup <s>  --agents <n>  --workers <n>  --no-echo
 //   --micro (micro-benchmarks only)  --no-micro  --out <dir>
@@ -26,6 +27,26 @@ import { type Samples, scrape, sumOf } from './report/scrape.js';
 import { driveAgents, findServiceDatabase, provisionAgentsPrincipal, seedAgents } from './scenarios/agents.js';
 import { classifyDecision, MIX, mixGenerator, provisionMix } from './scenarios/authorize-mix.js';
 import { type Started, startEcho, startService } from './servers/processes.js';
+
+// `npm run bench -- quality [--seed <n>] [--out <dir>] [--errors]` (or `--scenario quality`):
+// the corpus figures of issue 13, the same harness as `npm run quality` (bench/quality/main.ts).
+{
+  const argv = process.argv;
+  let at = argv[2] === 'quality' ? 2 : -1;
+  let width = 1;
+  for (let i = 2; at < 0 && i < argv.length; i++) {
+    if (argv[i] === '--scenario=quality') at = i;
+    else if (argv[i] === '--scenario' && argv[i + 1] === 'quality') {
+      at = i;
+      width = 2;
+    }
+  }
+  if (at >= 0) {
+    argv.splice(at, width);
+    await import('./quality/main.js');
+    process.exit(process.exitCode ?? 0);
+  }
+}
 
 function parseCommandLine() {
   try {
@@ -68,6 +89,7 @@ if (args.help === true) {
                                      service here, on a fresh PostgreSQL database when
                                      DATABASE_URL is set, else embedded PGlite)
   --scenario authorize|onboarding|webhook-lag|soak|agents|all   (default authorize)
+  quality [--seed <n>] [--errors]    the labeled-corpus quality figures (same as npm run quality)
   --mode saturation|rate  --rate <req/s>  --connections <n>  --pipelining <n>
   --duration <s>  --warmup <s>  --agents <n>  --workers <n>  --no-echo
   --micro (micro-benchmarks only)  --no-micro  --out <dir>  --quiet

@@ -11,40 +11,119 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const schemaDir = join(root, 'schemas');
 const outDir = join(root, 'src', 'validation', 'generated');
 
-const ajv = new Ajv({
-  allErrors: true,
-  useDefaults: true,
-  strict: true,
-  allowUnionTypes: true,
-  code: { source: true, esm: true, optimize: true },
-});
-addFormats(ajv);
-ajv.addKeyword({ keyword: 'x-example', schemaType: ['string', 'number', 'object', 'array', 'boolean'] });
+// Two validators per schema. The first stops at the first error: it decides every request
+// (the hot path) and applies the schema defaults. Only when it refuses does the second run, to
+// list every error of the request at once; AJV's allErrors has no bound of its own (a body of
+// 20,000 unknown keys would make 20,000 errors: https://ajv.js.org/security.html), so the
+// collecting code is cut after MAX_COLLECTED errors (see capErrors below). The verdict never
+// comes from the capped validator, so an early stop inside an anyOf branch cannot turn a valid
+// body into an invalid one.
+export const MAX_COLLECTED = 100;
 
+function newAjv(allErrors) {
+  const ajv = new Ajv({
+    allErrors,
+    useDefaults: true,
+    strict: true,
+    allowUnionTypes: true,
+    code: { source: true, esm: true, optimize: true },
+  });
+  addFormats(ajv);
+  ajv.addKeyword({ keyword: 'x-example', schemaType: ['string', 'number', 'object', 'array', 'boolean'] });
+  // The human text of a failure of this schema node (its pattern, format or anyOf), in place of
+  // AJV's message, which for a pattern shows the raw regex. See src/validation/validate.ts.
+  ajv.addKeyword({ keyword: 'x-error-message', schemaType: 'string' });
+  // The machine code of such a failure, in place of the keyword's code (e.g. invalid_amount).
+  ajv.addKeyword({ keyword: 'x-error-code', schemaType: 'string' });
+  return ajv;
+}
+
+const fast = newAjv(false);
+const collect = newAjv(true);
 const names = [];
+const loaded = {};
 for (const file of readdirSync(schemaDir).sort()) {
   if (!file.endsWith('.json')) continue;
   const schema = JSON.parse(readFileSync(join(schemaDir, file), 'utf8'));
   const expected = file.slice(0, -'.json'.length);
   if (schema.$id !== expected) throw new Error(`schemas/${file}: $id must be "${expected}"`);
-  ajv.addSchema(schema);
+  fast.addSchema(schema);
+  collect.addSchema(structuredClone(schema));
   names.push(expected);
+  loaded[expected] = schema;
+}
+
+/**
+ * Human messages by schema node, keyed as AJV names the failing node in an error's schemaPath
+ * without its keyword ("#/properties/currency" inside a schema, "common#/$defs/currency" through
+ * a $ref). Every pattern needs one (the build refuses a schema otherwise), except a plain prefix
+ * such as "^agt_", which reads as "must start with agt_".
+ */
+const messages = {};
+/** Pattern text -> message, for an error from another schema's function (schemaPath "#/..." relative to it). */
+const patterns = {};
+function walk(node, base, pointer) {
+  if (Array.isArray(node)) {
+    for (const [i, v] of node.entries()) walk(v, base, `${pointer}/${i}`);
+    return;
+  }
+  if (node === null || typeof node !== 'object') return;
+  const entry = {};
+  if (typeof node['x-error-message'] === 'string') entry.message = node['x-error-message'];
+  if (typeof node['x-error-code'] === 'string') entry.code = node['x-error-code'];
+  if (typeof node.pattern === 'string' && entry.message === undefined) {
+    const prefix = /^\^([A-Za-z0-9_:]+)$/.exec(node.pattern);
+    if (prefix === null) throw new Error(`schemas/${base}.json ${pointer}: a pattern needs "x-error-message"`);
+    entry.message = `must start with ${prefix[1]}`;
+  }
+  if (typeof node.pattern === 'string') patterns[node.pattern] ??= entry.message;
+  if (entry.message !== undefined || entry.code !== undefined) messages[`${base}#${pointer}`] = entry;
+  for (const [k, v] of Object.entries(node)) {
+    if (k === 'enum' || k === 'const' || k === 'default' || k === 'x-example') continue;
+    walk(v, base, `${pointer}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`);
+  }
+}
+for (const n of names) walk(loaded[n], n, '');
+
+/**
+ * Ends a collecting validator once it holds MAX_COLLECTED errors: after every error AJV adds
+ * (`errors++`, or `errors = vErrors.length` after a call into another schema's function), the
+ * function returns its errors so far.
+ */
+function capErrors(code) {
+  return code.replace(/function (validate\d+)\(([\s\S]*?)(?=function validate\d+\(|$)/g, (fn, name) =>
+    fn.replace(
+      /errors\+\+;|errors = vErrors\.length;/g,
+      (m) => `${m}if(errors >= ${MAX_COLLECTED}){${name}.errors = vErrors;return false;}`,
+    ),
+  );
 }
 
 const exportable = names.filter((n) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(n));
 const mapping = Object.fromEntries(exportable.map((n) => [n, n]));
-const code = standaloneCode(ajv, mapping);
 mkdirSync(outDir, { recursive: true });
 const header =
   '// autogenerated by build/build-validators.mjs from schemas/*.json, do not edit\n' +
   "import { createRequire } from 'node:module';\nconst require = createRequire(import.meta.url);\n";
-writeFileSync(join(outDir, 'validators.js'), header + code.replace(/^"use strict";/, ''));
+writeFileSync(join(outDir, 'validators.js'), header + standaloneCode(fast, mapping).replace(/^"use strict";/, ''));
+const collecting = capErrors(standaloneCode(collect, mapping).replace(/^"use strict";/, ''));
+if (!collecting.includes(`errors >= ${MAX_COLLECTED}`)) throw new Error('capErrors found no error push to cap');
+writeFileSync(join(outDir, 'collectors.js'), header + collecting);
+writeFileSync(
+  join(outDir, 'messages.js'),
+  `// autogenerated by build/build-validators.mjs from the x-error-message / x-error-code of schemas/*.json, do not edit\nexport const MAX_COLLECTED = ${MAX_COLLECTED};\nexport const messages = ${JSON.stringify(messages)};\nexport const patterns = ${JSON.stringify(patterns)};\n`,
+);
+writeFileSync(
+  join(outDir, 'messages.d.ts'),
+  '// autogenerated, do not edit\nexport declare const MAX_COLLECTED: number;\nexport declare const messages: Record<string, { message?: string; code?: string }>;\nexport declare const patterns: Record<string, string>;\n',
+);
 const dts =
   '// autogenerated by build/build-validators.mjs, do not edit\n' +
   "import type { ValidateFunction } from 'ajv';\n" +
   exportable.map((n) => `export declare const ${n}: ValidateFunction;`).join('\n') +
   '\n';
 writeFileSync(join(outDir, 'validators.d.ts'), dts);
+writeFileSync(join(outDir, 'collectors.d.ts'), dts);
 // The schemas themselves, for the OpenAPI document assembled once at start.
 writeFileSync(
   join(outDir, 'schemas.js'),

@@ -21,13 +21,26 @@ try {
   throw err;
 }
 
-const app = await startApp(config);
+const app = await startApp(config).catch((err: unknown) => {
+  // A start-up check that names a variable (e.g. a SECRETS_KEY that opens no stored secret).
+  if (err instanceof ConfigError) {
+    process.stderr.write(`configuration error: ${err.message}\n`);
+    process.exit(2);
+  }
+  throw err;
+});
 let stopping = false;
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   process.on(signal, () => {
     if (stopping) return;
     stopping = true;
-    app.services.log.info({ signal }, 'shutting down');
+    app.services.log.info({ signal, timeout_ms: config.shutdownTimeoutMs }, 'shutting down');
+    // The bound on the whole stop: a flush that hangs (database gone) must not keep the
+    // process alive past what the orchestrator allows; exit 1 says the stop was not clean.
+    setTimeout(() => {
+      app.services.log.error({ timeout_ms: config.shutdownTimeoutMs }, 'shutdown timed out');
+      process.exit(1);
+    }, config.shutdownTimeoutMs);
     app.close().then(
       () => process.exit(0),
       (err: unknown) => {

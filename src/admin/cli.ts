@@ -1,5 +1,6 @@
 // `npm run admin -- <command> [--flags]`: the operator plane from a command line. Calls the
-// HTTP operator plane of a running server and prints its JSON answer.
+// HTTP operator plane of a running server and prints its answer as a readable table, or as the
+// service's JSON with --json. Errors say what to do next (exit 1; usage errors exit 2).
 //   --url        default http://HOST:PORT of the configuration (http://127.0.0.1:8080)
 //   --admin-key  default ADMIN_KEY, else the generated key in DATA_DIR/admin.key
 import { readFileSync } from 'node:fs';
@@ -17,13 +18,20 @@ commands:
   issue-principal-key  --principal prn_... --env live|sandbox [--scopes a,b] [--ip ADDR_OR_CIDR]... [--expires-at ISO8601]
   rotate               --credential acr_... [--grace-seconds N]
   revoke               --credential acr_...
+  security-log         [--environment live|sandbox] [--action ACTION] [--actor KIND_OR_ID] [--since ISO8601]
+                       [--until ISO8601] [--limit N] [--cursor CURSOR]   (one page, newest first)
+  list-clients         [--limit N] [--cursor CURSOR]   (one page, newest first)
+  list-keys            --client cli_... | --principal prn_...  [--env live|sandbox]
+                       (a Client's own keys, or a Principal's; never the key itself)
 
 options:
   --url URL            the running service (default http://HOST:PORT from the environment, http://127.0.0.1:8080)
   --admin-key KEY      operator key (default ADMIN_KEY, else DATA_DIR/admin.key)
+  --json               print the service's JSON answer (errors: the error envelope on stderr)
 `;
 
 interface Call {
+  method?: 'GET' | 'POST';
   path: string;
   body: Record<string, unknown> | undefined;
 }
@@ -69,6 +77,37 @@ function buildCall(command: string, values: Values): Call {
     }
     case 'revoke':
       return { path: `/admin/v1/credentials/${seg('credential')}/revoke`, body: undefined };
+    case 'security-log': {
+      const query = new URLSearchParams();
+      for (const name of ['environment', 'action', 'actor', 'since', 'until', 'limit', 'cursor']) {
+        const v = values[name];
+        if (typeof v === 'string') query.set(name, v);
+      }
+      const qs = query.toString();
+      return { method: 'GET', path: `/admin/v1/security-log${qs === '' ? '' : `?${qs}`}`, body: undefined };
+    }
+    case 'list-clients': {
+      const query = new URLSearchParams();
+      for (const name of ['limit', 'cursor']) {
+        const v = values[name];
+        if (typeof v === 'string') query.set(name, v);
+      }
+      const qs = query.toString();
+      return { method: 'GET', path: `/admin/v1/clients${qs === '' ? '' : `?${qs}`}`, body: undefined };
+    }
+    case 'list-keys': {
+      const env = typeof values.env === 'string' ? `?environment=${encodeURIComponent(values.env)}` : '';
+      if (typeof values.client === 'string' && typeof values.principal === 'string') {
+        throw new UsageError('list-keys takes --client or --principal, not both');
+      }
+      if (typeof values.client === 'string') {
+        return { method: 'GET', path: `/admin/v1/clients/${seg('client')}/credentials${env}`, body: undefined };
+      }
+      if (typeof values.principal === 'string') {
+        return { method: 'GET', path: `/admin/v1/principals/${seg('principal')}/credentials${env}`, body: undefined };
+      }
+      throw new UsageError('list-keys needs --client cli_... or --principal prn_...');
+    }
     default:
       throw new UsageError(`unknown command "${command}"`);
   }
@@ -90,6 +129,14 @@ async function main(argv: string[]): Promise<number> {
       ip: { type: 'string', multiple: true },
       'expires-at': { type: 'string' },
       'grace-seconds': { type: 'string' },
+      environment: { type: 'string' },
+      action: { type: 'string' },
+      actor: { type: 'string' },
+      since: { type: 'string' },
+      until: { type: 'string' },
+      limit: { type: 'string' },
+      cursor: { type: 'string' },
+      json: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -102,21 +149,31 @@ async function main(argv: string[]): Promise<number> {
   const config = loadConfig(process.env);
   const url = values.url ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
   let adminKey = values['admin-key'] ?? config.adminKey;
+  const keyFile = join(config.dataDir, ADMIN_KEY_FILE);
   if (adminKey === null || adminKey === undefined) {
-    const path = join(config.dataDir, ADMIN_KEY_FILE);
     try {
-      adminKey = readFileSync(path, 'utf8').trim();
+      adminKey = readFileSync(keyFile, 'utf8').trim();
     } catch {
-      throw new UsageError(`no --admin-key, no ADMIN_KEY and cannot read ${path}`);
+      throw new CliError(
+        `no operator key: pass --admin-key, set ADMIN_KEY, or set DATA_DIR to the service's data directory (cannot read ${keyFile})`,
+      );
     }
   }
   const headers: Record<string, string> = { 'x-admin-key': adminKey };
   if (call.body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(new URL(call.path, url), {
-    method: 'POST',
-    headers,
-    body: call.body === undefined ? undefined : JSON.stringify(call.body),
-  });
+  let res: Response;
+  try {
+    res = await fetch(new URL(call.path, url), {
+      method: call.method ?? 'POST',
+      headers,
+      body: call.body === undefined ? undefined : JSON.stringify(call.body),
+    });
+  } catch (err) {
+    const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+    throw new CliError(
+      `cannot reach ${url} (${cause?.code ?? cause?.message ?? (err as Error).message}): is the service running? set --url`,
+    );
+  }
   const text = await res.text();
   let out: unknown = text;
   try {
@@ -124,13 +181,106 @@ async function main(argv: string[]): Promise<number> {
   } catch {
     // not JSON: print as is
   }
-  const printed = `${typeof out === 'string' ? out : JSON.stringify(out, null, 2)}\n`;
+  const asJson = values.json === true;
   if (res.ok) {
-    process.stdout.write(printed);
+    process.stdout.write(asJson ? `${JSON.stringify(out, null, 2)}\n` : render(command, out));
     return 0;
   }
-  process.stderr.write(printed);
+  if (asJson) process.stderr.write(`${typeof out === 'string' ? out : JSON.stringify(out, null, 2)}\n`);
+  else process.stderr.write(explain(res.status, out, { url, keyFile, explicitKey: values['admin-key'] !== undefined }));
   return 1;
+}
+
+/** An error the operator can act on, printed as one line without the usage text. */
+class CliError extends Error {}
+
+interface Envelope {
+  error?: string;
+  message?: string;
+  status?: number;
+  request_id?: string;
+  errors?: { field: string; code: string; message: string }[];
+}
+
+/** What went wrong and what to do about it, for people. */
+function explain(status: number, body: unknown, ctx: { url: string; keyFile: string; explicitKey: boolean }): string {
+  const env = (body !== null && typeof body === 'object' ? body : {}) as Envelope;
+  const code = env.error ?? `http_${status}`;
+  const lines = [
+    `error: ${env.message ?? (typeof body === 'string' ? body.slice(0, 200) : 'request failed')} (${code}, HTTP ${status})`,
+  ];
+  for (const e of env.errors ?? []) lines.push(`  ${e.field}: ${e.message} [${e.code}]`);
+  const hint = HINTS[code];
+  if (status === 401 || status === 403) {
+    lines.push(
+      ctx.explicitKey
+        ? 'the operator key was refused: check --admin-key (the service takes ADMIN_KEY, else the key it wrote to DATA_DIR/admin.key)'
+        : `the operator key was refused: check DATA_DIR/admin.key (${ctx.keyFile}), ADMIN_KEY or --admin-key`,
+    );
+  } else if (hint !== undefined) lines.push(hint);
+  else if (status === 404 && code === 'route_not_found') {
+    lines.push(`${ctx.url} does not serve this operator endpoint: is --url the Agent Spending Authorization Service?`);
+  } else if (status >= 500)
+    lines.push('the service could not answer: retry shortly, and see its log for this request id');
+  if (env.request_id !== undefined) lines.push(`request id: ${env.request_id}`);
+  return `${lines.join('\n')}\n`;
+}
+
+const HINTS: Record<string, string> = {
+  client_not_found: 'no such Client: list them with `npm run admin -- list-clients`',
+  principal_not_found:
+    'no such Principal in either environment: check the prn_ id (GET /api/v1/principals/{id} with a Client key)',
+  credential_not_found:
+    'no such credential: list them with `npm run admin -- list-keys --client cli_...` or `--principal prn_...`',
+  validation_error: 'fix the fields above and run the command again',
+  rate_limited: 'too many requests: wait a moment and retry',
+};
+
+/** A readable table of a list answer ({items}), else one `key: value` line per field. */
+function render(command: string, body: unknown): string {
+  if (typeof body !== 'object' || body === null) return `${String(body)}\n`;
+  const b = body as Record<string, unknown>;
+  const lines: string[] = [];
+  if (Array.isArray(b.items)) {
+    const rows = (b.items as Record<string, unknown>[]).map((r) => flatten(r));
+    lines.push(...table(rows, COLUMNS[command]));
+    if (rows.length === 0) lines.push('(none)');
+    if (typeof b.next_cursor === 'string')
+      lines.push('', `more: npm run admin -- ${command} --cursor ${b.next_cursor}`);
+  } else {
+    const flat = flatten(b);
+    const width = Math.max(...Object.keys(flat).map((k) => k.length));
+    for (const [k, v] of Object.entries(flat)) lines.push(`${k.padEnd(width)}  ${v}`);
+    if (typeof b.api_key === 'string') lines.push('', 'the api_key is shown this once and never again: store it now');
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+const COLUMNS: Record<string, string[]> = {
+  'list-clients': ['id', 'name', 'created_at'],
+  'list-keys': ['id', 'environment', 'principal_id', 'status', 'scopes', 'ip_allowlist', 'expires_at', 'created_at'],
+  'security-log': ['occurred_at', 'environment', 'action', 'actor.kind', 'actor.id', 'target.type', 'target.id'],
+};
+
+/** One level of nesting as dotted keys; arrays joined with commas; null as "-". */
+function flatten(o: Record<string, unknown>, prefix = '', out: Record<string, string> = {}): Record<string, string> {
+  for (const [k, v] of Object.entries(o)) {
+    const key = prefix === '' ? k : `${prefix}.${k}`;
+    if (v !== null && typeof v === 'object' && !Array.isArray(v)) flatten(v as Record<string, unknown>, key, out);
+    else out[key] = v === null || v === undefined ? '-' : Array.isArray(v) ? v.join(',') || '-' : String(v);
+  }
+  return out;
+}
+
+function table(rows: Record<string, string>[], columns: string[] | undefined): string[] {
+  const cols = columns ?? [...new Set(rows.flatMap((r) => Object.keys(r)))];
+  const width = cols.map((c) => Math.max(c.length, ...rows.map((r) => (r[c] ?? '-').length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => c.padEnd(width[i] ?? 0))
+      .join('  ')
+      .trimEnd();
+  return [line(cols.map((c) => c.toUpperCase())), ...rows.map((r) => line(cols.map((c) => r[c] ?? '-')))];
 }
 
 main(process.argv.slice(2)).then(
@@ -145,6 +295,11 @@ main(process.argv.slice(2)).then(
     ) {
       process.stderr.write(`${(err as Error).message}\n\n${USAGE}`);
       process.exitCode = 2;
+      return;
+    }
+    if (err instanceof CliError) {
+      process.stderr.write(`admin: ${err.message}\n`);
+      process.exitCode = 1;
       return;
     }
     process.stderr.write(`admin: ${(err as Error).message}\n`);

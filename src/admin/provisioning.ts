@@ -1,5 +1,6 @@
 // Operator-plane writes. Clients and Programs exist in both databases with the same id (the
 // sandbox mirrors the tenant structure of live); credentials live in their environment's.
+import type postgres from 'postgres';
 import { newId } from '../domain/ids.js';
 import { ApiError } from '../errors/registry.js';
 import type { Databases, Sql } from '../storage/db.js';
@@ -17,15 +18,30 @@ export interface ProgramJson {
   created_at: string;
 }
 
-export async function createClient(dbs: Databases, name: string): Promise<ClientJson> {
-  const id = newId('cli');
-  const createdAt = new Date();
-  await insertBoth(
-    dbs,
-    (sql) => sql`insert into clients (id, name, created_at) values (${id}, ${name}, ${createdAt})`,
-    (sql) => sql`delete from clients where id = ${id}`,
-  );
-  return { id, name, created_at: createdAt.toISOString() };
+/**
+ * Creates a Client in both databases. `record` writes the security record in the live
+ * transaction, which commits only after the sandbox insert succeeded: the Client and its record
+ * appear together or not at all.
+ */
+export async function createClient(
+  dbs: Databases,
+  name: string,
+  // biome-ignore lint/complexity/noBannedTypes: postgres.js's own default type parameter
+  record: (tx: postgres.TransactionSql<{}>, client: ClientJson) => Promise<void>,
+): Promise<ClientJson> {
+  const client: ClientJson = { id: newId('cli'), name, created_at: new Date().toISOString() };
+  try {
+    await dbs.live.begin(async (tx) => {
+      await tx`insert into clients (id, name, created_at) values (${client.id}, ${name}, ${client.created_at})`;
+      await record(tx, client);
+      await dbs.sandbox`insert into clients (id, name, created_at) values (${client.id}, ${name}, ${client.created_at})`;
+    });
+  } catch (err) {
+    // The live commit failed after the sandbox insert (or the sandbox insert failed): undo it.
+    await dbs.sandbox`delete from clients where id = ${client.id}`.catch(() => {});
+    throw err;
+  }
+  return client;
 }
 
 export async function createProgram(dbs: Databases, clientId: string, name: string): Promise<ProgramJson> {

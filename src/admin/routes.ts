@@ -1,15 +1,18 @@
 // The operator (admin) plane of CONTRACT.md: internal routes under /admin/v1, authenticated by
 // X-Admin-Key, never in the public OpenAPI document. Raw keys are answered once.
 
+import { credentialCreated, recordSecurityEvent } from '../audit/security-log.js';
 import { credentialJson, issueCredential } from '../auth/credentials.js';
 import type { AuthRuntime } from '../auth/service.js';
 import type { Environment } from '../auth/types.js';
 import type { Config } from '../config/config.js';
 import { hasPrefix } from '../domain/ids.js';
 import { ApiError } from '../errors/registry.js';
-import { json, type RouteDef } from '../http/types.js';
+import { json, type RequestContext, type RouteDef } from '../http/types.js';
 import type { Databases, Sql } from '../storage/db.js';
+import { adminListRoutes } from './list-routes.js';
 import { clientExists, createClient, createProgram } from './provisioning.js';
+import { securityLogRoutes } from './security-log-routes.js';
 
 interface CredentialBody {
   environment: Environment;
@@ -28,7 +31,18 @@ export function adminRoutes(config: Config, dbs: Databases, auth: AuthRuntime): 
       body: 'AdminCreateClient',
       successStatus: 201,
       summary: 'Provision a Client (in both environments)',
-      handler: async (ctx) => json(201, await createClient(dbs, (ctx.body as { name: string }).name)),
+      handler: async (ctx) =>
+        json(
+          201,
+          await createClient(dbs, (ctx.body as { name: string }).name, (tx, client) =>
+            recordSecurityEvent(tx, ctx, {
+              action: 'client.created',
+              targetType: 'client',
+              targetId: client.id,
+              changes: { name: client.name },
+            }),
+          ),
+        ),
     },
     {
       method: 'POST',
@@ -57,7 +71,7 @@ export function adminRoutes(config: Config, dbs: Databases, auth: AuthRuntime): 
         const body = ctx.body as CredentialBody;
         const sql = dbs.forEnv(body.environment);
         if (!hasPrefix(clientId, 'cli') || !(await clientExists(sql, clientId))) throw new ApiError('client_not_found');
-        return issueFor(sql, clientId, null, body);
+        return issueFor(ctx, sql, clientId, null, body);
       },
     },
     {
@@ -76,7 +90,7 @@ export function adminRoutes(config: Config, dbs: Databases, auth: AuthRuntime): 
           ? await sql<{ client_id: string }[]>`select client_id from principals where id = ${principalId}`
           : [];
         if (principal === undefined) throw new ApiError('principal_not_found');
-        return issueFor(sql, principal.client_id, principalId, body);
+        return issueFor(ctx, sql, principal.client_id, principalId, body);
       },
     },
     {
@@ -91,7 +105,18 @@ export function adminRoutes(config: Config, dbs: Databases, auth: AuthRuntime): 
         const id = ctx.params.credential_id as string;
         if (!hasPrefix(id, 'acr')) throw new ApiError('credential_not_found');
         const grace = (ctx.body as { grace_seconds?: number }).grace_seconds ?? config.keyRotationGraceSeconds;
-        const issued = await auth.credentials.rotate(id, grace);
+        // The record commits in the rotation's own transaction, in the credential's database.
+        const issued = await auth.credentials.rotate(id, grace, (tx, row) =>
+          recordSecurityEvent(tx, ctx, {
+            action: 'credential.rotated',
+            targetType: 'credential',
+            targetId: id,
+            changes: {
+              grace_seconds: grace,
+              previous_key_expires_at: row.previous_key_expires_at?.toISOString() ?? null,
+            },
+          }),
+        );
         return json(201, { credential: issued.credential, api_key: issued.apiKey });
       },
     },
@@ -105,21 +130,42 @@ export function adminRoutes(config: Config, dbs: Databases, auth: AuthRuntime): 
       handler: async (ctx) => {
         const id = ctx.params.credential_id as string;
         if (!hasPrefix(id, 'acr')) throw new ApiError('credential_not_found');
-        return json(200, { credential: credentialJson(await auth.credentials.revoke(id)) });
+        // The record commits in the revocation's own transaction.
+        const revoked = await auth.credentials.revoke(id, (tx, row) =>
+          recordSecurityEvent(tx, ctx, {
+            action: 'credential.revoked',
+            targetType: 'credential',
+            targetId: id,
+            changes: { status: 'revoked', revoked_at: row.revoked_at?.toISOString() ?? null },
+          }),
+        );
+        return json(200, { credential: credentialJson(revoked) });
       },
     },
+    ...securityLogRoutes(dbs),
+    ...adminListRoutes(dbs),
   ];
 }
 
 /** Issues a Client (principalId null) or Principal key from an operator-plane body: 201 {credential, api_key}. */
-async function issueFor(sql: Sql, clientId: string, principalId: string | null, body: CredentialBody) {
-  const issued = await issueCredential(sql, {
-    clientId,
-    principalId,
-    environment: body.environment,
-    scopes: body.scopes ?? null,
-    ipAllowlist: body.ip_allowlist ?? null,
-    expiresAt: body.expires_at ?? null,
+async function issueFor(
+  ctx: RequestContext,
+  sql: Sql,
+  clientId: string,
+  principalId: string | null,
+  body: CredentialBody,
+) {
+  const issued = await sql.begin(async (tx) => {
+    const out = await issueCredential(tx as unknown as Sql, {
+      clientId,
+      principalId,
+      environment: body.environment,
+      scopes: body.scopes ?? null,
+      ipAllowlist: body.ip_allowlist ?? null,
+      expiresAt: body.expires_at ?? null,
+    });
+    await recordSecurityEvent(tx, ctx, credentialCreated(out.credential, 'operator'));
+    return out;
   });
   return json(201, { credential: issued.credential, api_key: issued.apiKey });
 }

@@ -4,10 +4,11 @@ import type { Logger } from 'pino';
 import { adminRoutes } from '../admin/routes.js';
 import { authRoutes } from '../auth/routes.js';
 import { startAuth } from '../auth/service.js';
+import { InstanceRegistry } from '../cluster/instances.js';
 import type { Config } from '../config/config.js';
 import { ShardedEngine } from '../engine/engine.js';
 import { startEvents } from '../events/service.js';
-import { RateLimiter } from '../http/rate-limit.js';
+import { RequestLimits } from '../http/rate-limit.js';
 import { Router } from '../http/router.js';
 import { HttpServer } from '../http/server.js';
 import type { RouteDef } from '../http/types.js';
@@ -18,8 +19,11 @@ import { metricsRoutes } from '../observability/metrics-routes.js';
 import { onboardingRoutes } from '../onboarding/routes.js';
 import { authorizeRoutes } from '../runtime/authorize-routes.js';
 import { runtimeRoutes } from '../runtime/routes.js';
+import { loadSecretBox, resealSecrets } from '../secrets/service.js';
 import { openDatabases } from '../storage/db.js';
+import { IdempotencySweep } from '../storage/idempotency-sweep.js';
 import { webhookRoutes } from '../webhooks/routes.js';
+import { docsRoutes } from './docs-routes.js';
 import type { Services } from './services.js';
 import { type ReadinessCheck, systemRoutes } from './system-routes.js';
 
@@ -27,18 +31,34 @@ export interface RunningApp {
   readonly port: number;
   readonly url: string;
   readonly services: Services;
-  /** Graceful stop: stop accepting, answer in-flight requests, flush, close pools. */
+  /** This instance's row in the registry of instances sharing the live database. */
+  readonly instances: InstanceRegistry;
+  /**
+   * Graceful stop: stop accepting, answer in-flight requests and the next one on each open
+   * keep-alive connection with Connection: close (bounded by half of SHUTDOWN_TIMEOUT_MS),
+   * flush the audit log and the outbox, close pools.
+   */
   close(): Promise<void>;
 }
 
 export async function startApp(config: Config, options: { log?: Logger } = {}): Promise<RunningApp> {
   const log = options.log ?? createLogger(config);
+  const secrets = loadSecretBox(config, log);
   const dbs = await openDatabases(config, log);
-  const auth = await startAuth(config, log, dbs);
-  const authenticator = auth.authenticator;
+  let auth: Awaited<ReturnType<typeof startAuth>>;
+  try {
+    // Before any request: plaintext and previous-key secrets are sealed under the current key,
+    // and a key that opens none of them stops the start (ConfigError naming SECRETS_KEY).
+    await resealSecrets(dbs, secrets, log);
+    auth = await startAuth(config, log, dbs, secrets);
+  } catch (err) {
+    await dbs.close().catch(() => {});
+    throw err;
+  }
+  const authenticator = auth.edge;
   const metrics = new ServiceMetrics();
   // Events start before any route can decide, and stop after the engine (see close()).
-  const events = await startEvents(config, dbs, log);
+  const events = await startEvents(config, dbs, log, secrets);
   const engine = await ShardedEngine.start({
     workers: config.workers,
     urls: dbs.urls,
@@ -48,6 +68,8 @@ export async function startApp(config: Config, options: { log?: Logger } = {}): 
     log,
     maxActorsPerShard: config.engineMaxActors,
     maxActorBytesPerShard: config.engineMaxActorBytes,
+    answerDeadlineMs: config.authorizeDeadlineMs,
+    connectTimeoutMs: config.databaseConnectTimeoutMs,
     onCommitted: (env) => events.nudge(env),
   });
   const services: Services = { config, log, dbs, authenticator, auth, metrics, events, engine };
@@ -55,7 +77,11 @@ export async function startApp(config: Config, options: { log?: Logger } = {}): 
   const readiness: ReadinessCheck[] = [{ name: 'events', check: () => events.ready() }];
 
   const router = new Router();
-  const routes: RouteDef[] = [...systemRoutes(services, readiness, () => router.routes), ...metricsRoutes(metrics)];
+  const routes: RouteDef[] = [
+    ...systemRoutes(services, readiness, () => router.routes),
+    ...docsRoutes(),
+    ...metricsRoutes(metrics),
+  ];
   routes.push(...authRoutes(auth, config.oauthTokenTtlSeconds), ...adminRoutes(config, dbs, auth));
   routes.push(
     ...authorizeRoutes({
@@ -67,7 +93,7 @@ export async function startApp(config: Config, options: { log?: Logger } = {}): 
   );
   routes.push(...runtimeRoutes(services));
   routes.push(...onboardingRoutes(engine));
-  routes.push(...webhookRoutes(config, events));
+  routes.push(...webhookRoutes(config, events, secrets));
   collectShardStats(
     metrics,
     () => engine.stats(),
@@ -77,9 +103,20 @@ export async function startApp(config: Config, options: { log?: Logger } = {}): 
   collectWebhookOutcomes(metrics, events.dispatcher.attemptOutcomes);
   for (const r of routes) router.add(r);
 
-  const rateLimiter = new RateLimiter({
-    requestsPerSecond: config.rateLimitRequestsPerSecond,
-    burstRequests: config.rateLimitBurstRequests,
+  const rateLimiter = new RequestLimits(
+    { requestsPerSecond: config.rateLimitRequestsPerSecond, burstRequests: config.rateLimitBurstRequests },
+    { requestsPerSecond: config.rateLimitClientRequestsPerSecond, burstRequests: config.rateLimitClientBurstRequests },
+  );
+  // Instances sharing the live database share the rate limits (src/http/rate-limit.ts).
+  const instances = await InstanceRegistry.start(dbs.live, log, {
+    heartbeatMs: config.instanceHeartbeatSeconds * 1000,
+    ttlMs: config.instanceHeartbeatSeconds * 3000,
+  });
+  rateLimiter.setShare(instances.live);
+  instances.onChange((live) => rateLimiter.setShare(live));
+  const idempotencySweep = new IdempotencySweep([dbs.live, dbs.sandbox], log, {
+    maxStoredPerOwner: config.idempotencyMaxStoredPerOwner,
+    intervalMs: config.idempotencySweepSeconds * 1000,
   });
   const server = new HttpServer({ config, log, router, authenticator, dbs, metrics, rateLimiter });
   metrics.httpInFlight.collect(() => [[[], server.inFlight]]);
@@ -92,9 +129,14 @@ export async function startApp(config: Config, options: { log?: Logger } = {}): 
     port,
     url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`,
     services,
+    instances,
     close() {
       closing ??= (async () => {
-        await server.close();
+        const drain = await server.close(Math.floor(config.shutdownTimeoutMs / 2));
+        if (drain.cut > 0) log.warn({ cut: drain.cut, duration_ms: drain.durationMs }, 'drain deadline cut requests');
+        else log.info({ duration_ms: drain.durationMs }, 'http drained');
+        await instances.close();
+        await idempotencySweep.close();
         for (const c of closers.reverse()) await c();
         // After the HTTP server and the engine: the last outbox rows are relayed.
         await events.close();

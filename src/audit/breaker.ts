@@ -17,6 +17,8 @@ export class Breaker {
   #failures = 0;
   #slow = 0;
   #lastTroubleAt = Number.NEGATIVE_INFINITY;
+  /** Called on every failure (the shard starts probing the database, see src/engine/shard.ts). */
+  onFailure: (() => void) | null = null;
 
   /**
    * @param openMs how long the breaker stays open after a failure, in milliseconds
@@ -59,6 +61,7 @@ export class Breaker {
     this.#failures++;
     this.#lastTroubleAt = nowMs;
     this.#openUntil = nowMs + this.#openMs;
+    this.onFailure?.();
   }
 
   /** A deadline was missed: open after `slowLimit` in a row. */

@@ -15,6 +15,12 @@
 // ever recorded. Once COMMIT is sent the outcome is awaited (an in-doubt commit, the
 // connection dying during COMMIT itself, is reported as failed: the one window where a safe
 // DECLINE may have been recorded as the original decision).
+//
+// Isolation: when the database refuses a row of the batch (isRowFault: a value it cannot store,
+// a constraint), the batch is split in halves that commit on their own, recursively, so every
+// good row commits and only the offending ones are answered as failed (their actors reload
+// from the database, so the state keeps nothing of them). One bad row among n costs about
+// 2·log2(n) extra transactions, all inside the same deadline.
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type postgres from 'postgres';
@@ -33,8 +39,11 @@ export interface CommitItem {
 
 export type CommitOutcome =
   | { readonly kind: 'committed' }
-  /** The idempotency_key was already recorded (by another agent's actor or an earlier life). */
-  | { readonly kind: 'replay'; readonly response: Record<string, unknown> }
+  /**
+   * The idempotency_key was already recorded (by another agent's actor or an earlier life): its
+   * stored response (null once swept) and the fingerprint of the request that recorded it.
+   */
+  | { readonly kind: 'replay'; readonly response: Record<string, unknown> | null; readonly requestHash: string | null }
   | { readonly kind: 'failed' };
 
 export interface CommitterOptions {
@@ -52,6 +61,12 @@ export interface CommitterOptions {
 
 /** Sent as text and cast to json in SQL: postgres.js would re-serialise a value it thinks is json. */
 const TEXT_OID = 25;
+
+/** A recorded idempotency_key's stored response (null once swept) and request fingerprint. */
+interface StoredReplay {
+  readonly response: Record<string, unknown> | null;
+  readonly request_hash: string | null;
+}
 
 const COMMITTED: CommitOutcome = Object.freeze({ kind: 'committed' });
 const FAILED: CommitOutcome = Object.freeze({ kind: 'failed' });
@@ -84,6 +99,26 @@ export interface CommitterStats {
   commits: number;
   committedRows: number;
   failedCommits: number;
+  /** Batches split because the database refused one of their rows (see isRowFault). */
+  isolations: number;
+}
+
+function newBatch(entries: Pending[]): Batch {
+  return { entries, abandoned: false, committing: false, settled: false };
+}
+
+/**
+ * True for an error about the data of a row rather than the database or the statement:
+ * SQLSTATE classes 22 (data exception: a value the database cannot store, e.g. a NUL or a lone
+ * surrogate in text), 23 (integrity constraint violation), 54 (program limit exceeded, e.g. an
+ * index row too large) and P0 (raised by a trigger). Such a batch is split so the other rows
+ * commit; connection loss, timeouts and everything else fail the batch as before.
+ */
+export function isRowFault(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string' || code.length !== 5) return false;
+  const cls = code.slice(0, 2);
+  return cls === '22' || cls === '23' || cls === '54' || cls === 'P0';
 }
 
 export class GroupCommitter {
@@ -97,7 +132,7 @@ export class GroupCommitter {
   #timer: NodeJS.Timeout | null = null;
   #immediate: NodeJS.Immediate | null = null;
   #idleWaiters: (() => void)[] = [];
-  readonly stats: CommitterStats = { commits: 0, committedRows: 0, failedCommits: 0 };
+  readonly stats: CommitterStats = { commits: 0, committedRows: 0, failedCommits: 0, isolations: 0 };
   /** Rows per successful group commit (read by /metrics through the shard's stats). */
   readonly batchSizes = new LocalHistogram(BATCH_SIZE_BUCKETS);
   /** Seconds from sending a batch to its transaction's outcome, successful or not. */
@@ -157,7 +192,7 @@ export class GroupCommitter {
     while (this.#pending.length > 0 && this.#inFlight < this.#options.maxInFlight) {
       const entries = this.#pending.splice(0, this.#options.batchRows);
       this.#inFlight++;
-      void this.#commit({ entries, abandoned: false, committing: false, settled: false }).finally(() => {
+      void this.#commit(newBatch(entries)).finally(() => {
         this.#inFlight--;
         if (this.#pending.length > 0) this.#schedule();
         else if (this.#inFlight === 0) this.#notifyIdle();
@@ -205,6 +240,21 @@ export class GroupCommitter {
       this.commitSeconds.observe((performance.now() - startedAt) / 1000);
       if (batch.settled) return;
       this.stats.failedCommits++;
+      if (isRowFault(err) && batch.entries.length > 1) {
+        // The database refused a row (a value it cannot store, a constraint), not the work: the
+        // other rows must not pay for it. Commit each half on its own, recursively, until the
+        // offending rows stand alone; only they are answered as failed.
+        batch.settled = true;
+        this.stats.isolations++;
+        this.#log.warn(
+          { code: (err as { code: string }).code, rows: batch.entries.length },
+          'audit batch refused by the database; isolating the offending rows',
+        );
+        const half = batch.entries.length >>> 1;
+        await this.#commit(newBatch(batch.entries.slice(0, half)));
+        await this.#commit(newBatch(batch.entries.slice(half)));
+        return;
+      }
       if (isUnavailable(err)) this.#breaker.failure(Date.now());
       this.#log.error({ err, rows: batch.entries.length }, 'audit commit failed; answering safe decisions');
       this.#settle(batch, null);
@@ -212,7 +262,7 @@ export class GroupCommitter {
   }
 
   /** Answers every decision of the batch: committed, replayed, or failed when `replays` is null. */
-  #settle(batch: Batch, replays: Map<number, Record<string, unknown>> | null): void {
+  #settle(batch: Batch, replays: Map<number, StoredReplay> | null): void {
     if (batch.settled) return;
     batch.settled = true;
     const entries = batch.entries;
@@ -221,7 +271,11 @@ export class GroupCommitter {
       if (replays === null) e.resolve(FAILED);
       else {
         const stored = replays.get(i);
-        e.resolve(stored === undefined ? COMMITTED : { kind: 'replay', response: stored });
+        e.resolve(
+          stored === undefined
+            ? COMMITTED
+            : { kind: 'replay', response: stored.response, requestHash: stored.request_hash },
+        );
       }
     }
   }
@@ -231,7 +285,7 @@ export class GroupCommitter {
    * of rows whose idempotency_key was already recorded (those rows, their events and agent
    * updates are not written).
    */
-  async #write(batch: Batch): Promise<Map<number, Record<string, unknown>>> {
+  async #write(batch: Batch): Promise<Map<number, StoredReplay>> {
     const entries = batch.entries;
     const rows: unknown[] = new Array(entries.length);
     const events: unknown[] = [];
@@ -281,10 +335,12 @@ export class GroupCommitter {
         ), ins as (
           insert into authorizations (id, principal_id, agent_id, mandate_id, amount, currency, mcc,
             merchant_id, merchant_name, country, decision, reason_codes, gates_fired, kya_score, trust_level,
-            trust_score, risk_score, session_id, idempotency_key, processing_time_ms, response, created_at)
+            trust_score, risk_score, session_id, idempotency_key, processing_time_ms, response, created_at,
+            request_hash, explanation)
           select id, principal_id, agent_id, mandate_id, amount, currency, mcc,
             merchant_id, merchant_name, country, decision, reason_codes, gates_fired, kya_score, trust_level,
-            trust_score, risk_score, session_id, idempotency_key, processing_time_ms, response, created_at
+            trust_score, risk_score, session_id, idempotency_key, processing_time_ms, response, created_at,
+            request_hash, explanation
           from json_populate_recordset(null::authorizations, ${tx.typed(JSON.stringify(rows), TEXT_OID)}::json)
           on conflict (principal_id, idempotency_key) where idempotency_key is not null do nothing
           returning id
@@ -320,7 +376,7 @@ export class GroupCommitter {
         }
         select id from ins`;
       const [, inserted] = await Promise.all([begin, statement]);
-      const replays = new Map<number, Record<string, unknown>>();
+      const replays = new Map<number, StoredReplay>();
       if (inserted.length < entries.length) await this.#collectReplays(tx, entries, inserted, replays);
       if (batch.abandoned) throw new DeadlineError();
       batch.committing = true;
@@ -341,7 +397,7 @@ export class GroupCommitter {
     tx: Tx,
     entries: readonly Pending[],
     inserted: readonly { id: string }[],
-    out: Map<number, Record<string, unknown>>,
+    out: Map<number, StoredReplay>,
   ): Promise<void> {
     const done = new Set(inserted.map((r) => r.id));
     const wanted: { principal_id: string; idempotency_key: string }[] = [];
@@ -351,12 +407,12 @@ export class GroupCommitter {
         wanted.push({ principal_id: a.principal_id, idempotency_key: a.idempotency_key });
       }
     }
-    const stored = await tx<{ principal_id: string; idempotency_key: string; response: Record<string, unknown> }[]>`
-      select a.principal_id, a.idempotency_key, a.response
+    const stored = await tx<({ principal_id: string; idempotency_key: string } & StoredReplay)[]>`
+      select a.principal_id, a.idempotency_key, a.response, a.request_hash
       from authorizations a
       join jsonb_to_recordset(${tx.json(wanted as never)}) as k(principal_id text, idempotency_key text)
         on a.principal_id = k.principal_id and a.idempotency_key = k.idempotency_key`;
-    const byKey = new Map(stored.map((s) => [`${s.principal_id}\u0000${s.idempotency_key}`, s.response]));
+    const byKey = new Map(stored.map((s) => [`${s.principal_id}\u0000${s.idempotency_key}`, s]));
     for (let i = 0; i < entries.length; i++) {
       const a = (entries[i] as Pending).item.evaluation.audit;
       if (done.has(a.id)) continue;

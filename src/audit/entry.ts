@@ -74,6 +74,8 @@ export interface StoredAuthorization {
   trust_level: string | null;
   processing_time_ms: number;
   created_at: Date;
+  /** Migration 0120: what decided it (GET /authorize/log/{id} only). */
+  explanation?: Record<string, unknown> | null;
 }
 
 export function entryFromDb(row: StoredAuthorization): AuthorizationEntry {

@@ -3,12 +3,14 @@
 // wrong plane, id/secret mismatch) is the same 401 unauthorized; a valid credential used from
 // a non-allowlisted address or outside its scopes is 403 forbidden; a wrong or missing
 // X-Admin-Key is 403 forbidden.
+import { adminKeyRejected } from '../audit/security-log.js';
 import type { ClientId, CredentialId, PrincipalId } from '../domain/ids.js';
 import { ApiError } from '../errors/registry.js';
 import type { RequestContext, RouteDef } from '../http/types.js';
 import type { Databases } from '../storage/db.js';
 import type { AdminKeyVerifier } from './admin-key.js';
-import type { CredentialStore, ResolvedCredential } from './credential-store.js';
+import { type CredentialStore, isRejected, type ResolvedCredential, tokenKeyLive } from './credential-store.js';
+import { AuthFailure, type AuthFailureClass } from './failure-guard.js';
 import { ipAllowed } from './ip-allowlist.js';
 import { parseScopes, scopeAllows } from './scopes.js';
 import type { TokenService } from './tokens.js';
@@ -41,7 +43,7 @@ export class CredentialAuthenticator implements Authenticator {
       case 'none':
         return null;
       case 'admin':
-        if (!this.#deps.admin.verify(ctx.headers['x-admin-key'])) throw new ApiError('forbidden');
+        if (!this.#deps.admin.verify(ctx.headers['x-admin-key'])) throw adminKeyRejected(this.#deps.dbs.live, ctx);
         return ADMIN;
       case 'client':
         return this.#client(ctx);
@@ -52,7 +54,7 @@ export class CredentialAuthenticator implements Authenticator {
       }
       case 'principal_key': {
         const key = ctx.headers['x-api-key'];
-        if (key === undefined) throw unauthorized();
+        if (key === undefined) throw unauthorized('missing');
         return this.#principalKey(ctx, key);
       }
     }
@@ -61,18 +63,18 @@ export class CredentialAuthenticator implements Authenticator {
   /**
    * Resolves a Principal API key (SPEC.md rule 3): the current key, then a previous key in its
    * grace window (both inside findByKey), then, with CLIENT_TENANCY on, a Client key whose
-   * Client owns exactly one Principal in that environment. Also used by the token endpoint. Null when it does not
-   * authenticate; IP and scope are not checked here.
+   * Client owns exactly one Principal in that environment. Also used by the token endpoint. When
+   * it does not authenticate, the reason (for the failure log); IP and scope are not checked here.
    */
-  async resolvePrincipalKey(key: string): Promise<{ cred: ResolvedCredential; auth: PrincipalAuth } | null> {
-    const cred = await this.#deps.credentials.findByKey(key);
-    if (cred === null) return null;
+  async resolvePrincipalKey(key: string): Promise<{ cred: ResolvedCredential; auth: PrincipalAuth } | AuthFailure> {
+    const cred = await this.#deps.credentials.resolveKey(key);
+    if (isRejected(cred)) return new AuthFailure(cred.rejected, { credentialId: cred.credentialId });
     if (cred.principalAuth !== null) return { cred, auth: cred.principalAuth };
     // A Client key on the Principal plane fails authentication (SPEC.md rule 1) unless tenancy is on.
-    if (!this.#deps.clientTenancy) return null;
+    if (!this.#deps.clientTenancy) return new AuthFailure('wrong_plane', { credentialId: cred.id });
     const sql = this.#deps.dbs.forEnv(cred.environment);
     const owned = await sql<{ id: string }[]>`select id from principals where client_id = ${cred.clientId} limit 2`;
-    if (owned.length !== 1) return null;
+    if (owned.length !== 1) return new AuthFailure('no_single_principal', { credentialId: cred.id });
     const auth: PrincipalAuth = {
       kind: 'principal',
       principalId: (owned[0] as { id: string }).id as PrincipalId,
@@ -87,10 +89,11 @@ export class CredentialAuthenticator implements Authenticator {
 
   async #client(ctx: RequestContext): Promise<ClientAuth> {
     const key = ctx.headers['x-api-key'];
-    if (key === undefined) throw unauthorized();
-    const cred = await this.#deps.credentials.findByKey(key);
+    if (key === undefined) throw unauthorized('missing');
+    const cred = await this.#deps.credentials.resolveKey(key);
+    if (isRejected(cred)) throw unauthorized(cred.rejected, cred.credentialId);
     // A Principal key on the Client plane fails authentication (SPEC.md rule 1).
-    if (cred === null || cred.principalId !== null) throw unauthorized();
+    if (cred.principalId !== null) throw unauthorized('wrong_plane', cred.id);
     checkOrigin(cred, ctx);
     return {
       kind: 'client',
@@ -103,21 +106,26 @@ export class CredentialAuthenticator implements Authenticator {
 
   async #principalKey(ctx: RequestContext, key: string): Promise<PrincipalAuth> {
     const found = await this.resolvePrincipalKey(key);
-    if (found === null) throw unauthorized();
+    if (found instanceof AuthFailure) throw found;
     checkOrigin(found.cred, ctx);
     return found.auth;
   }
 
   async #bearer(ctx: RequestContext): Promise<PrincipalAuth> {
     const header = ctx.headers.authorization;
-    if (header === undefined || header.length < 8 || header.slice(0, 7).toLowerCase() !== 'bearer ') {
-      throw unauthorized();
-    }
-    const claims = this.#deps.tokens.verify(header.slice(7).trim());
-    if (claims === null) throw unauthorized();
-    // The credential is checked on every use: a revoked or expired key kills its tokens at once.
+    if (header === undefined) throw unauthorized('missing');
+    if (header.length < 8 || header.slice(0, 7).toLowerCase() !== 'bearer ') throw unauthorized('malformed');
+    const token = header.slice(7).trim();
+    // A token verified before is a synchronous cache hit; only a new one awaits jose's check.
+    const claims = this.#deps.tokens.cached(token) ?? (await this.#deps.tokens.verify(token));
+    if (claims === null) throw unauthorized('token_invalid');
+    // The credential is checked on every use (a cached entry, dropped on every change on any
+    // instance): a revoked or expired credential kills its tokens at once, and a token dies with
+    // the key it was minted with, e.g. when that key's rotation grace window ends.
     const cred = await this.#deps.credentials.findById(claims.env, claims.cid);
-    if (cred === null || cred.clientId !== claims.client_id) throw unauthorized();
+    if (cred === null || cred.clientId !== claims.client_id)
+      throw unauthorized('token_credential_inactive', claims.cid);
+    if (!tokenKeyLive(cred, claims.kh, Date.now())) throw unauthorized('token_key_retired', claims.cid);
     checkIp(cred, ctx);
     // The token's scope was frozen at mint time; it is what applies.
     const scopes = parseScopes(claims.scope);
@@ -134,14 +142,21 @@ export class CredentialAuthenticator implements Authenticator {
   }
 }
 
-function unauthorized(): ApiError {
-  return new ApiError('unauthorized');
+function unauthorized(failure: AuthFailureClass, credentialId: string | null = null): AuthFailure {
+  return new AuthFailure(failure, { credentialId });
 }
 
 function checkIp(cred: ResolvedCredential, ctx: RequestContext): void {
-  if (!ipAllowed(cred.allowlist, ctx.ip)) {
-    throw new ApiError('forbidden', 'The request origin is not allowed for this credential.');
-  }
+  if (!ipAllowed(cred.allowlist, ctx.ip)) throw originNotAllowed(cred);
+}
+
+/** 403 for a valid credential used from outside its allowlist; counted as a failed authentication. */
+export function originNotAllowed(cred: ResolvedCredential): AuthFailure {
+  return new AuthFailure('ip_not_allowed', {
+    code: 'forbidden',
+    message: 'The request origin is not allowed for this credential.',
+    credentialId: cred.id,
+  });
 }
 
 /** IP allowlist first (checked before anything else is processed), then scope. */

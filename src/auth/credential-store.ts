@@ -6,19 +6,32 @@
 //   on every use;
 // - rotate and revoke evict every entry of the credential synchronously, before they answer;
 // - a lookup that was in flight while an eviction happened does not fill the cache (epoch).
-// Other instances on the same databases hear of every eviction through PostgreSQL
-// LISTEN/NOTIFY (channel credential_evict) and drop the same entries; the short TTL bounds
-// staleness should a notification be missed (e.g. while the listening connection reconnects).
-import { timingSafeEqual } from 'node:crypto';
+// Other instances on the same databases hear of every change through PostgreSQL LISTEN/NOTIFY
+// (channel credential_evict, on the database the credential lives in) and drop the same
+// entries. The notification comes from a trigger on the credentials table (migration 0090), so
+// it is part of the change's own transaction: any writer, through any instance or none (an
+// operator's SQL), reaches every instance when it commits, and a crash right after the commit
+// loses nothing. The short TTL bounds staleness should a listening connection be down.
+//
+// Access tokens name the key they were minted with (a tag of its hash, claim `kh`): a token
+// lives only while that key authenticates, so it dies when the key's rotation grace ends, not
+// at its own TTL. The id entry carries the current and previous key tags for that check.
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
+import type postgres from 'postgres';
 import type { ClientId, CredentialId, PrincipalId } from '../domain/ids.js';
 import { ApiError } from '../errors/registry.js';
+import { Availability } from '../storage/availability.js';
 import type { Databases, Sql } from '../storage/db.js';
 import { CREDENTIAL_COLUMNS, type CredentialRow, credentialJson, type IssuedCredential } from './credentials.js';
 import { type CompiledAllowlist, compileAllowlist } from './ip-allowlist.js';
 import { generateApiKey, hashKey, keyEnvironment } from './keys.js';
 import { parseScopes } from './scopes.js';
 import type { Environment, PrincipalAuth } from './types.js';
+
+/** Work that must commit with a credential change (its security-log record). */
+// biome-ignore lint/complexity/noBannedTypes: postgres.js's own default type parameter
+export type RecordInTransaction = (tx: postgres.TransactionSql<{}>, row: CredentialRow) => Promise<unknown>;
 
 /** An active credential as the authenticator needs it. */
 export interface ResolvedCredential {
@@ -35,6 +48,16 @@ export interface ResolvedCredential {
   readonly notAfterMs: number;
   /** The stored hash that matched (for the constant-time comparison). */
   readonly hash: Buffer;
+  /** True when the key that matched is the previous key, inside its rotation grace window. */
+  readonly viaPrevious: boolean;
+  /** Tag of the key that matched (keyTag), frozen into the tokens minted with it. */
+  readonly keyTag: string;
+  /** Tag of the credential's current key. */
+  readonly currentKeyTag: string;
+  /** Tag of the rotated-out key, or null when the credential was never rotated. */
+  readonly previousKeyTag: string | null;
+  /** Epoch ms at which the rotated-out key (and every token minted with it) stops; 0 when none. */
+  readonly previousKeyUntilMs: number;
   /** Prebuilt auth context for a Principal key (stable object, no per-request allocation). */
   readonly principalAuth: PrincipalAuth | null;
 }
@@ -48,9 +71,49 @@ export interface CredentialStoreOptions {
 
 const EVICT_CHANNEL = 'credential_evict';
 
+/** Why a presented key does not authenticate: logged and counted, never shown to the caller. */
+export type KeyRejection = 'malformed' | 'unknown' | 'revoked' | 'expired' | 'rotated_out';
+
+/** A key that does not authenticate: why, and the credential it belongs to when one was found. */
+export interface KeyRejected {
+  readonly rejected: KeyRejection;
+  readonly credentialId: string | null;
+}
+
+const MALFORMED: KeyRejected = Object.freeze({ rejected: 'malformed', credentialId: null });
+const UNKNOWN: KeyRejected = Object.freeze({ rejected: 'unknown', credentialId: null });
+
+export function isRejected(found: ResolvedCredential | KeyRejected): found is KeyRejected {
+  return (found as Partial<KeyRejected>).rejected !== undefined;
+}
+
+/**
+ * A short, non-reversible tag of a stored key hash: names the key inside an access token
+ * without putting the stored hash itself in a readable JWT.
+ */
+export function keyTag(hash: Buffer): string {
+  return createHash('sha256').update('asas-token-key:').update(hash).digest().subarray(0, 12).toString('base64url');
+}
+
+/**
+ * True while the key a token was minted with still authenticates: it is the credential's
+ * current key, or its previous key inside the rotation grace window. A token from before key
+ * tags (no `kh`) is kept only while the credential was never rotated.
+ */
+export function tokenKeyLive(cred: ResolvedCredential, kh: string | undefined, nowMs: number): boolean {
+  if (kh === undefined) return cred.previousKeyTag === null;
+  if (kh === cred.currentKeyTag) return true;
+  return kh === cred.previousKeyTag && nowMs < cred.previousKeyUntilMs;
+}
+
 export class CredentialStore {
   readonly #dbs: Databases;
   readonly #cache: LRUCache<string, ResolvedCredential>;
+  /** Lookups on a cache miss fail at once while their database is known to be away. */
+  readonly #availability: Readonly<Record<Environment, Availability>> = {
+    live: new Availability(),
+    sandbox: new Availability(),
+  };
   #epoch = 0;
 
   constructor(dbs: Databases, options: CredentialStoreOptions = {}) {
@@ -64,10 +127,12 @@ export class CredentialStore {
    */
   async listen(): Promise<void> {
     if (this.#dbs.embedded) return;
-    await this.#dbs.live.listen(EVICT_CHANNEL, (payload) => {
+    const onEvict = (payload: string) => {
       this.#epoch++;
       for (const key of payload.split(' ')) if (key.length > 0) this.#cache.delete(key);
-    });
+    };
+    await this.#dbs.live.listen(EVICT_CHANNEL, onEvict);
+    await this.#dbs.sandbox.listen(EVICT_CHANNEL, onEvict);
   }
 
   /**
@@ -76,23 +141,29 @@ export class CredentialStore {
    * database its prefix names. Null for anything that does not authenticate.
    */
   async findByKey(rawKey: string): Promise<ResolvedCredential | null> {
+    const found = await this.resolveKey(rawKey);
+    return isRejected(found) ? null : found;
+  }
+
+  /** As findByKey, but says why a key does not authenticate (for the failure log and throttle). */
+  async resolveKey(rawKey: string): Promise<ResolvedCredential | KeyRejected> {
     const env = keyEnvironment(rawKey);
-    if (env === null) return null;
+    if (env === null) return MALFORMED;
     const hash = hashKey(rawKey);
     const cacheKey = `k:${env}:${hash.toString('base64')}`;
     let cred = this.#cache.get(cacheKey);
     if (cred === undefined) {
       const epoch = this.#epoch;
-      const found = await this.#lookupHash(this.#dbs.forEnv(env), env, hash);
-      if (found === null) return null;
+      const found = await this.#availability[env].run(() => this.#lookupHash(this.#dbs.forEnv(env), env, hash));
+      if (isRejected(found)) return found;
       if (epoch === this.#epoch) this.#cache.set(cacheKey, found);
       cred = found;
     }
     if (Date.now() >= cred.notAfterMs) {
       this.#cache.delete(cacheKey);
-      return null;
+      return { rejected: cred.viaPrevious ? 'rotated_out' : 'expired', credentialId: cred.id };
     }
-    return timingSafeEqual(cred.hash, hash) ? cred : null;
+    return timingSafeEqual(cred.hash, hash) ? cred : UNKNOWN;
   }
 
   /** The active credential with this id in `env` (access tokens check it on every use). */
@@ -102,8 +173,11 @@ export class CredentialStore {
     if (cred === undefined) {
       const epoch = this.#epoch;
       const sql = this.#dbs.forEnv(env);
-      const [row] = await sql<CredentialRow[]>`select ${sql(CREDENTIAL_COLUMNS)} from credentials where id = ${id}`;
-      const found = row === undefined ? null : resolve(row, env, row.key_hash, false);
+      const [row] = await this.#availability[env].run(
+        () => sql<CredentialRow[]>`select ${sql(CREDENTIAL_COLUMNS)} from credentials where id = ${id}`,
+      );
+      const resolved = row === undefined ? null : resolve(row, env, row.key_hash, false);
+      const found = resolved === null || isRejected(resolved) ? null : resolved;
       if (found === null) return null;
       if (epoch === this.#epoch) this.#cache.set(cacheKey, found);
       cred = found;
@@ -128,8 +202,9 @@ export class CredentialStore {
   /**
    * Issues a new key for the same credential id. The previous key keeps authenticating for
    * `graceSeconds` (0 = not at all). A revoked or expired credential cannot be rotated.
+   * `record` runs in the update's transaction (the security log), so neither commits alone.
    */
-  async rotate(id: string, graceSeconds: number): Promise<IssuedCredential> {
+  async rotate(id: string, graceSeconds: number, record: RecordInTransaction): Promise<IssuedCredential> {
     const current = await this.locate(id);
     if (current === null) throw new ApiError('credential_not_found');
     if (current.status !== 'active') throw new ApiError('conflict', 'The credential is revoked; issue a new one.');
@@ -138,70 +213,90 @@ export class CredentialStore {
     }
     const apiKey = generateApiKey(current.environment);
     const sql = this.#dbs.forEnv(current.environment);
-    const [row] = await sql<CredentialRow[]>`
-      update credentials
-         set previous_key_hash = key_hash,
-             previous_key_expires_at = now() + make_interval(secs => ${graceSeconds}),
-             key_hash = ${hashKey(apiKey)}
-       where id = ${id} and status = 'active'
-      returning ${sql(CREDENTIAL_COLUMNS)}`;
-    const evicted = this.#evict(current);
+    const row = await sql.begin(async (tx) => {
+      const [updated] = await tx<CredentialRow[]>`
+        update credentials
+           set previous_key_hash = key_hash,
+               previous_key_expires_at = now() + make_interval(secs => ${graceSeconds}),
+               key_hash = ${hashKey(apiKey)}
+         where id = ${id} and status = 'active'
+        returning ${sql(CREDENTIAL_COLUMNS)}`;
+      if (updated !== undefined) await record(tx, updated);
+      return updated;
+    });
+    // Other instances hear of it from the credentials trigger when the update commits.
+    this.#evict(current);
     if (row === undefined) throw new ApiError('conflict', 'The credential is revoked; issue a new one.');
-    await this.#broadcast([...evicted, ...this.#evict(row)]);
+    this.#evict(row);
     return { credential: credentialJson(row), apiKey };
   }
 
-  /** Revokes at once and for good; every key and token of the credential stops working. */
-  async revoke(id: string): Promise<CredentialRow> {
+  /**
+   * Revokes at once and for good; every key and token of the credential stops working.
+   * `record` runs in the update's transaction, as for rotate.
+   */
+  async revoke(id: string, record: RecordInTransaction): Promise<CredentialRow> {
     const current = await this.locate(id);
     if (current === null) throw new ApiError('credential_not_found');
     const sql = this.#dbs.forEnv(current.environment);
-    const [row] = await sql<CredentialRow[]>`
-      update credentials set status = 'revoked', revoked_at = coalesce(revoked_at, now())
-       where id = ${id}
-      returning ${sql(CREDENTIAL_COLUMNS)}`;
-    await this.#broadcast(this.#evict(current));
+    const row = await sql.begin(async (tx) => {
+      const [updated] = await tx<CredentialRow[]>`
+        update credentials set status = 'revoked', revoked_at = coalesce(revoked_at, now())
+         where id = ${id}
+        returning ${sql(CREDENTIAL_COLUMNS)}`;
+      if (updated !== undefined) await record(tx, updated);
+      return updated;
+    });
+    this.#evict(current);
     if (row === undefined) throw new ApiError('credential_not_found');
     return row;
   }
 
-  /** Drops every cache entry of a credential (its current and previous key, its id). */
-  #evict(row: CredentialRow): string[] {
+  /**
+   * Drops every cache entry of a credential (its current and previous key, its id) in this
+   * instance, before the change is answered. The keys match the trigger's payload (0090).
+   */
+  #evict(row: CredentialRow): void {
     this.#epoch++;
-    const keys = [`k:${row.environment}:${row.key_hash.toString('base64')}`, `i:${row.environment}:${row.id}`];
-    if (row.previous_key_hash !== null) keys.push(`k:${row.environment}:${row.previous_key_hash.toString('base64')}`);
-    for (const k of keys) this.#cache.delete(k);
-    return keys;
-  }
-
-  /** Tells other instances to drop the same entries (before the operator gets the answer). */
-  async #broadcast(keys: readonly string[]): Promise<void> {
-    if (this.#dbs.embedded) return;
-    try {
-      await this.#dbs.live.notify(EVICT_CHANNEL, keys.join(' '));
-    } catch {
-      // The change is committed; other instances' entries expire with the TTL.
+    this.#cache.delete(`k:${row.environment}:${row.key_hash.toString('base64')}`);
+    this.#cache.delete(`i:${row.environment}:${row.id}`);
+    if (row.previous_key_hash !== null) {
+      this.#cache.delete(`k:${row.environment}:${row.previous_key_hash.toString('base64')}`);
     }
   }
 
-  async #lookupHash(sql: Sql, env: Environment, hash: Buffer): Promise<ResolvedCredential | null> {
-    const [current] = await sql<CredentialRow[]>`
-      select ${sql(CREDENTIAL_COLUMNS)} from credentials where key_hash = ${hash}`;
-    if (current !== undefined) return resolve(current, env, current.key_hash, false);
-    // Rule 3: the previous key is consulted only after the current-key lookup misses.
-    const [previous] = await sql<CredentialRow[]>`
+  /**
+   * One statement for every key that misses the cache, found or not, so an unknown, a revoked
+   * and a rotated-out key cost the database the same single round trip. Rule 3's order holds:
+   * a current key wins over a previous one (the order by), and a previous key counts only
+   * inside its grace window (resolve).
+   */
+  async #lookupHash(sql: Sql, env: Environment, hash: Buffer): Promise<ResolvedCredential | KeyRejected> {
+    const [row] = await sql<CredentialRow[]>`
       select ${sql(CREDENTIAL_COLUMNS)} from credentials
-       where previous_key_hash = ${hash} and previous_key_expires_at > now()`;
-    if (previous === undefined || previous.previous_key_hash === null) return null;
-    return resolve(previous, env, previous.previous_key_hash, true);
+       where key_hash = ${hash} or previous_key_hash = ${hash}
+       order by (key_hash = ${hash}) desc
+       limit 1`;
+    if (row === undefined) return UNKNOWN;
+    if (row.key_hash.equals(hash)) return resolve(row, env, row.key_hash, false);
+    return resolve(row, env, hash, true);
   }
 }
 
-function resolve(row: CredentialRow, env: Environment, hash: Buffer, viaPrevious: boolean): ResolvedCredential | null {
-  if (row.status !== 'active' || row.environment !== env) return null;
-  let notAfterMs = row.expires_at === null ? Number.POSITIVE_INFINITY : row.expires_at.getTime();
-  if (viaPrevious) notAfterMs = Math.min(notAfterMs, row.previous_key_expires_at?.getTime() ?? 0);
-  if (Date.now() >= notAfterMs) return null;
+function resolve(
+  row: CredentialRow,
+  env: Environment,
+  hash: Buffer,
+  viaPrevious: boolean,
+): ResolvedCredential | KeyRejected {
+  if (row.environment !== env) return UNKNOWN;
+  if (row.status !== 'active') return { rejected: 'revoked', credentialId: row.id };
+  const expiresAtMs = row.expires_at === null ? Number.POSITIVE_INFINITY : row.expires_at.getTime();
+  const previousKeyUntilMs = row.previous_key_hash === null ? 0 : (row.previous_key_expires_at?.getTime() ?? 0);
+  const notAfterMs = viaPrevious ? Math.min(expiresAtMs, previousKeyUntilMs) : expiresAtMs;
+  const now = Date.now();
+  if (now >= expiresAtMs) return { rejected: 'expired', credentialId: row.id };
+  if (now >= notAfterMs) return { rejected: 'rotated_out', credentialId: row.id };
   const scopes = Object.freeze(parseScopes(row.scopes));
   const id = row.id as CredentialId;
   const clientId = row.client_id as ClientId;
@@ -216,6 +311,11 @@ function resolve(row: CredentialRow, env: Environment, hash: Buffer, viaPrevious
     allowlist: compileAllowlist(row.ip_allowlist),
     notAfterMs,
     hash,
+    viaPrevious,
+    keyTag: keyTag(hash),
+    currentKeyTag: keyTag(row.key_hash),
+    previousKeyTag: row.previous_key_hash === null ? null : keyTag(row.previous_key_hash),
+    previousKeyUntilMs,
     principalAuth:
       principalId === null
         ? null

@@ -115,12 +115,12 @@ function parseExpiry(value: Date | string | null | undefined): Date | null {
   const d = value instanceof Date ? value : new Date(value);
   if (Number.isNaN(d.getTime())) {
     throw new ApiError('validation_error', 'The request failed validation.', {
-      details: [{ field: 'expires_at', message: 'must be an ISO 8601 timestamp' }],
+      details: [{ field: 'expires_at', code: 'format', message: 'must be an ISO 8601 timestamp' }],
     });
   }
   if (d.getTime() <= Date.now()) {
     throw new ApiError('validation_error', 'The request failed validation.', {
-      details: [{ field: 'expires_at', message: 'must be in the future' }],
+      details: [{ field: 'expires_at', code: 'minimum', message: 'must be in the future' }],
     });
   }
   return d;

@@ -1,7 +1,9 @@
 // Public authentication endpoints: POST /oauth/token (client_credentials, form or JSON) and
 // GET /.well-known/jwks.json (the keys that verify access tokens).
 import { ApiError } from '../errors/registry.js';
-import { json, type RequestContext, type RouteDef } from '../http/types.js';
+import { json, type Reply, type RequestContext, type RouteDef } from '../http/types.js';
+import { originNotAllowed } from './authenticator.js';
+import { AuthFailure } from './failure-guard.js';
 import type { AuthRuntime } from './service.js';
 
 interface TokenRequest {
@@ -24,30 +26,17 @@ export function authRoutes(auth: AuthRuntime, tokenTtlSeconds: number): RouteDef
       handler: async (ctx) => {
         const body = ctx.body as TokenRequest;
         if (body.grant_type !== 'client_credentials') throw new ApiError('unsupported_grant_type');
-        const [clientId, secret] = clientCredentials(ctx, body);
-        // Every mismatch is the same 401: no hint which part was wrong (SPEC.md rule 5).
-        if (clientId === null || secret === null) throw new ApiError('unauthorized');
-        const found = await auth.authenticator.resolvePrincipalKey(secret);
-        if (found === null || found.auth.principalId !== clientId) throw new ApiError('unauthorized');
-        const { cred } = found;
-        if (!auth.ipAllowed(cred, ctx.ip)) {
-          throw new ApiError('forbidden', 'The request origin is not allowed for this credential.');
+        // A client secret is a credential like any other: throttled, logged and rejected in
+        // uniform time on failure (failure-guard.ts).
+        auth.guard.check(ctx.ip);
+        try {
+          return await issueToken(auth, tokenTtlSeconds, ctx, body);
+        } catch (err) {
+          if (err instanceof AuthFailure) {
+            await auth.guard.failed(ctx.ip, '/oauth/token', err.failure, ctx.startedAt, err.credentialId);
+          }
+          throw err;
         }
-        const now = Math.floor(Date.now() / 1000);
-        // The token never outlives its key (expiry, or the end of a rotation grace window).
-        const exp = Math.min(now + tokenTtlSeconds, Math.floor(cred.notAfterMs / 1000));
-        if (exp <= now) throw new ApiError('unauthorized');
-        const scope = cred.scopes.length === 0 ? '*' : cred.scopes.join(',');
-        const accessToken = auth.tokens.mint(
-          { sub: clientId, client_id: cred.clientId, cid: cred.id, env: cred.environment, scope },
-          now,
-          exp,
-        );
-        return json(
-          200,
-          { access_token: accessToken, token_type: 'Bearer', expires_in: exp - now, scope },
-          { 'cache-control': 'no-store', pragma: 'no-cache' },
-        );
       },
     },
     {
@@ -59,6 +48,38 @@ export function authRoutes(auth: AuthRuntime, tokenTtlSeconds: number): RouteDef
       handler: () => json(200, auth.tokens.jwks(), { 'cache-control': 'public, max-age=300' }),
     },
   ];
+}
+
+async function issueToken(
+  auth: AuthRuntime,
+  tokenTtlSeconds: number,
+  ctx: RequestContext,
+  body: TokenRequest,
+): Promise<Reply> {
+  const [clientId, secret] = clientCredentials(ctx, body);
+  // Every mismatch is the same 401: no hint which part was wrong (SPEC.md rule 5).
+  if (clientId === null || secret === null) throw new AuthFailure('missing');
+  const found = await auth.authenticator.resolvePrincipalKey(secret);
+  if (found instanceof AuthFailure) throw found;
+  if (found.auth.principalId !== clientId) throw new AuthFailure('id_mismatch', { credentialId: found.cred.id });
+  const { cred } = found;
+  if (!auth.ipAllowed(cred, ctx.ip)) throw originNotAllowed(cred);
+  const now = Math.floor(Date.now() / 1000);
+  // The token never outlives its key (expiry, or the end of a rotation grace window), and names
+  // the key (kh) so that it also dies when a later rotation's grace window ends.
+  const exp = Math.min(now + tokenTtlSeconds, Math.floor(cred.notAfterMs / 1000));
+  if (exp <= now) throw new AuthFailure('expired', { credentialId: cred.id });
+  const scope = cred.scopes.length === 0 ? '*' : cred.scopes.join(',');
+  const accessToken = await auth.tokens.mint(
+    { sub: clientId, client_id: cred.clientId, cid: cred.id, env: cred.environment, scope, kh: cred.keyTag },
+    now,
+    exp,
+  );
+  return json(
+    200,
+    { access_token: accessToken, token_type: 'Bearer', expires_in: exp - now, scope },
+    { 'cache-control': 'no-store', pragma: 'no-cache' },
+  );
 }
 
 /** client_id and client_secret from the body, or from HTTP Basic (RFC 6749 section 2.3.1). */

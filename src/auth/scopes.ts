@@ -3,16 +3,20 @@
 import { ApiError } from '../errors/registry.js';
 
 /**
- * Scope name -> the path prefixes it opens. SPEC.md names the first five; POST /onboard
- * creates a Principal, so it belongs to `principals`. The read-surface scopes SPEC.md names
- * without prefixes map to /api/v1/<name>; thresholds and crypto are the remaining groups.
+ * Scope name -> the path prefixes it opens (docs/auth.md has the table). SPEC.md names the
+ * first five. A prefix is strict (CONTRACT.md): `principals` opens /api/v1/principals and what
+ * lies under it, nothing else. POST /onboard creates a Principal, its first Agent and a Mandate
+ * at once, so it has its own scope, `onboard`, rather than riding on `principals`. The
+ * read-surface scopes SPEC.md names without prefixes map to /api/v1/<name>; thresholds and
+ * crypto are the remaining groups. An empty list or `*` opens every prefix, onboard included.
  */
 export const SCOPE_PREFIXES: Readonly<Record<string, readonly string[]>> = Object.freeze({
   authorize: ['/api/v1/authorize'],
   agents: ['/api/v1/agents'],
   mandates: ['/api/v1/mandates'],
   webhooks: ['/api/v1/webhooks'],
-  principals: ['/api/v1/principals', '/api/v1/onboard'],
+  principals: ['/api/v1/principals'],
+  onboard: ['/api/v1/onboard'],
   thresholds: ['/api/v1/thresholds'],
   crypto: ['/api/v1/crypto'],
   risk: ['/api/v1/risk'],
@@ -39,6 +43,7 @@ export function normaliseScopes(raw: string | undefined | null, field = 'scopes'
       details: [
         {
           field,
+          code: 'enum',
           message: `unknown scope ${unknown.map((u) => `"${u}"`).join(', ')}; known: *, ${Object.keys(SCOPE_PREFIXES).join(', ')}`,
         },
       ],

@@ -2,25 +2,32 @@
 // token signing key (from the live database), the operator key and the authenticator.
 import type { Logger } from 'pino';
 import type { Config } from '../config/config.js';
+import type { SecretBox } from '../secrets/box.js';
 import type { Databases } from '../storage/db.js';
 import { type AdminKeyVerifier, loadAdminKey } from './admin-key.js';
 import { CredentialAuthenticator } from './authenticator.js';
 import { CredentialStore, type ResolvedCredential } from './credential-store.js';
+import { AuthFailureGuard, GuardedAuthenticator } from './failure-guard.js';
 import { ipAllowed } from './ip-allowlist.js';
 import { TokenService } from './tokens.js';
+import type { Authenticator } from './types.js';
 
 export interface AuthRuntime {
   readonly authenticator: CredentialAuthenticator;
+  /** What the edge calls: the authenticator behind the failed-authentication guard. */
+  readonly edge: Authenticator;
+  /** Failed authentications: log, per-source throttle, uniform rejection time. */
+  readonly guard: AuthFailureGuard;
   readonly credentials: CredentialStore;
   readonly tokens: TokenService;
   readonly admin: AdminKeyVerifier;
   ipAllowed(cred: ResolvedCredential, ip: string): boolean;
 }
 
-export async function startAuth(config: Config, log: Logger, dbs: Databases): Promise<AuthRuntime> {
+export async function startAuth(config: Config, log: Logger, dbs: Databases, box: SecretBox): Promise<AuthRuntime> {
   const credentials = new CredentialStore(dbs);
   await credentials.listen();
-  const tokens = await TokenService.load(dbs.live, log);
+  const tokens = await TokenService.load(dbs.live, log, box);
   const admin = await loadAdminKey(config, dbs.live, log);
   const authenticator = new CredentialAuthenticator({
     dbs,
@@ -29,8 +36,16 @@ export async function startAuth(config: Config, log: Logger, dbs: Databases): Pr
     admin,
     clientTenancy: config.clientTenancy,
   });
+  const guard = new AuthFailureGuard({
+    limit: config.authFailureLimit,
+    windowSeconds: config.authFailureWindowSeconds,
+    rejectMinMs: config.authRejectMinMs,
+    log,
+  });
   return {
     authenticator,
+    edge: new GuardedAuthenticator(authenticator, guard),
+    guard,
     credentials,
     tokens,
     admin,

@@ -1,14 +1,30 @@
 // OAuth2 access tokens: compact JWTs signed EdDSA (Ed25519) with the service's signing key.
 // The key is generated once and kept in the live database so tokens survive a restart and
 // every instance signs alike; its public half is published at /.well-known/jwks.json.
-import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject, sign, verify } from 'node:crypto';
+// Signing, verification and the JWK export are jose's (RFC 7515/7517/7519); what is ours is the
+// key's storage (sealed at rest), the claims and the verified-token cache.
+import { createPrivateKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import {
+  createLocalJWKSet,
+  exportJWK,
+  type JWTHeaderParameters,
+  type JWTPayload,
+  jwtVerify,
+  type KeyLike,
+  SignJWT,
+} from 'jose';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
 import { randomToken } from '../domain/ids.js';
+import type { SecretBox } from '../secrets/box.js';
+import { signingKeyAad } from '../secrets/service.js';
 import type { Sql } from '../storage/db.js';
 import type { Environment } from './types.js';
 
 export const TOKEN_ISSUER = 'agent-spending-authorization';
+
+/** Longer values are not tokens of this service; refusing them early bounds an attacker's work. */
+const MAX_TOKEN_LENGTH = 4096;
 
 /** The claims an access token carries: who, which credential, frozen scope and environment. */
 export interface TokenClaims {
@@ -21,6 +37,11 @@ export interface TokenClaims {
   env: Environment;
   /** Comma-separated scope list frozen at mint time ("" = full access). */
   scope: string;
+  /**
+   * Tag of the API key the token was minted with (credential-store.ts keyTag): the token dies
+   * with that key, e.g. when its rotation grace window ends. Absent on tokens minted before.
+   */
+  kh?: string;
   iat: number;
   exp: number;
   jti: string;
@@ -42,47 +63,62 @@ interface SigningKeyRow {
   active: boolean;
 }
 
+type KeyResolver = (header: JWTHeaderParameters) => Promise<KeyLike>;
+
+/** jwtVerify's options, one object for every call (no per-request allocation). */
+const VERIFY_OPTIONS = Object.freeze({
+  algorithms: ['EdDSA'],
+  issuer: TOKEN_ISSUER,
+  typ: 'JWT',
+  requiredClaims: ['sub', 'iat', 'exp'],
+});
+
 export class TokenService {
   readonly #kid: string;
   readonly #privateKey: KeyObject;
-  readonly #publicKeys: ReadonlyMap<string, KeyObject>;
+  readonly #header: JWTHeaderParameters;
+  /** The published key set; verification selects from the very document /.well-known/jwks.json serves. */
   readonly #jwks: { keys: PublicJwk[] };
-  readonly #headerB64: string;
+  readonly #keyFor: KeyResolver;
   /** Signature checks are the costly part of a Bearer request; a verified token is remembered. */
   readonly #verified = new LRUCache<string, TokenClaims>({ max: 10_000 });
 
   private constructor(active: SigningKeyRow, all: readonly SigningKeyRow[]) {
     this.#kid = active.kid;
     this.#privateKey = createPrivateKey({ key: active.private_key_pkcs8, format: 'der', type: 'pkcs8' });
-    const publicKeys = new Map<string, KeyObject>();
-    for (const k of all) publicKeys.set(k.kid, createPublicKey({ key: k.public_jwk as never, format: 'jwk' }));
-    this.#publicKeys = publicKeys;
+    this.#header = Object.freeze({ alg: 'EdDSA', typ: 'JWT', kid: active.kid });
     this.#jwks = { keys: all.map((k) => k.public_jwk) };
-    this.#headerB64 = b64url(JSON.stringify({ alg: 'EdDSA', typ: 'JWT', kid: active.kid }));
+    const keySet = createLocalJWKSet(this.#jwks);
+    // Every token of this service names its key: one without a kid is not ours.
+    this.#keyFor = (header) =>
+      typeof header.kid === 'string' ? keySet(header) : Promise.reject(new Error('token without a kid'));
   }
 
-  /** Loads the signing key from the live database, generating it on first start. */
-  static async load(live: Sql, log: Logger): Promise<TokenService> {
-    let rows = await live<SigningKeyRow[]>`
-      select kid, private_key_pkcs8, public_jwk, active from signing_keys order by created_at`;
+  /**
+   * Loads the signing key from the live database, generating it on first start. The private
+   * key is stored sealed under the secrets key (src/secrets/, docs/secrets.md).
+   */
+  static async load(live: Sql, log: Logger, box: SecretBox): Promise<TokenService> {
+    let rows = await loadSigningKeys(live, box);
     if (!rows.some((r) => r.active)) {
-      const { privateKey, publicKey } = generateKeyPairSync('ed25519');
-      const kid = `sk_${randomToken(16)}`;
-      const jwk = publicKey.export({ format: 'jwk' }) as { x: string };
-      const publicJwk: PublicJwk = { kty: 'OKP', crv: 'Ed25519', x: jwk.x, kid, use: 'sig', alg: 'EdDSA' };
-      const der = privateKey.export({ format: 'der', type: 'pkcs8' });
+      const { kid, row } = await newSigningKey();
       // Two instances starting together: the unique index on the active key lets one win.
       const inserted = await live`
-        insert into signing_keys (kid, private_key_pkcs8, public_jwk)
-        values (${kid}, ${der}, ${live.json(publicJwk as never)})
+        insert into signing_keys (kid, private_key_sealed, public_jwk)
+        values (${kid}, ${box.seal(row.private_key_pkcs8, signingKeyAad(kid))}, ${live.json(row.public_jwk as never)})
         on conflict do nothing returning kid`;
       if (inserted.length > 0) log.info({ kid }, 'generated the token signing key');
-      rows = await live<SigningKeyRow[]>`
-        select kid, private_key_pkcs8, public_jwk, active from signing_keys order by created_at`;
+      rows = await loadSigningKeys(live, box);
     }
     const active = rows.find((r) => r.active);
     if (active === undefined) throw new Error('no active token signing key');
     return new TokenService(active, rows);
+  }
+
+  /** A service with a fresh key held in memory only (the micro-benchmarks; nothing is stored). */
+  static async ephemeral(): Promise<TokenService> {
+    const { row } = await newSigningKey();
+    return new TokenService(row, [row]);
   }
 
   get kid(): string {
@@ -94,7 +130,11 @@ export class TokenService {
   }
 
   /** Signs an access token; `expiresAtSec` is the absolute expiry (seconds since epoch). */
-  mint(claims: Omit<TokenClaims, 'iss' | 'iat' | 'exp' | 'jti'>, issuedAtSec: number, expiresAtSec: number): string {
+  mint(
+    claims: Omit<TokenClaims, 'iss' | 'iat' | 'exp' | 'jti'>,
+    issuedAtSec: number,
+    expiresAtSec: number,
+  ): Promise<string> {
     const payload: TokenClaims = {
       iss: TOKEN_ISSUER,
       sub: claims.sub,
@@ -102,65 +142,89 @@ export class TokenService {
       cid: claims.cid,
       env: claims.env,
       scope: claims.scope,
+      ...(claims.kh === undefined ? {} : { kh: claims.kh }),
       iat: issuedAtSec,
       exp: expiresAtSec,
       jti: randomToken(22),
     };
-    const input = `${this.#headerB64}.${b64url(JSON.stringify(payload))}`;
-    return `${input}.${sign(null, Buffer.from(input), this.#privateKey).toString('base64url')}`;
+    return new SignJWT(payload as unknown as JWTPayload).setProtectedHeader(this.#header).sign(this.#privateKey);
+  }
+
+  /**
+   * The claims of a token verified before and not expired since; undefined when it is not in
+   * the cache (verify() then decides). No promise, no allocation: the Bearer hot path.
+   */
+  cached(token: string): TokenClaims | undefined {
+    const claims = this.#verified.get(token);
+    return claims !== undefined && Date.now() < claims.exp * 1000 ? claims : undefined;
   }
 
   /** The claims of a genuine, unexpired token of this service; null for anything else. */
-  verify(token: string): TokenClaims | null {
-    let claims = this.#verified.get(token);
-    if (claims === undefined) {
-      const parsed = this.#verifySignature(token);
-      if (parsed === null) return null;
-      claims = parsed;
-      this.#verified.set(token, claims, { ttl: Math.max(1, claims.exp * 1000 - Date.now()) });
-    }
-    return Date.now() < claims.exp * 1000 ? claims : null;
-  }
-
-  #verifySignature(token: string): TokenClaims | null {
-    if (token.length > 4096) return null;
-    const parts = token.split('.');
-    if (parts.length !== 3) return null;
-    const [h, p, s] = parts as [string, string, string];
-    let header: unknown;
-    let payload: unknown;
+  async verify(token: string): Promise<TokenClaims | null> {
+    const hit = this.cached(token);
+    if (hit !== undefined) return hit;
+    if (token.length > MAX_TOKEN_LENGTH) return null;
+    let payload: JWTPayload;
     try {
-      header = JSON.parse(Buffer.from(h, 'base64url').toString('utf8'));
-      payload = JSON.parse(Buffer.from(p, 'base64url').toString('utf8'));
+      // Signature (the key the header's kid names in our key set), alg, typ, iss, exp.
+      ({ payload } = await jwtVerify(token, this.#keyFor, VERIFY_OPTIONS));
     } catch {
       return null;
     }
-    if (!isObject(header) || header.alg !== 'EdDSA' || typeof header.kid !== 'string') return null;
-    const key = this.#publicKeys.get(header.kid);
-    if (key === undefined) return null;
-    if (!verify(null, Buffer.from(`${h}.${p}`), key, Buffer.from(s, 'base64url'))) return null;
-    if (!isObject(payload)) return null;
-    const c = payload as Partial<TokenClaims>;
-    if (
-      c.iss !== TOKEN_ISSUER ||
-      typeof c.sub !== 'string' ||
-      typeof c.client_id !== 'string' ||
-      typeof c.cid !== 'string' ||
-      (c.env !== 'live' && c.env !== 'sandbox') ||
-      typeof c.scope !== 'string' ||
-      typeof c.exp !== 'number' ||
-      typeof c.iat !== 'number'
-    ) {
-      return null;
-    }
-    return c as TokenClaims;
+    const claims = ownClaims(payload);
+    if (claims === null) return null;
+    this.#verified.set(token, claims, { ttl: Math.max(1, claims.exp * 1000 - Date.now()) });
+    return claims;
   }
 }
 
-function b64url(s: string): string {
-  return Buffer.from(s, 'utf8').toString('base64url');
+/** The payload, when it carries every claim of ours with the right type. */
+function ownClaims(p: JWTPayload): TokenClaims | null {
+  const c = p as Partial<TokenClaims>;
+  if (
+    typeof c.sub !== 'string' ||
+    typeof c.client_id !== 'string' ||
+    typeof c.cid !== 'string' ||
+    (c.env !== 'live' && c.env !== 'sandbox') ||
+    typeof c.scope !== 'string' ||
+    (c.kh !== undefined && typeof c.kh !== 'string') ||
+    typeof c.exp !== 'number' ||
+    typeof c.iat !== 'number'
+  ) {
+    return null;
+  }
+  return c as TokenClaims;
 }
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
+/** A new Ed25519 key: its PKCS#8 private half (stored sealed) and its public JWK (published). */
+async function newSigningKey(): Promise<{ kid: string; row: SigningKeyRow }> {
+  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+  const kid = `sk_${randomToken(16)}`;
+  const { x } = await exportJWK(publicKey);
+  if (x === undefined) throw new Error('the Ed25519 public key exported without x');
+  return {
+    kid,
+    row: {
+      kid,
+      private_key_pkcs8: privateKey.export({ format: 'der', type: 'pkcs8' }),
+      public_jwk: { kty: 'OKP', crv: 'Ed25519', x, kid, use: 'sig', alg: 'EdDSA' },
+      active: true,
+    },
+  };
+}
+
+/**
+ * Every signing key, its private half opened. Start-up has sealed any plaintext row; one written
+ * since by a version before migration 0100 (a rolling upgrade) is read as it is.
+ */
+async function loadSigningKeys(live: Sql, box: SecretBox): Promise<SigningKeyRow[]> {
+  const rows = await live<(SigningKeyRow & { private_key_sealed: string | null })[]>`
+    select kid, private_key_pkcs8, private_key_sealed, public_jwk, active from signing_keys order by created_at`;
+  return rows.map((r) => ({
+    kid: r.kid,
+    public_jwk: r.public_jwk,
+    active: r.active,
+    private_key_pkcs8:
+      r.private_key_sealed === null ? r.private_key_pkcs8 : box.open(r.private_key_sealed, signingKeyAad(r.kid)),
+  }));
 }

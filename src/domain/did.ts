@@ -78,3 +78,12 @@ export function didMethod(did: string): string | null {
   for (const seg of segments) if (!DID_SEGMENT.test(seg)) return null;
   return m[1] as string;
 }
+
+/** The unique index of migration 0090: a DID is unique within its Client, not across tenants. */
+export const AGENT_DID_INDEX = 'agents_client_did_key';
+
+/** True when `err` is PostgreSQL's unique violation of an agent DID within its Client. */
+export function isDuplicateAgentDid(err: unknown): boolean {
+  const e = err as { code?: unknown; constraint_name?: unknown; constraint?: unknown } | null;
+  return e?.code === '23505' && (e.constraint_name ?? e.constraint) === AGENT_DID_INDEX;
+}

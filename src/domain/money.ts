@@ -41,11 +41,51 @@ function numberToPlain(n: number): string {
   return `${digits.slice(0, point)}.${digits.slice(point)}`;
 }
 
-/** Number of fractional digits the text form of an input amount carries (for "2 decimal places" rules). */
-export function decimalPlaces(value: unknown): number {
-  const text = typeof value === 'number' ? numberToPlain(value) : String(value).trim();
-  const dot = text.indexOf('.');
-  return dot === -1 ? 0 : text.length - dot - 1;
+const PLAIN = /^(0|[1-9]\d{0,17})(?:\.(\d+))?$/;
+const JSON_NUMBER = /^(-?)(0|[1-9]\d*)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/;
+/** Exponents beyond this cannot give an amount of at most 18 integer and 8 fractional digits. */
+const MAX_EXPONENT = 64;
+
+/**
+ * Plain decimal text of a JSON number's source text, expanded by moving the decimal point (no
+ * binary float): "1e-7" -> "0.0000001", "1.50e1" -> "15.0", "1E2" -> "100", "10.50" -> "10.50".
+ * Fractional digits written in the source are kept (trailing zeros too), so a caller can count
+ * them. Null when the text is not a JSON number or its exponent is beyond any amount.
+ */
+export function expandNumberText(text: string): string | null {
+  const m = JSON_NUMBER.exec(text);
+  if (m === null) return null;
+  const int = m[2] as string;
+  const frac = m[3] ?? '';
+  const exp = m[4] === undefined ? 0 : Number(m[4]);
+  if (Math.abs(exp) > MAX_EXPONENT) return null;
+  const digits = int + frac;
+  const point = int.length + exp;
+  let out: string;
+  if (point <= 0) out = `0.${'0'.repeat(-point)}${digits}`;
+  else if (point >= digits.length) out = digits + '0'.repeat(point - digits.length);
+  else out = `${digits.slice(0, point)}.${digits.slice(point)}`;
+  const lead = /^0+(?=\d)/.exec(out);
+  if (lead !== null) out = out.slice(lead[0].length);
+  return m[1] === '-' ? `-${out}` : out;
+}
+
+/**
+ * Reads an amount given as decimal text (a JSON string, or a JSON number's expanded source
+ * text) carrying at most `maxPlaces` fractional digits as written (the currency's ISO 4217
+ * minor units: "10.50" is refused for JPY). Returns the exact units, or the reason it is not an
+ * amount, phrased to follow the field name ("must be ...").
+ */
+export function readAmount(text: string, maxPlaces: number, currency: string): Units | string {
+  const m = PLAIN.exec(text);
+  if (m === null) return 'must be a non-negative decimal amount with at most 18 integer digits';
+  const frac = m[2] ?? '';
+  if (frac.length > maxPlaces) {
+    return maxPlaces === 0
+      ? `must be a whole number: ${currency} has no minor units (got ${frac.length} decimal places)`
+      : `must have at most ${maxPlaces} decimal places for ${currency} (got ${frac.length})`;
+  }
+  return BigInt(m[1] as string) * FACTOR + (frac.length === 0 ? 0n : BigInt(frac.padEnd(SCALE, '0')));
 }
 
 /** Canonical decimal text: no trailing zeros beyond `minPlaces` (default 2), e.g. "12.50", "0.00012". */

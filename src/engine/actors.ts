@@ -19,6 +19,7 @@ import type { DbGate } from '../audit/gate.js';
 import type { Environment } from '../auth/types.js';
 import type { Sql } from '../storage/db.js';
 import type { AuthorizeRequest, DecisionCore, Evaluation } from './contract.js';
+import { requestFingerprint } from './idempotency.js';
 import type { AuthorizeResult } from './protocol.js';
 import { safeDecision } from './safe-decision.js';
 
@@ -44,6 +45,11 @@ export interface ActorSystemOptions {
   readonly relaxedLoadDeadlineMs: number;
   /** Idempotency keys remembered per actor (older ones are found in the database). */
   readonly keysPerActor: number;
+  /**
+   * The engine's clock for decisions and state loads (ms since the epoch; Date.now by default).
+   * The decision core reads no clock of its own: bench/quality replays a day in seconds with it.
+   */
+  readonly clock?: () => number;
 }
 
 interface Job {
@@ -54,6 +60,12 @@ interface Job {
 interface KeyEntry {
   /** The recorded response; null while the original decision is being committed. */
   response: Record<string, unknown> | null;
+  /** Fingerprint of the request that first used the key; null when unknown (recorded before it was kept). */
+  fingerprint: string | null;
+  /** The recorded answer is gone (swept after 24 hours or beyond the store cap): key_expired. */
+  expired: boolean;
+  /** Date.now() when the key was first used here or found in the database. */
+  sinceMs: number;
   /** Repeats that arrived while the original was being committed. */
   waiters: Job[];
 }
@@ -77,6 +89,15 @@ class Actor {
   principalId: string | null = null;
   /** Reload from the database before the next decision. */
   stale = false;
+  /**
+   * Bumped by every event that makes a state read before it out of date (an invalidation, a
+   * failed or replayed commit) and by every load started: a load in flight is shared only while
+   * the generation it started in is current.
+   */
+  generation = 0;
+  /** The state load in flight (DecisionCore.load), if any, and the generation it started in. */
+  loading: Promise<unknown> | null = null;
+  loadingGeneration = -1;
   running = false;
   evicted = false;
   inflight = 0;
@@ -99,6 +120,10 @@ class Actor {
 const MAX_UPKEEP_QUEUE = 1_000;
 
 const NOT_FOUND: AuthorizeResult = Object.freeze({ kind: 'not_found' });
+const KEY_REUSED: AuthorizeResult = Object.freeze({ kind: 'key_reused' });
+const KEY_EXPIRED: AuthorizeResult = Object.freeze({ kind: 'key_expired' });
+/** A remembered key's answer is replayed from memory this long at most (the database sweep's retention). */
+const KEY_MEMORY_MS = 24 * 60 * 60 * 1000;
 
 export class ActorSystem {
   readonly #core: DecisionCore<unknown>;
@@ -161,13 +186,13 @@ export class ActorSystem {
   invalidateAgent(env: Environment, agentId: string): void {
     const key = actorKey(env, agentId);
     const actor = this.#lru.peek(key) ?? this.#busy.get(key);
-    if (actor !== undefined) actor.stale = true;
+    if (actor !== undefined) markStale(actor);
   }
 
   invalidatePrincipal(env: Environment, principalId: string): void {
     const mark = (actor: Actor) => {
       // An actor still loading has no principal yet; reload it too rather than guess.
-      if (actor.env === env && (actor.principalId === principalId || actor.principalId === null)) actor.stale = true;
+      if (actor.env === env && (actor.principalId === principalId || actor.principalId === null)) markStale(actor);
     };
     for (const actor of this.#lru.values()) mark(actor);
     for (const actor of this.#busy.values()) mark(actor);
@@ -269,6 +294,12 @@ export class ActorSystem {
    * every decision the old state counted. With the first request's idempotency_key it also
    * looks the key up, so a cold actor replays a decision recorded before it was built.
    * Returns false when the database could not answer in time.
+   *
+   * A load that misses its deadline is not abandoned: it goes on, and the next request's load
+   * joins it (if nothing made it out of date meanwhile) instead of starting over. Otherwise, on
+   * a slow moment such as a database just back from an outage with every connection to open,
+   * each request would start a load of its own, each would miss its deadline, and approvals
+   * would resume only once one load happened to fit inside one request's deadline.
    */
   async #load(actor: Actor, request: AuthorizeRequest): Promise<boolean> {
     const db = this.#dbs[actor.env];
@@ -280,11 +311,13 @@ export class ActorSystem {
       const lookupKey = key !== null && !actor.keys.has(key) ? key : null;
       let timer: NodeJS.Timeout | undefined;
       try {
-        const work = db.gate.run(async () => {
-          const state = await this.#core.load(db.sql, actor.agentId, Date.now());
-          const stored = lookupKey === null ? null : await storedResponse(db.sql, request.principalId, lookupKey);
-          return { state, stored };
-        });
+        const loading = this.#stateLoad(actor, db);
+        const work =
+          lookupKey === null
+            ? loading.then((state) => ({ state, stored: null }))
+            : Promise.all([loading, db.gate.run(() => storedResponse(db.sql, request.principalId, lookupKey))]).then(
+                ([state, stored]) => ({ state, stored }),
+              );
         const timeout = new Promise<never>((_, reject) => {
           timer = setTimeout(
             () => reject(Object.assign(new Error('load deadline passed'), { code: DEADLINE })),
@@ -297,13 +330,21 @@ export class ActorSystem {
           );
         });
         const { state, stored } = await Promise.race([work, timeout]);
-        actor.state = state;
-        actor.principalId = state === null ? null : this.#core.principalOf(state);
-        if (state !== null && this.#core.maintenanceDue?.(state) === true) this.#scheduleUpkeep(actor);
-        if (stored !== null && lookupKey !== null && actor.principalId === request.principalId) {
-          this.#remember(actor, lookupKey, { response: stored, waiters: [] });
+        if (
+          stored !== null &&
+          lookupKey !== null &&
+          state !== null &&
+          this.#core.principalOf(state) === request.principalId
+        ) {
+          this.#remember(actor, lookupKey, {
+            response: stored.response,
+            fingerprint: stored.request_hash,
+            expired: stored.response === null,
+            sinceMs: Date.now(),
+            waiters: [],
+          });
         }
-        this.#resize(actor);
+        this.#adopt(actor, state);
       } catch (err) {
         actor.state = null;
         if (isUnavailable(err)) db.breaker.failure(Date.now());
@@ -321,6 +362,36 @@ export class ActorSystem {
       if (!actor.stale) return true;
     }
     return true;
+  }
+
+  /**
+   * The actor's state load in flight if it is still current, else a new one. A load that lands
+   * after every request waiting for it gave up (deadline) is adopted all the same while it is
+   * current, so the next request finds the actor built.
+   */
+  #stateLoad(actor: Actor, db: ShardDatabase): Promise<unknown> {
+    if (actor.loading !== null && actor.loadingGeneration === actor.generation) return actor.loading;
+    const generation = ++actor.generation;
+    const loading = db.gate.run(() => this.#core.load(db.sql, actor.agentId, (this.#options.clock ?? Date.now)()));
+    actor.loading = loading;
+    actor.loadingGeneration = generation;
+    loading.then(
+      (state) => {
+        if (actor.loading === loading) actor.loading = null;
+        if (state !== null && actor.state === null && actor.generation === generation) this.#adopt(actor, state);
+      },
+      () => {
+        if (actor.loading === loading) actor.loading = null;
+      },
+    );
+    return loading;
+  }
+
+  #adopt(actor: Actor, state: unknown): void {
+    actor.state = state;
+    actor.principalId = state === null ? null : this.#core.principalOf(state);
+    if (state !== null && this.#core.maintenanceDue?.(state) === true) this.#scheduleUpkeep(actor);
+    this.#resize(actor);
   }
 
   /**
@@ -371,25 +442,31 @@ export class ActorSystem {
     }
     const key = request.idempotencyKey;
     let entry: KeyEntry | undefined;
+    let fingerprint: string | null = null;
     if (key !== null) {
+      fingerprint = requestFingerprint(request);
       entry = actor.keys.get(key);
+      if (entry !== undefined && !entry.expired && Date.now() - entry.sinceMs > KEY_MEMORY_MS) entry.expired = true;
       if (entry !== undefined) {
-        if (entry.response !== null) job.resolve({ kind: 'decided', response: entry.response, replayed: true });
+        if (entry.fingerprint !== null && entry.fingerprint !== fingerprint) job.resolve(KEY_REUSED);
+        else if (entry.expired) job.resolve(KEY_EXPIRED);
+        else if (entry.response !== null) job.resolve({ kind: 'decided', response: entry.response, replayed: true });
         else entry.waiters.push(job);
         return;
       }
     }
     let evaluation: Evaluation;
     try {
-      evaluation = this.#core.evaluate(actor.state, request, Date.now());
+      evaluation = this.#core.evaluate(actor.state, request, (this.#options.clock ?? Date.now)());
     } catch (err) {
       this.#log.error({ err, agent_id: actor.agentId }, 'decision core fault; answering the safe decision');
-      actor.stale = true;
+      markStale(actor);
       job.resolve(safeResult(request));
       return;
     }
     if (key !== null) {
-      entry = { response: null, waiters: [] };
+      evaluation.audit.request_hash = fingerprint;
+      entry = { response: null, fingerprint, expired: false, sinceMs: Date.now(), waiters: [] };
       this.#remember(actor, key, entry);
     }
     this.#resize(actor);
@@ -405,20 +482,41 @@ export class ActorSystem {
       result = { kind: 'decided', response: evaluation.response, replayed: false };
     } else if (outcome.kind === 'replay') {
       // The key was recorded by someone else: the state counted a decision that does not exist.
-      actor.stale = true;
-      result = { kind: 'decided', response: outcome.response, replayed: true };
+      markStale(actor);
+      if (entry !== undefined) {
+        entry.fingerprint = outcome.requestHash;
+        entry.expired = outcome.response === null;
+      }
+      result =
+        outcome.requestHash !== null && outcome.requestHash !== evaluation.audit.request_hash
+          ? KEY_REUSED
+          : outcome.response === null
+            ? KEY_EXPIRED
+            : { kind: 'decided', response: outcome.response, replayed: true };
     } else {
-      actor.stale = true;
+      markStale(actor);
       result = safeResult(job.request);
     }
     job.resolve(result);
     if (entry !== undefined) {
       const key = job.request.idempotencyKey as string;
-      if (result.kind === 'decided') entry.response = result.response;
+      if (outcome.kind === 'replay') {
+        // The key's first use was elsewhere: each waiter is compared with that one.
+        if (outcome.response !== null) entry.response = outcome.response;
+      } else if (result.kind === 'decided') entry.response = result.response;
       else if (actor.keys.get(key) === entry) this.#forget(actor, key);
       const repeat: AuthorizeResult =
-        result.kind === 'decided' ? { kind: 'decided', response: result.response, replayed: true } : result;
-      for (const w of entry.waiters) w.resolve(repeat.kind === 'safe' ? safeResult(w.request) : repeat);
+        outcome.kind === 'replay'
+          ? outcome.response === null
+            ? KEY_EXPIRED
+            : { kind: 'decided', response: outcome.response, replayed: true }
+          : result.kind === 'decided'
+            ? { kind: 'decided', response: result.response, replayed: true }
+            : result;
+      for (const w of entry.waiters) {
+        if (entry.fingerprint !== null && requestFingerprint(w.request) !== entry.fingerprint) w.resolve(KEY_REUSED);
+        else w.resolve(repeat.kind === 'safe' ? safeResult(w.request) : repeat);
+      }
       entry.waiters = [];
     }
     actor.inflight--;
@@ -455,6 +553,12 @@ export class ActorSystem {
   }
 }
 
+/** The actor's state no longer holds: reload it before the next decision. */
+function markStale(actor: Actor): void {
+  actor.stale = true;
+  actor.generation++;
+}
+
 function actorKey(env: Environment, agentId: string): string {
   return env === 'live' ? agentId : `sandbox:${agentId}`;
 }
@@ -463,8 +567,14 @@ function safeResult(request: AuthorizeRequest): AuthorizeResult {
   return { kind: 'safe', response: safeDecision(request) };
 }
 
-async function storedResponse(sql: Sql, principalId: string, key: string): Promise<Record<string, unknown> | null> {
-  const rows = await sql<{ response: Record<string, unknown> }[]>`
-    select response from authorizations where principal_id = ${principalId} and idempotency_key = ${key}`;
-  return rows[0]?.response ?? null;
+interface StoredKey {
+  /** Null once swept (past 24 hours or beyond the per-Principal cap). */
+  response: Record<string, unknown> | null;
+  request_hash: string | null;
+}
+
+async function storedResponse(sql: Sql, principalId: string, key: string): Promise<StoredKey | null> {
+  const rows = await sql<StoredKey[]>`
+    select response, request_hash from authorizations where principal_id = ${principalId} and idempotency_key = ${key}`;
+  return rows[0] ?? null;
 }

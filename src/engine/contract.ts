@@ -65,11 +65,18 @@ export interface AuditRow {
   risk_score: string | null;
   session_id: string | null;
   idempotency_key: string | null;
+  /** Fingerprint of the request that used idempotency_key (src/engine/idempotency.ts), set by the actor. */
+  request_hash?: string | null;
   processing_time_ms: number;
   /** The full POST /authorize response body, replayed for a repeated idempotency_key. */
   response: Record<string, unknown>;
   /** ISO 8601 UTC. */
   created_at: string;
+  /**
+   * What decided it (migration 0120): the features the gates read, each gate's score and the
+   * thresholds version. Absent on safe decisions.
+   */
+  explanation?: Record<string, unknown> | null;
 }
 
 /** An event of SPEC.md "Events" produced by a decision; the worker wraps it in the envelope. */

@@ -11,7 +11,7 @@ import type { Logger } from 'pino';
 import { Piscina } from 'piscina';
 import type { Environment } from '../auth/types.js';
 import { ApiError } from '../errors/registry.js';
-import type { Sql } from '../storage/db.js';
+import { CONNECT_TIMEOUT_MS, type Sql } from '../storage/db.js';
 import type { AuthorizeRequest, DecisionCore, DecisionEngine } from './contract.js';
 import type { AuthorizeWireResult, ShardStats, ShardTask, ShardWorkerData } from './protocol.js';
 import { type DecisionReply, toReply } from './reply.js';
@@ -54,6 +54,15 @@ export interface EngineOptions {
   readonly relaxedLoadDeadlineMs?: number;
   /** How long a shard answers safe decisions at once after a database failure, in milliseconds. */
   readonly breakerOpenMs?: number;
+  /**
+   * The edge answers POST /authorize by this time after receipt, in milliseconds, whatever the
+   * engine does (AUTHORIZE_DEADLINE_MS). The engine's own deadlines are kept inside it (a share
+   * of it, see DEADLINE_SHARES), so a decision is recorded and answered, or abandoned and rolled
+   * back, before the edge gives up on it; the edge's answer stays a backstop.
+   */
+  readonly answerDeadlineMs?: number;
+  /** Time to open a database connection, in milliseconds (DATABASE_CONNECT_TIMEOUT_MS). */
+  readonly connectTimeoutMs?: number;
   /** Called after decisions of `env` were committed (their outbox rows are ready to relay). */
   readonly onCommitted?: (env: Environment) => void;
 }
@@ -81,6 +90,14 @@ export const ENGINE_DEFAULTS = Object.freeze({
   relaxedLoadDeadlineMs: 800,
   breakerOpenMs: 250,
 });
+
+/**
+ * Shares of the edge's answer deadline (EngineOptions.answerDeadlineMs) the engine's deadlines
+ * may use at most: a cold actor built by 60 % of it, COMMIT sent by 80 %, leaving the rest for
+ * the COMMIT round trip and the way back to the edge. With the default 1 s: 600 / 800 ms
+ * relaxed, 150 / 175 ms strict.
+ */
+export const DEADLINE_SHARES = Object.freeze({ load: 0.6, commit: 0.8 });
 
 interface Waiter {
   readonly request: AuthorizeRequest;
@@ -236,6 +253,9 @@ export class ShardedEngine implements DecisionEngine {
   }
 }
 
+const REUSE_MESSAGE =
+  'This idempotency_key was first used for a different transaction (agent, amount, currency, merchant, mcc, country, rail, crypto, session_id or step_up_confirmed differ).';
+
 /** Answers each waiter; reports which databases received new rows. */
 function deliver(waiters: readonly Waiter[], results: readonly AuthorizeWireResult[]): Record<Environment, boolean> {
   const committed = { live: false, sandbox: false };
@@ -244,6 +264,8 @@ function deliver(waiters: readonly Waiter[], results: readonly AuthorizeWireResu
     const r = results[i];
     if (r === undefined) w.resolve(toReply(safeDecision(w.request)));
     else if (r.kind === 'not_found') w.reject(new ApiError('agent_not_found'));
+    else if (r.kind === 'key_reused') w.reject(new ApiError('idempotency_key_reuse', REUSE_MESSAGE));
+    else if (r.kind === 'key_expired') w.reject(new ApiError('idempotency_key_expired'));
     else {
       if (r.kind === 'decided' && !r.replayed) committed[w.request.environment] = true;
       w.resolve(r.reply);
@@ -253,6 +275,9 @@ function deliver(waiters: readonly Waiter[], results: readonly AuthorizeWireResu
 }
 
 function workerData(options: EngineOptions, shard: number, coreModule: string): ShardWorkerData {
+  const answer = options.answerDeadlineMs;
+  const within = (ms: number, share: number): number =>
+    answer === undefined ? ms : Math.min(ms, Math.max(1, Math.floor(answer * share)));
   return {
     shard,
     urls: options.urls,
@@ -263,11 +288,18 @@ function workerData(options: EngineOptions, shard: number, coreModule: string): 
     poolSize: options.poolSize ?? ENGINE_DEFAULTS.poolSize,
     batchRows: options.batchRows ?? ENGINE_DEFAULTS.batchRows,
     batchDelayMs: options.batchDelayMs ?? ENGINE_DEFAULTS.batchDelayMs,
-    commitDeadlineMs: options.commitDeadlineMs ?? ENGINE_DEFAULTS.commitDeadlineMs,
-    loadDeadlineMs: options.loadDeadlineMs ?? ENGINE_DEFAULTS.loadDeadlineMs,
-    relaxedCommitDeadlineMs: options.relaxedCommitDeadlineMs ?? ENGINE_DEFAULTS.relaxedCommitDeadlineMs,
-    relaxedLoadDeadlineMs: options.relaxedLoadDeadlineMs ?? ENGINE_DEFAULTS.relaxedLoadDeadlineMs,
+    commitDeadlineMs: within(options.commitDeadlineMs ?? ENGINE_DEFAULTS.commitDeadlineMs, DEADLINE_SHARES.commit),
+    loadDeadlineMs: within(options.loadDeadlineMs ?? ENGINE_DEFAULTS.loadDeadlineMs, DEADLINE_SHARES.load),
+    relaxedCommitDeadlineMs: within(
+      options.relaxedCommitDeadlineMs ?? ENGINE_DEFAULTS.relaxedCommitDeadlineMs,
+      DEADLINE_SHARES.commit,
+    ),
+    relaxedLoadDeadlineMs: within(
+      options.relaxedLoadDeadlineMs ?? ENGINE_DEFAULTS.relaxedLoadDeadlineMs,
+      DEADLINE_SHARES.load,
+    ),
     breakerOpenMs: options.breakerOpenMs ?? ENGINE_DEFAULTS.breakerOpenMs,
+    connectTimeoutMs: options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
     logLevel: options.logLevel ?? options.log.level,
   };
 }

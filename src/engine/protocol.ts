@@ -22,6 +22,8 @@ export interface ShardWorkerData {
   readonly relaxedCommitDeadlineMs: number;
   readonly relaxedLoadDeadlineMs: number;
   readonly breakerOpenMs: number;
+  /** Time to open a database connection, in milliseconds. */
+  readonly connectTimeoutMs: number;
   readonly logLevel: string;
 }
 
@@ -40,18 +42,24 @@ export type ShardTask =
 export type AuthorizeResult =
   | { readonly kind: 'decided'; readonly response: Record<string, unknown>; readonly replayed: boolean }
   | { readonly kind: 'safe'; readonly response: Record<string, unknown> }
-  | { readonly kind: 'not_found' };
+  | { readonly kind: 'not_found' }
+  /** The idempotency_key was first used for a different transaction (422 idempotency_key_reuse). */
+  | { readonly kind: 'key_reused' }
+  /** The idempotency_key's stored answer is gone (past 24 hours or the store cap): never decided twice. */
+  | { readonly kind: 'key_expired' };
 
 /** An AuthorizeResult as it travels back to the main thread: the response already serialised. */
 export type AuthorizeWireResult =
   | { readonly kind: 'decided'; readonly reply: DecisionReply; readonly replayed: boolean }
   | { readonly kind: 'safe'; readonly reply: DecisionReply }
-  | { readonly kind: 'not_found' };
+  | { readonly kind: 'not_found' }
+  | { readonly kind: 'key_reused' }
+  | { readonly kind: 'key_expired' };
 
 export function toWire(r: AuthorizeResult): AuthorizeWireResult {
-  if (r.kind === 'not_found') return r;
+  if (r.kind === 'not_found' || r.kind === 'key_reused' || r.kind === 'key_expired') return r;
   if (r.kind === 'safe') return { kind: 'safe', reply: toReply(r.response) };
-  return { kind: 'decided', reply: toReply(r.response), replayed: r.replayed };
+  return { kind: 'decided', reply: toReply(r.response, r.replayed), replayed: r.replayed };
 }
 
 export interface ShardStats {

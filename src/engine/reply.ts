@@ -12,15 +12,17 @@ export interface DecisionReply {
   readonly gatesFired: readonly string[];
   /** The POST /authorize response body as JSON, processing_time_ms still a placeholder. */
   readonly body: string;
+  /** An idempotent replay of an earlier decision (answered with Idempotent-Replayed: true). */
+  readonly replayed: boolean;
 }
 
-export function toReply(response: Record<string, unknown>): DecisionReply {
+export function toReply(response: Record<string, unknown>, replayed = false): DecisionReply {
   const saved = response.processing_time_ms;
   response.processing_time_ms = -1;
   const body = JSON.stringify(response);
   response.processing_time_ms = saved;
   const gates = response.gates_fired;
-  return { decision: response.decision as Decision, gatesFired: Array.isArray(gates) ? gates : [], body };
+  return { decision: response.decision as Decision, gatesFired: Array.isArray(gates) ? gates : [], body, replayed };
 }
 
 /** The final response text with `processingTimeMs` in place. */

@@ -15,6 +15,9 @@ import { ActorSystem, type ShardDatabase } from './actors.js';
 import type { DecisionCore } from './contract.js';
 import { type AuthorizeWireResult, type ShardStats, type ShardTask, type ShardWorkerData, toWire } from './protocol.js';
 
+/** Pause between two probes of a database the breaker saw fail, in milliseconds. */
+const PROBE_INTERVAL_MS = 100;
+
 export interface ShardRuntime {
   handle(task: ShardTask): Promise<readonly AuthorizeWireResult[] | ShardStats | null> | null;
 }
@@ -28,9 +31,47 @@ export async function createShard(
   log: Logger,
   shared?: Readonly<Record<Environment, Sql>>,
 ): Promise<ShardRuntime> {
+  let closing = false;
+
+  /**
+   * While the breaker reports failures, one background `select 1` at a time (every
+   * PROBE_INTERVAL_MS) finds out when the database is back: the first success closes the
+   * breaker and leaves a connection open, so approvals resume as soon as the database answers
+   * rather than when a request's load or commit, each bound by a strict deadline, first manages
+   * to open connections from scratch.
+   */
+  function probeWhileFailing(sql: Sql, gate: DbGate, breaker: Breaker): () => void {
+    let probing = false;
+    return () => {
+      if (probing || closing) return;
+      probing = true;
+      void (async () => {
+        try {
+          while (!closing && breaker.failures > 0) {
+            await new Promise((resolve) => setTimeout(resolve, PROBE_INTERVAL_MS));
+            if (closing || breaker.failures === 0) return;
+            try {
+              await gate.run(() => sql`select 1`);
+              breaker.success();
+            } catch {
+              // still away: try again
+            }
+          }
+        } finally {
+          probing = false;
+        }
+      })();
+    };
+  }
+
   function openDatabase(env: Environment): ShardDatabase {
     const sql =
-      shared?.[env] ?? connect(data.urls[env], { max: data.embedded ? 1 : data.poolSize, embedded: data.embedded });
+      shared?.[env] ??
+      connect(data.urls[env], {
+        max: data.embedded ? 1 : data.poolSize,
+        embedded: data.embedded,
+        connectTimeoutMs: data.connectTimeoutMs,
+      });
     const gate = new DbGate(data.embedded);
     const breaker = new Breaker(data.breakerOpenMs);
     const committer = new GroupCommitter(
@@ -48,6 +89,7 @@ export async function createShard(
       },
       log.child({ env }),
     );
+    breaker.onFailure = probeWhileFailing(sql, gate, breaker);
     return { sql, gate, breaker, committer };
   }
 
@@ -78,6 +120,7 @@ export async function createShard(
   );
 
   async function close(): Promise<void> {
+    closing = true;
     await actors.idle();
     await actors.upkeepIdle();
     await Promise.all([dbs.live.committer.idle(), dbs.sandbox.committer.idle()]);

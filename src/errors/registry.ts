@@ -14,6 +14,11 @@ export const ERRORS = {
   invalid_phone_format: { status: 422, message: 'SMS step-up requires a valid E.164 phone number.' },
   attestation_required: { status: 422, message: 'verification.attestation is required in client_attested mode.' },
   idempotency_key_reuse: { status: 422, message: 'This Idempotency-Key was used with a different request body.' },
+  idempotency_key_expired: {
+    status: 422,
+    message:
+      'This idempotency key was used more than 24 hours ago, or its stored answer was dropped by the per-owner store cap; use a new key.',
+  },
   idempotency_key_in_use: {
     status: 409,
     message: 'A request with this Idempotency-Key is still being processed; retry later.',
@@ -54,9 +59,45 @@ export const ERRORS = {
 
 export type ErrorCode = keyof typeof ERRORS;
 
+/**
+ * The machine code of one field's error (`errors[].code` of the envelope): stable, one per kind
+ * of mistake, so that a client can branch or translate without reading `message`.
+ */
+export const FIELD_ERROR_CODES = {
+  required: 'a required field is missing',
+  unknown_field: 'the field is not part of this request',
+  type: 'the value has the wrong JSON type',
+  format: 'the text is not in the format named (date-time, email, uri)',
+  pattern: 'the text is not in the form the field takes (the message says which)',
+  too_short: 'the text is shorter than allowed (or empty)',
+  too_long: 'the text is longer than allowed',
+  too_few_items: 'the list has fewer items than allowed',
+  too_many_items: 'the list has more items than allowed',
+  too_many_properties: 'the object has more keys than allowed',
+  duplicate_items: 'the list holds the same item twice',
+  enum: 'the value is not one of the allowed values',
+  minimum: 'the number is below the minimum',
+  maximum: 'the number is above the maximum',
+  invalid_amount: 'the amount is not a positive decimal the currency allows',
+  invalid_country: 'the country is not an ISO 3166-1 code',
+  invalid_cursor: 'the cursor was not returned by this endpoint',
+  already_exists: 'the value is already registered',
+  not_allowed: 'the value is refused in this state or by policy',
+  unstorable_text: 'the text holds characters that cannot be stored',
+  duplicate_header: 'a header that frames the request appears more than once',
+  too_large: 'the value is larger than allowed',
+  too_deep: 'the object or list is nested deeper than allowed',
+  invalid: 'the value is invalid (the message says why)',
+} as const;
+
+export type FieldErrorCode = keyof typeof FIELD_ERROR_CODES;
+
 export interface ErrorDetail {
   /** Dotted path of the offending field, e.g. "principal.profile.email". */
   field: string;
+  /** The kind of mistake; the envelope answers `invalid` when a detail names none. */
+  code?: FieldErrorCode;
+  /** For people: says what is expected, never a raw regex. */
   message: string;
 }
 

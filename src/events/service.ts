@@ -3,6 +3,7 @@
 import type { Logger } from 'pino';
 import type { Environment } from '../auth/types.js';
 import type { Config } from '../config/config.js';
+import type { SecretBox } from '../secrets/box.js';
 import { connect, type Databases, type Sql } from '../storage/db.js';
 import { WebhookDispatcher } from '../webhooks/dispatcher.js';
 import { WebhookHttpClient } from '../webhooks/http-client.js';
@@ -22,7 +23,12 @@ export interface EventsRuntime {
   close(): Promise<void>;
 }
 
-export async function startEvents(config: Config, dbs: Databases, log: Logger): Promise<EventsRuntime> {
+export async function startEvents(
+  config: Config,
+  dbs: Databases,
+  log: Logger,
+  secrets: SecretBox,
+): Promise<EventsRuntime> {
   const elog = log.child({ component: 'events' });
   // Own connections, so relaying and delivery never queue behind request handling (and, on
   // embedded PGlite, the one-connection-per-pool rule holds for each of them).
@@ -31,7 +37,7 @@ export async function startEvents(config: Config, dbs: Databases, log: Logger): 
   // events runtime uses the service's own single-connection pools instead.
   const own: Sql[] = [];
   const open = (url: string, max: number): Sql => {
-    const sql = connect(url, { max, embedded: false });
+    const sql = connect(url, { max, embedded: false, connectTimeoutMs: config.databaseConnectTimeoutMs });
     own.push(sql);
     return sql;
   };
@@ -51,7 +57,12 @@ export async function startEvents(config: Config, dbs: Databases, log: Logger): 
           durable: `${config.natsStream}_webhooks`,
           log: elog,
         });
-  const client = new WebhookHttpClient({ policy: config.webhookUrlPolicy, timeoutMs: config.webhookTimeoutMs });
+  const client = new WebhookHttpClient({
+    policy: config.webhookUrlPolicy,
+    timeoutMs: config.webhookTimeoutMs,
+    allowedPorts: config.webhookAllowedPorts,
+    log: elog,
+  });
   const dispatcher = new WebhookDispatcher({
     config,
     sqlFor: (env) => dispatchSql[env],
@@ -59,6 +70,7 @@ export async function startEvents(config: Config, dbs: Databases, log: Logger): 
     subjectPrefix: config.natsSubjectPrefix,
     serialize: dbs.embedded,
     log: elog,
+    secrets,
   });
   await dispatcher.start();
   bus.consume(dispatcher.handleBatch);

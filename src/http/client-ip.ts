@@ -1,63 +1,62 @@
 // Resolves the client address through the trusted-proxy chain: X-Forwarded-For entries are
 // believed only while the hop that added them is a trusted proxy, so a caller cannot spoof
-// its address by sending the header itself.
-import { BlockList, isIPv4, isIPv6 } from 'node:net';
+// its address by sending the header itself. Ranges are parsed and matched by ipaddr.js
+// (src/http/ip-range.ts); TRUSTED_PROXIES was validated when the configuration was loaded.
+import { isIPv4 } from 'node:net';
+import { formatIpAddress, type IpRange, IpRangeList, parseIpAddress, parseIpRange } from './ip-range.js';
+
+export { normaliseIp } from './ip-range.js';
+
+const PEER_CACHE_SIZE = 4096;
 
 export class ClientIpResolver {
-  readonly #trusted: BlockList;
+  readonly #trusted: IpRangeList;
   readonly #any: boolean;
+  // Canonical form by peer text: requests on one keep-alive connection, from one proxy or one
+  // client repeat it, so the hot path mostly skips the parse. Bounded: cleared when full.
+  readonly #peers = new Map<string, string>();
 
   constructor(trustedProxies: readonly string[]) {
-    this.#trusted = new BlockList();
-    this.#any = trustedProxies.length > 0;
+    const ranges: IpRange[] = [];
     for (const entry of trustedProxies) {
-      const [addr, bits] = entry.split('/') as [string, string | undefined];
-      const type = isIPv6(addr) ? 'ipv6' : 'ipv4';
-      if (bits === undefined) this.#trusted.addAddress(addr, type);
-      else this.#trusted.addSubnet(addr, Number(bits), type);
+      const range = parseIpRange(entry);
+      if (range === null) throw new Error(`TRUSTED_PROXIES: "${entry}" is not an IP address or CIDR range`);
+      ranges.push(range);
     }
+    this.#trusted = new IpRangeList(ranges);
+    this.#any = ranges.length > 0;
   }
 
   resolve(peer: string, forwardedFor: string | undefined): string {
-    const peerAddr = normaliseIp(peer);
-    if (!this.#any || forwardedFor === undefined || forwardedFor === '') return peerAddr;
-    let current = peerAddr;
+    const peerIp = this.#canonicalPeer(peer);
+    if (!this.#any || forwardedFor === undefined || forwardedFor === '') return peerIp;
+    let current = parseIpAddress(peerIp);
+    let currentText = peerIp;
     const hops = forwardedFor.split(',');
-    for (let i = hops.length - 1; i >= 0 && this.isTrusted(current); i--) {
-      const hop = normaliseIp((hops[i] as string).trim());
-      if (!isIPv4(hop) && !isIPv6(hop)) break;
+    for (let i = hops.length - 1; i >= 0 && current !== null && this.#trusted.containsAddress(current); i--) {
+      const hop = parseIpAddress(hops[i] as string);
+      if (hop === null) break;
       current = hop;
+      currentText = formatIpAddress(hop);
     }
-    return current;
+    return currentText;
   }
 
   isTrusted(ip: string): boolean {
-    if (isIPv4(ip)) return this.#trusted.check(ip, 'ipv4');
-    if (isIPv6(ip)) return this.#trusted.check(ip, 'ipv6');
-    return false;
+    return this.#trusted.contains(ip);
   }
-}
 
-/** Canonical text form: IPv4-mapped IPv6 becomes dotted IPv4; uWS's long IPv6 form is shortened. */
-export function normaliseIp(raw: string): string {
-  let ip = raw.trim();
-  if (ip.startsWith('[') && ip.endsWith(']')) ip = ip.slice(1, -1);
-  const lower = ip.toLowerCase();
-  const mapped = /^(?:0{0,4}:){0,5}(?:0{0,4}:)?ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
-  if (mapped?.[1] !== undefined) return mapped[1];
-  const mappedHex = /^(?:0{1,4}:){5}ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower);
-  if (mappedHex?.[1] !== undefined && mappedHex[2] !== undefined) {
-    const hi = Number.parseInt(mappedHex[1], 16);
-    const lo = Number.parseInt(mappedHex[2], 16);
-    return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
-  }
-  if (isIPv6(lower)) {
-    // Shorten via URL parsing, which canonicalises IPv6 hosts.
-    try {
-      return new URL(`http://[${lower}]/`).hostname.slice(1, -1);
-    } catch {
-      return lower;
+  #canonicalPeer(peer: string): string {
+    const known = this.#peers.get(peer);
+    if (known !== undefined) return known;
+    // A dotted quad that passes isIPv4 is already canonical; anything else goes through ipaddr.js.
+    let text = peer;
+    if (!isIPv4(peer)) {
+      const addr = parseIpAddress(peer);
+      text = addr === null ? peer.trim() : formatIpAddress(addr);
     }
+    if (this.#peers.size >= PEER_CACHE_SIZE) this.#peers.clear();
+    this.#peers.set(peer, text);
+    return text;
   }
-  return ip;
 }

@@ -1,6 +1,6 @@
 // The one place that turns an error into the SPEC.md "Errors" envelope.
 import type { Logger } from 'pino';
-import { ApiError, ERRORS } from '../errors/registry.js';
+import { ApiError, ERRORS, type ErrorDetail } from '../errors/registry.js';
 import { isDatabaseUnavailable } from '../storage/db.js';
 
 export interface Envelope {
@@ -17,8 +17,17 @@ export function errorEnvelope(err: unknown, requestId: string, log: Logger): Env
       status: err.status,
       request_id: requestId,
     };
-    if (err.details !== undefined) payload.details = err.details;
-    return { status: err.status, body: JSON.stringify(payload), headers: err.headers };
+    if (err.details !== undefined) {
+      // `details` as SPEC.md has it ({field, message}); `errors` beside it adds each one's code.
+      payload.details = err.details.map(detailOf);
+      payload.errors = err.details.map(fieldErrorOf);
+    }
+    // A 503 always says when to come back.
+    const headers =
+      err.status === 503 && err.headers?.['retry-after'] === undefined
+        ? { ...err.headers, 'retry-after': '1' }
+        : err.headers;
+    return { status: err.status, body: JSON.stringify(payload), headers };
   }
   if (isDatabaseUnavailable(err)) {
     // The database is unreachable: a transient fault the client may retry, not a bug.
@@ -36,4 +45,12 @@ export function errorEnvelope(err: unknown, requestId: string, log: Logger): Env
     body: JSON.stringify({ error: 'internal_error', message: e.message, status: e.status, request_id: requestId }),
     headers: undefined,
   };
+}
+
+function detailOf(d: ErrorDetail): { field: string; message: string } {
+  return { field: d.field, message: d.message };
+}
+
+function fieldErrorOf(d: ErrorDetail): { field: string; code: string; message: string } {
+  return { field: d.field, code: d.code ?? 'invalid', message: d.message };
 }

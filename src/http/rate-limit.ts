@@ -1,19 +1,27 @@
-// Per-credential request rate limits: one token bucket per credential id, in memory, checked
-// by the edge right after authentication. Over the limit the request is refused with 429
-// rate_limited carrying Retry-After and the IETF RateLimit / RateLimit-Policy headers
-// (draft-ietf-httpapi-ratelimit-headers-08 structured fields). On POST /authorize a 429 is a
-// transport answer, not a decision: nothing was evaluated or recorded and the caller retries.
-// The defaults sit far above what one machine can decide, so they only stop a runaway client.
+// Request rate limits: token buckets per credential (API key; an access token counts against
+// the key it was minted from) and per Client (all its keys and all its Principals' keys and
+// tokens together), in memory, checked by the edge right after authentication. Over either
+// limit the request is refused with 429 rate_limited carrying Retry-After and the IETF
+// RateLimit / RateLimit-Policy headers (draft-ietf-httpapi-ratelimit-headers-08 structured
+// fields). On POST /authorize a 429 is a transport answer, not a decision: nothing was
+// evaluated or recorded and the caller retries.
+//
+// Several instances: each instance enforces its share, the configured limit divided by the
+// live instances sharing the database (src/cluster/instances.ts), so the cluster as a whole
+// allows the configured limit when a load balancer spreads a caller's requests evenly. A
+// caller pinned to one instance gets only that instance's share (stricter, never looser).
 import { LRUCache } from 'lru-cache';
 import { ApiError } from '../errors/registry.js';
 
 export interface RateLimitOptions {
-  /** Sustained requests per second allowed per credential; 0 turns rate limiting off. */
+  /** Sustained requests per second allowed per key, cluster-wide; 0 turns this limit off. */
   readonly requestsPerSecond: number;
-  /** Bucket size: requests a credential may send at once after being idle. */
+  /** Bucket size, cluster-wide: requests a key may send at once after being idle. */
   readonly burstRequests: number;
-  /** Credentials whose buckets are kept; the least recently seen is dropped beyond it. */
+  /** Keys whose buckets are kept; the least recently seen is dropped beyond it. */
   readonly maxTrackedCredentials?: number;
+  /** Name of the policy in the RateLimit headers (default "credential"). */
+  readonly policyName?: string;
 }
 
 interface Bucket {
@@ -32,31 +40,50 @@ export interface RateLimitVerdict {
   readonly retryAfterSeconds: number;
 }
 
-const POLICY_NAME = 'credential';
-
 export class RateLimiter {
-  readonly #rate: number;
-  readonly #burst: number;
+  readonly #configuredRate: number;
+  readonly #configuredBurst: number;
+  #rate: number;
+  #burst: number;
   readonly #buckets: LRUCache<string, Bucket>;
-  readonly #policyHeader: string;
+  readonly #name: string;
+  readonly #policy: string;
 
   constructor(options: RateLimitOptions) {
-    this.#rate = options.requestsPerSecond;
-    this.#burst = Math.max(1, options.burstRequests);
-    // Evicting an idle bucket only forgets a partly drained credential: it starts full again,
-    // which is at most one extra burst. Active credentials stay in the cache.
+    this.#configuredRate = options.requestsPerSecond;
+    this.#configuredBurst = Math.max(1, options.burstRequests);
+    this.#rate = this.#configuredRate;
+    this.#burst = this.#configuredBurst;
+    this.#name = options.policyName ?? 'credential';
+    // Evicting an idle bucket only forgets a partly drained key: it starts full again, which is
+    // at most one extra burst. Active keys stay in the cache.
     this.#buckets = new LRUCache({ max: options.maxTrackedCredentials ?? 100_000 });
     // The quota is the burst, replenished over the time the rate takes to refill it.
     const windowSeconds = this.#rate > 0 ? Math.max(1, Math.ceil(this.#burst / this.#rate)) : 1;
-    this.#policyHeader = `"${POLICY_NAME}";q=${this.#burst};w=${windowSeconds}`;
+    this.#policy = `"${this.#name}";q=${this.#burst};w=${windowSeconds}`;
   }
 
   get enabled(): boolean {
-    return this.#rate > 0;
+    return this.#configuredRate > 0;
   }
 
-  /** Takes one token for `key` at time `nowMs` (milliseconds, monotonic). */
-  take(key: string, nowMs: number): RateLimitVerdict {
+  /** The RateLimit-Policy item of this limit (the configured, cluster-wide quota). */
+  get policy(): string {
+    return this.#policy;
+  }
+
+  /**
+   * Enforces 1/`instances` of the configured limit from now on (at least one request of burst),
+   * as one of `instances` live instances. Existing buckets keep their tokens, capped at the new burst.
+   */
+  setShare(instances: number): void {
+    const n = Math.max(1, Math.floor(instances));
+    this.#rate = this.#configuredRate / n;
+    this.#burst = Math.max(1, this.#configuredBurst / n);
+  }
+
+  /** The bucket of `key` refilled to `nowMs` (milliseconds, monotonic). */
+  #bucket(key: string, nowMs: number): Bucket {
     let b = this.#buckets.get(key);
     if (b === undefined) {
       b = { tokens: this.#burst, lastMs: nowMs };
@@ -64,37 +91,95 @@ export class RateLimiter {
     } else if (nowMs > b.lastMs) {
       b.tokens = Math.min(this.#burst, b.tokens + ((nowMs - b.lastMs) * this.#rate) / 1000);
       b.lastMs = nowMs;
+    } else if (b.tokens > this.#burst) {
+      b.tokens = this.#burst;
     }
+    return b;
+  }
+
+  #verdict(b: Bucket, allowed: boolean): RateLimitVerdict {
+    const reset = Math.ceil((this.#burst - b.tokens) / this.#rate);
+    return allowed
+      ? { allowed, remaining: Math.floor(b.tokens), resetSeconds: reset, retryAfterSeconds: 0 }
+      : {
+          allowed,
+          remaining: 0,
+          resetSeconds: reset,
+          retryAfterSeconds: Math.max(1, Math.ceil((1 - b.tokens) / this.#rate)),
+        };
+  }
+
+  /** Takes one token for `key` at time `nowMs` (milliseconds, monotonic). */
+  take(key: string, nowMs: number): RateLimitVerdict {
+    const b = this.#bucket(key, nowMs);
     if (b.tokens >= 1) {
       b.tokens -= 1;
-      return {
-        allowed: true,
-        remaining: Math.floor(b.tokens),
-        resetSeconds: Math.ceil((this.#burst - b.tokens) / this.#rate),
-        retryAfterSeconds: 0,
-      };
+      return this.#verdict(b, true);
     }
-    return {
-      allowed: false,
-      remaining: 0,
-      resetSeconds: Math.ceil((this.#burst - b.tokens) / this.#rate),
-      retryAfterSeconds: Math.max(1, Math.ceil((1 - b.tokens) / this.#rate)),
-    };
+    return this.#verdict(b, false);
+  }
+
+  /** Like take() without taking: whether `key` has a token now, and its verdict if not. */
+  peek(key: string, nowMs: number): RateLimitVerdict | null {
+    const b = this.#bucket(key, nowMs);
+    return b.tokens >= 1 ? null : this.#verdict(b, false);
   }
 
   /** Throws 429 rate_limited (with its headers) when `key` is over its limit. */
   check(key: string, nowMs: number): void {
-    if (this.#rate <= 0) return;
+    if (this.#configuredRate <= 0) return;
     const v = this.take(key, nowMs);
     if (v.allowed) return;
     throw new ApiError('rate_limited', undefined, { headers: this.headers(v) });
   }
 
-  headers(v: RateLimitVerdict): Record<string, string> {
+  headers(v: RateLimitVerdict, policies: string = this.#policy): Record<string, string> {
     return {
       'retry-after': String(v.retryAfterSeconds),
-      'ratelimit-policy': this.#policyHeader,
-      ratelimit: `"${POLICY_NAME}";r=${v.remaining};t=${Math.max(v.resetSeconds, v.retryAfterSeconds)}`,
+      'ratelimit-policy': policies,
+      ratelimit: `"${this.#name}";r=${v.remaining};t=${Math.max(v.resetSeconds, v.retryAfterSeconds)}`,
     };
+  }
+}
+
+/**
+ * The per-key and per-Client limits together: a request takes a token from both buckets or
+ * from neither (a refused request costs nothing), and a refusal names the limit that refused.
+ */
+export class RequestLimits {
+  readonly #key: RateLimiter;
+  readonly #client: RateLimiter;
+  readonly #policies: string;
+
+  constructor(key: RateLimitOptions, client: RateLimitOptions) {
+    this.#key = new RateLimiter({ policyName: 'credential', ...key });
+    this.#client = new RateLimiter({ policyName: 'client', ...client });
+    this.#policies = [this.#key, this.#client]
+      .filter((l) => l.enabled)
+      .map((l) => l.policy)
+      .join(', ');
+  }
+
+  /** Shares each limit among `instances` live instances (see RateLimiter.setShare). */
+  setShare(instances: number): void {
+    this.#key.setShare(instances);
+    this.#client.setShare(instances);
+  }
+
+  /** Throws 429 rate_limited when the key or its Client is over its limit; else takes one token of each. */
+  check(credentialId: string, clientId: string, nowMs: number): void {
+    const key = this.#key.enabled ? this.#key.peek(credentialId, nowMs) : null;
+    const client = this.#client.enabled ? this.#client.peek(clientId, nowMs) : null;
+    if (key === null && client === null) {
+      if (this.#key.enabled) this.#key.take(credentialId, nowMs);
+      if (this.#client.enabled) this.#client.take(clientId, nowMs);
+      return;
+    }
+    // The limit that keeps the caller waiting longest is the one reported.
+    const byKey = key !== null && (client === null || key.retryAfterSeconds >= client.retryAfterSeconds);
+    const headers = byKey
+      ? this.#key.headers(key as RateLimitVerdict, this.#policies)
+      : this.#client.headers(client as RateLimitVerdict, this.#policies);
+    throw new ApiError('rate_limited', undefined, { headers });
   }
 }

@@ -11,10 +11,13 @@ import { newId } from '../domain/ids.js';
 import { ApiError } from '../errors/registry.js';
 import type { ServiceMetrics } from '../observability/metrics.js';
 import type { Databases } from '../storage/db.js';
-import { getValidator, validate } from '../validation/validate.js';
+import { assertMetadataSize, metadataPaths } from '../validation/metadata.js';
+import { assertStorableFields, assertStorableText } from '../validation/storable-text.js';
+import { getValidator, schemaErrors, validate, validationError } from '../validation/validate.js';
 import { ClientIpResolver } from './client-ip.js';
+import { DeadlineSweeper } from './deadline.js';
 import { errorEnvelope } from './envelope.js';
-import type { RateLimiter } from './rate-limit.js';
+import type { RequestLimits } from './rate-limit.js';
 import type { Router } from './router.js';
 import type { HttpMethod, Reply, RequestContext, RouteDef } from './types.js';
 
@@ -39,6 +42,29 @@ const STATUS_TEXT: Record<number, string> = {
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const EMPTY = Buffer.alloc(0);
+/**
+ * During a drain, how long the edge keeps idle keep-alive connections open after the last
+ * request arrived, so that a client already sending on one is answered (with Connection: close)
+ * rather than cut. Closing an idle keep-alive connection always races a client that starts a
+ * request at that instant (RFC 9112 section 9.8); the grace makes that window small.
+ */
+const DRAIN_IDLE_GRACE_MS = 500;
+const DRAIN_POLL_MS = 10;
+
+/** uWS 20.30 has TemplatedApp.close() (closes the listen sockets and every connection) but its typings omit it. */
+type ClosableApp = uWS.TemplatedApp & { close(): void };
+
+/** How a drain ended (HttpServer.close). */
+export interface DrainResult {
+  /** Requests still unanswered at the deadline, cut when the connections closed. */
+  readonly cut: number;
+  readonly durationMs: number;
+}
+const HEAD = 'HEAD' as HttpMethod;
+/** Headers that frame the message or name its target: a second copy is a smuggling attempt. */
+const SINGLE_HEADERS = new Set(['content-length', 'transfer-encoding', 'host']);
+/** Refuses bytes that are not UTF-8 (RFC 8259 8.1) instead of replacing them with U+FFFD. */
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
 export interface HttpServerDeps {
   config: Config;
@@ -48,8 +74,8 @@ export interface HttpServerDeps {
   dbs: Databases;
   /** Per-request counters and latency by route template (src/observability/metrics.ts). */
   metrics?: ServiceMetrics;
-  /** Per-credential token buckets, checked right after authentication. */
-  rateLimiter?: RateLimiter;
+  /** Per-credential and per-Client token buckets, checked right after authentication. */
+  rateLimiter?: RequestLimits;
 }
 
 /** Per-request state kept on our side of the uWS response (never touch res after abort). */
@@ -59,7 +85,21 @@ interface Pending {
   /** Route template for metrics ('unmatched' until the router matches). */
   route: string;
   startedAt: number;
+  /** When the answer deadline passes (performance.now()); set once the route is known. */
+  dueAt: number;
+  readonly res: uWS.HttpResponse;
+  ctx: RequestContext | null;
+  def: RouteDef | null;
 }
+
+/** Passed to a route's onFault when its answer deadline passed. */
+class AnswerDeadlineError extends Error {
+  readonly code = 'DEADLINE';
+  constructor() {
+    super('answer deadline passed');
+  }
+}
+const ANSWER_DEADLINE = new AnswerDeadlineError();
 
 export class HttpServer {
   readonly #deps: HttpServerDeps;
@@ -67,8 +107,13 @@ export class HttpServer {
   readonly #ips: ClientIpResolver;
   #listenSocket: uWS.us_listen_socket | null = null;
   #inFlight = 0;
-  #drainWaiters: (() => void)[] = [];
   #port = 0;
+  /** Set by close(): every response from then on closes its connection (Connection: close). */
+  #draining = false;
+  /** performance.now() of the last request received (the drain's idle grace counts from it). */
+  #lastRequestAt = 0;
+  #closing: Promise<DrainResult> | null = null;
+  readonly #deadlines = new DeadlineSweeper<Pending>((p) => this.#expire(p));
 
   constructor(deps: HttpServerDeps) {
     this.#deps = deps;
@@ -99,30 +144,64 @@ export class HttpServer {
     });
   }
 
-  /** Stops accepting connections, then resolves once every in-flight request is answered. */
-  async close(): Promise<void> {
+  /**
+   * Graceful stop, bounded by `timeoutMs`: stops accepting connections; answers every request
+   * already received and the next one on each open keep-alive connection, each with
+   * `Connection: close`; once nothing is in flight and no request has arrived for a short grace,
+   * closes the idle keep-alive connections that remain. At the deadline, whatever is still in
+   * flight is cut (counted in the result).
+   */
+  close(timeoutMs: number): Promise<DrainResult> {
+    this.#closing ??= this.#drain(timeoutMs);
+    return this.#closing;
+  }
+
+  async #drain(timeoutMs: number): Promise<DrainResult> {
+    const started = performance.now();
+    const deadline = started + timeoutMs;
+    this.#draining = true;
     if (this.#listenSocket !== null) {
       uWS.us_listen_socket_close(this.#listenSocket);
       this.#listenSocket = null;
     }
-    if (this.#inFlight > 0) {
-      await new Promise<void>((resolve) => this.#drainWaiters.push(resolve));
+    for (;;) {
+      const now = performance.now();
+      if (now >= deadline) break;
+      if (this.#inFlight === 0 && now - this.#lastRequestAt >= DRAIN_IDLE_GRACE_MS) break;
+      await new Promise((r) => setTimeout(r, Math.min(DRAIN_POLL_MS, deadline - now)));
     }
+    const cut = this.#inFlight;
+    // Closes the remaining (idle) connections with a FIN; a request still in flight at the
+    // deadline is aborted (its onAborted runs and settles the in-flight count).
+    (this.#app as ClosableApp).close();
+    return { cut, durationMs: Math.round(performance.now() - started) };
   }
 
   #onRequest(res: uWS.HttpResponse, req: uWS.HttpRequest): void {
     const startedAt = performance.now();
+    this.#lastRequestAt = startedAt;
     const method = req.getCaseSensitiveMethod().toUpperCase();
     const path = req.getUrl();
     const queryString = req.getQuery() ?? '';
     const headers: Record<string, string> = {};
+    let repeated: string | null = null;
     req.forEach((k, v) => {
+      if (headers[k] !== undefined && SINGLE_HEADERS.has(k)) repeated = k;
       headers[k] = v;
     });
     const requestId = newId('req');
     const peer = Buffer.from(res.getRemoteAddressAsText()).toString();
     const ip = this.#ips.resolve(peer, headers['x-forwarded-for']);
-    const pending: Pending = { aborted: false, done: false, route: 'unmatched', startedAt };
+    const pending: Pending = {
+      aborted: false,
+      done: false,
+      route: 'unmatched',
+      startedAt,
+      dueAt: 0,
+      res,
+      ctx: null,
+      def: null,
+    };
     this.#inFlight++;
     res.onAborted(() => {
       pending.aborted = true;
@@ -143,7 +222,18 @@ export class HttpServer {
       db: null,
       startedAt,
     };
+    pending.ctx = ctx;
 
+    if (repeated !== null) {
+      // uWS frames the body by the first copy, so what follows it would be read as another
+      // request (smuggling, RFC 9112 6.3 and 11.2): answer 400 and close. Not from inside this
+      // callback: uWS 20.30 would still parse a request pipelined behind this one and clear the
+      // close. Answered on the next turn, the response is pending while the rest of the bytes
+      // are parsed, and uWS drops the connection at any pipelined request instead of serving it.
+      const refusal = duplicateHeader(repeated);
+      setImmediate(() => this.#writeError(res, ctx, pending, refusal, true));
+      return;
+    }
     if (!BODY_METHODS.has(method)) {
       void this.#dispatch(res, ctx, pending);
       return;
@@ -185,14 +275,32 @@ export class HttpServer {
       route = match.route;
       (ctx as { params: Record<string, string> }).params = match.params;
       pending.route = route.path;
+      pending.def = route;
+      const { authorizeDeadlineMs, requestDeadlineMs } = this.#deps.config;
+      this.#deadlines.track(
+        pending,
+        route.onFault !== undefined ? authorizeDeadlineMs : (route.deadlineMs ?? requestDeadlineMs),
+        performance.now(),
+      );
       if (route.auth !== 'none') {
         ctx.auth = await this.#deps.authenticator.authenticate(ctx, route);
         if (ctx.auth !== null && ctx.auth.kind !== 'admin') {
-          this.#deps.rateLimiter?.check(ctx.auth.credentialId, performance.now());
+          this.#deps.rateLimiter?.check(ctx.auth.credentialId, ctx.auth.clientId, performance.now());
           ctx.db = this.#deps.dbs.forEnv(ctx.auth.environment);
         }
       }
-      if (route.body !== undefined) ctx.body = validate(getValidator(route.body), parseBody(ctx, route));
+      assertStorableFields(ctx.params);
+      assertStorableFields(ctx.query);
+      if (route.body !== undefined) {
+        const validator = getValidator(route.body);
+        const body = parseBody(ctx, route);
+        // A refused body answers the schema's errors and the route's cross-field ones together.
+        if (!validator.check(body))
+          throw validationError(schemaErrors(validator, body), route.fieldErrors?.(ctx, body));
+        ctx.body = body;
+        const metadata = metadataPaths(route.body);
+        if (metadata.length > 0) assertMetadataSize(ctx.body, metadata, this.#deps.config.metadataMaxBytes);
+      }
       if (route.query !== undefined) validate(getValidator(route.query), ctx.query);
       const reply = await route.handler(ctx);
       this.#write(res, ctx, pending, reply);
@@ -210,6 +318,28 @@ export class HttpServer {
     }
   }
 
+  /**
+   * The request's answer deadline passed before its handler answered: a route with onFault
+   * (POST /authorize) answers its fault reply (the safe decision), any other 503 with
+   * Retry-After. What the handler answers later is dropped (pending.done).
+   */
+  #expire(pending: Pending): void {
+    const ctx = pending.ctx as RequestContext;
+    const route = pending.def as RouteDef;
+    if (route.onFault !== undefined) {
+      try {
+        this.#write(pending.res, ctx, pending, route.onFault(ctx, ANSWER_DEADLINE));
+        return;
+      } catch (err) {
+        this.#deps.log.error({ err, request_id: ctx.requestId }, 'onFault failed');
+      }
+    }
+    const err = new ApiError('service_unavailable', 'The service could not answer in time; retry shortly.', {
+      headers: { 'retry-after': '1' },
+    });
+    this.#writeError(pending.res, ctx, pending, err, false);
+  }
+
   #write(res: uWS.HttpResponse, ctx: RequestContext, pending: Pending, reply: Reply): void {
     if (pending.aborted || pending.done) return;
     const body = reply.rawJson ?? (reply.body === undefined || reply.status === 204 ? '' : JSON.stringify(reply.body));
@@ -220,7 +350,8 @@ export class HttpServer {
       }
       res.writeHeader('x-request-id', ctx.requestId);
       if (reply.headers !== undefined) for (const k in reply.headers) res.writeHeader(k, reply.headers[k] as string);
-      res.end(body);
+      // While draining, the answer closes its connection: the client sends nothing more on it.
+      res.end(body, this.#draining);
     });
     this.#finish(pending, ctx.method, reply.status);
     if (this.#deps.log.isLevelEnabled('debug')) {
@@ -245,7 +376,14 @@ export class HttpServer {
       res.writeHeader('content-type', 'application/json');
       res.writeHeader('x-request-id', ctx.requestId);
       if (env.headers !== undefined) for (const k in env.headers) res.writeHeader(k, env.headers[k] as string);
-      res.end(env.body, close);
+      // No route takes HEAD, so its answers all pass here: a body after them would be read as
+      // the start of the next response on the connection (RFC 9110 9.3.2). uWS 20.30 leaves
+      // the response pending when endWithoutBody is given a length, hence no Content-Length.
+      // While draining, every answer closes its connection.
+      const closing = close || this.#draining;
+      if (ctx.method !== HEAD) res.end(env.body, closing);
+      else if (closing) res.end('', true);
+      else res.endWithoutBody();
     });
     this.#finish(pending, ctx.method, env.status);
   }
@@ -259,11 +397,6 @@ export class HttpServer {
       m.httpRequests.labels(pending.route, method, String(status)).inc();
       m.httpDuration.labels(pending.route).observe((performance.now() - pending.startedAt) / 1000);
     }
-    if (this.#inFlight === 0 && this.#drainWaiters.length > 0) {
-      const waiters = this.#drainWaiters;
-      this.#drainWaiters = [];
-      for (const w of waiters) w();
-    }
   }
 }
 
@@ -274,16 +407,38 @@ function parseQuery(qs: string): Record<string, string> {
   return out;
 }
 
-function parseBody(ctx: RequestContext, route: RouteDef): unknown {
+/** The validated-route body: strict UTF-8, JSON (or the form of /oauth/token), storable text. */
+export function parseBody(ctx: Pick<RequestContext, 'rawBody' | 'headers'>, route: Pick<RouteDef, 'form'>): unknown {
   if (ctx.rawBody.length === 0) return {};
   const type = (ctx.headers['content-type'] ?? 'application/json').split(';')[0]?.trim().toLowerCase();
-  if (route.form === true && type === 'application/x-www-form-urlencoded') {
-    return Object.fromEntries(new URLSearchParams(ctx.rawBody.toString('utf8')));
-  }
-  if (type !== 'application/json' && !type?.endsWith('+json')) throw new ApiError('unsupported_media_type');
+  const form = route.form === true && type === 'application/x-www-form-urlencoded';
+  if (!form && type !== 'application/json' && !type?.endsWith('+json')) throw new ApiError('unsupported_media_type');
+  let text: string;
   try {
-    return JSON.parse(ctx.rawBody.toString('utf8'));
+    text = UTF8.decode(ctx.rawBody);
+  } catch {
+    throw new ApiError('invalid_json', 'The request body is not valid UTF-8.');
+  }
+  if (form) {
+    const fields = Object.fromEntries(new URLSearchParams(text));
+    assertStorableFields(fields);
+    return fields;
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
   } catch {
     throw new ApiError('invalid_json');
   }
+  // Why only then: JSON refuses a raw U+0000 (control characters must be escaped) and strict
+  // UTF-8 decoding refuses an encoded surrogate, so both can only arrive as a \u escape. The
+  // /authorize hot path pays one scan of the text, not a walk of the document.
+  if (text.indexOf('\\u') !== -1) assertStorableText(body);
+  return body;
+}
+
+function duplicateHeader(name: string): ApiError {
+  return new ApiError('bad_request', `The request carries more than one ${name} header.`, {
+    details: [{ field: name, code: 'duplicate_header', message: 'must appear at most once' }],
+  });
 }

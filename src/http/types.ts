@@ -2,6 +2,7 @@
 // method, path, credential plane and schemas; its handler gets a RequestContext and returns a
 // Reply or throws an ApiError.
 import type { AuthContext } from '../auth/types.js';
+import type { ErrorDetail } from '../errors/registry.js';
 import type { Sql } from '../storage/db.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -66,6 +67,12 @@ export interface RouteDef {
   internal?: boolean;
   /** Also accepts application/x-www-form-urlencoded bodies (only /oauth/token). */
   form?: boolean;
+  /**
+   * The route's cross-field rules over a body the schema refused (any shape: check types), so
+   * that one answer lists the schema's errors and these together; fields the schema already
+   * named are not repeated. On a body the schema passed, the handler applies them itself.
+   */
+  fieldErrors?: (ctx: RequestContext, body: unknown) => ErrorDetail[];
   handler: (ctx: RequestContext) => Reply | Promise<Reply>;
   /**
    * The reply for an unexpected fault anywhere in the request (authentication included; any
@@ -73,6 +80,11 @@ export interface RouteDef {
    * decision (SPEC.md rule 6: it never answers 500).
    */
   onFault?: (ctx: RequestContext, err: unknown) => Reply;
+  /**
+   * This route's answer deadline in milliseconds, in place of REQUEST_DEADLINE_MS (a route that
+   * waits on an outbound call of its own). A route with onFault uses AUTHORIZE_DEADLINE_MS.
+   */
+  deadlineMs?: number;
 }
 
 export function json(status: number, body: unknown, headers?: Record<string, string>): Reply {

@@ -1,9 +1,8 @@
 // Agents under a Principal (onboarding plane): Program inheritance, a generated did:key when
 // none is given, status ACTIVE and trust level REGISTERED on creation.
-import { didMethod, generateDidKey } from '../domain/did.js';
+import { didMethod, generateDidKey, isDuplicateAgentDid } from '../domain/did.js';
 import { newId } from '../domain/ids.js';
 import { ApiError } from '../errors/registry.js';
-import { isUniqueViolation } from './checks.js';
 import type { Db, Tx } from './idempotency.js';
 
 /** schemas/OnboardAgentCreateRequest.json (defaults applied). */
@@ -46,7 +45,7 @@ export function resolveProgram(enrolled: readonly string[], requested: string | 
   if (requested !== undefined) {
     if (enrolled.includes(requested)) return requested;
     throw new ApiError('principal_not_in_program', undefined, {
-      details: [{ field, message: `the Principal is not enrolled in ${requested}` }],
+      details: [{ field, code: 'not_allowed', message: `the Principal is not enrolled in ${requested}` }],
     });
   }
   if (enrolled.length === 1) return enrolled[0] as string;
@@ -81,7 +80,7 @@ export async function createAgent(
     method = didMethod(did);
     if (method === null) {
       throw new ApiError('validation_error', undefined, {
-        details: [{ field: at('did'), message: 'is not a W3C DID (did:<method>:<id>)' }],
+        details: [{ field: at('did'), code: 'pattern', message: 'is not a W3C DID (did:<method>:<id>)' }],
       });
     }
   }
@@ -94,9 +93,10 @@ export async function createAgent(
         'REGISTERED', ${input.capabilities}, ${input.external_agent_ref ?? null},
         ${input.metadata === undefined ? null : tx.json(input.metadata as never)}, ${now}, ${now})`;
   } catch (err) {
-    if (isUniqueViolation(err)) {
-      throw new ApiError('conflict', 'An agent with this DID is already registered.', {
-        details: [{ field: at('did'), message: 'is already registered' }],
+    // A DID is unique within the Client (migration 0090); another Client may hold the same DID.
+    if (isDuplicateAgentDid(err)) {
+      throw new ApiError('conflict', 'An agent with this DID is already registered in this Client.', {
+        details: [{ field: at('did'), code: 'already_exists', message: 'is already registered in this Client' }],
       });
     }
     throw err;

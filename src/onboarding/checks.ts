@@ -1,5 +1,5 @@
 // Business-rule checks shared by the onboarding handlers, after schema validation: who the
-// caller is, identifiers safe to look up, and bodies PostgreSQL can store.
+// caller is, identifiers safe to look up, and bodies not nested too deep to store.
 import type { ClientAuth } from '../auth/types.js';
 import { ApiError, type ErrorDetail } from '../errors/registry.js';
 import type { RequestContext } from '../http/types.js';
@@ -35,9 +35,9 @@ export class Problems {
 }
 
 /**
- * Refuses what PostgreSQL cannot store or what would exhaust the stack when serialised:
- * NUL characters in strings and keys (text and jsonb reject them) and nesting deeper than
- * MAX_JSON_DEPTH. Runs over bodies the schema already accepted.
+ * Refuses what would exhaust the stack when serialised: nesting deeper than MAX_JSON_DEPTH.
+ * Runs over bodies the schema already accepted. (Text PostgreSQL cannot store, NUL and lone
+ * surrogates, is refused for every request at the edge: src/validation/storable-text.ts.)
  */
 export function assertStorable(body: unknown): void {
   const problems = new Problems('');
@@ -46,12 +46,7 @@ export function assertStorable(body: unknown): void {
 }
 
 function walk(value: unknown, path: string, depth: number, problems: Problems): void {
-  if (problems.details.length > 0) return;
-  if (typeof value === 'string') {
-    if (value.includes('\u0000')) problems.add(path || '(body)', 'must not contain NUL characters');
-    return;
-  }
-  if (value === null || typeof value !== 'object') return;
+  if (problems.details.length > 0 || value === null || typeof value !== 'object') return;
   if (depth >= MAX_JSON_DEPTH) {
     problems.add(path || '(body)', `is nested deeper than ${MAX_JSON_DEPTH} levels`);
     return;
@@ -61,14 +56,7 @@ function walk(value: unknown, path: string, depth: number, problems: Problems): 
       walk(value[i], path === '' ? String(i) : `${path}.${i}`, depth + 1, problems);
     return;
   }
-  for (const [k, v] of Object.entries(value)) {
-    const field = path === '' ? k : `${path}.${k}`;
-    if (k.includes('\u0000')) {
-      problems.add(field, 'field names must not contain NUL characters');
-      return;
-    }
-    walk(v, field, depth + 1, problems);
-  }
+  for (const [k, v] of Object.entries(value)) walk(v, path === '' ? k : `${path}.${k}`, depth + 1, problems);
 }
 
 /** The isoformat of a timestamptz column value (postgres.js returns Date). */

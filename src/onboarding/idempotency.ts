@@ -15,6 +15,7 @@ import { canonicalJson } from '../domain/mandate-hash.js';
 import { ApiError } from '../errors/registry.js';
 import type { Reply, RequestContext } from '../http/types.js';
 import type { Sql } from '../storage/db.js';
+import { IDEMPOTENCY_RETENTION_SECONDS } from '../storage/idempotency-sweep.js';
 
 // biome-ignore lint/complexity/noBannedTypes: postgres.js's own default type parameter
 export type Tx = postgres.TransactionSql<{}>;
@@ -22,8 +23,8 @@ export type Tx = postgres.TransactionSql<{}>;
 // biome-ignore lint/complexity/noBannedTypes: postgres.js's own default type parameter
 export type Db = postgres.ISql<{}>;
 
-/** How long a completed key replays its answer (SPEC: "roughly 24 hours"). */
-export const RETENTION_SECONDS = 24 * 60 * 60;
+/** How long a completed key replays its answer (SPEC: "roughly 24 hours"); swept by src/storage/idempotency-sweep.ts. */
+export const RETENTION_SECONDS = IDEMPOTENCY_RETENTION_SECONDS;
 /** An in-flight claim older than this belongs to a request that will never finish. */
 export const STALE_CLAIM_SECONDS = 5 * 60;
 const HEADER = 'idempotency-key';
@@ -57,7 +58,7 @@ export async function withIdempotency(ctx: RequestContext, work: (tx: Tx) => Pro
   if (key === undefined) return db.begin((tx) => work(tx)) as Promise<Reply>;
   if (!KEY_SYNTAX.test(key)) {
     throw new ApiError('validation_error', 'The Idempotency-Key header is invalid.', {
-      details: [{ field: 'Idempotency-Key', message: 'must be 1 to 255 visible ASCII characters' }],
+      details: [{ field: 'Idempotency-Key', code: 'pattern', message: 'must be 1 to 255 visible ASCII characters' }],
     });
   }
   const hash = requestHash(ctx);
@@ -98,6 +99,8 @@ async function claim(db: Sql, auth: ClientAuth, key: string, hash: string): Prom
       from idempotency_keys where client_id = ${auth.clientId} and key = ${key}`;
     if (row === undefined) continue;
     if (row.request_hash !== hash) throw new ApiError('idempotency_key_reuse');
+    // Its answer was dropped by the per-Client cap; the key stays reserved until its 24 hours end.
+    if (row.state === 'done' && row.response_json === null) throw new ApiError('idempotency_key_expired');
     if (row.state === 'in_flight' || row.response_status === null || row.response_json === null) {
       throw new ApiError('idempotency_key_in_use', undefined, { headers: { 'retry-after': '1' } });
     }

@@ -2,10 +2,10 @@
 // by the runtime plane and the decision engine: amounts are exact NUMERIC, countries alpha-3,
 // crypto chains and assets also copied into allowed_chains / allowed_assets.
 import { toAlpha3 } from '../domain/country.js';
-import { isIsoCurrency } from '../domain/currency.js';
+import { currencyExponent, isIsoCurrency } from '../domain/currency.js';
 import { newId } from '../domain/ids.js';
 import { type MandateTerms, mandateHash } from '../domain/mandate-hash.js';
-import { formatAmount, parseAmount, toDb, toJsonNumber, type Units } from '../domain/money.js';
+import { formatAmount, readAmount, SCALE, toDb, toJsonNumber, type Units } from '../domain/money.js';
 import { assertMandateRoom } from '../runtime/mandate-store.js';
 import { Problems } from './checks.js';
 import type { Tx } from './idempotency.js';
@@ -44,9 +44,25 @@ export interface MandateRecord {
 
 const sortedSet = (values: readonly string[]): string[] => [...new Set(values)].sort();
 
-function positive(value: Amount, field: string, problems: Problems): Units | null {
-  const units = parseAmount(value);
-  if (units === null) problems.add(field, 'must be a decimal amount with at most 8 decimal places');
+/**
+ * The amount fields of a mandate body below `root` (e.g. ['mandate'] on /onboard): JSON numbers
+ * there are read from their source text (src/http/json-source.ts exactAmounts) before any check.
+ */
+export function mandateAmountPaths(root: readonly string[] = []): string[][] {
+  return [
+    [...root, 'limits', 'max_amount_per_transaction'],
+    [...root, 'limits', 'max_daily_amount'],
+    [...root, 'crypto', 'max_transfer'],
+  ];
+}
+
+/**
+ * A limit greater than 0 with at most `maxPlaces` decimals as written: the currency's ISO 4217
+ * minor units for limits, the service's 8-place scale for crypto.max_transfer (src/domain/currency.ts).
+ */
+function positive(value: Amount, field: string, maxPlaces: number, currency: string, problems: Problems): Units | null {
+  const units = typeof value === 'string' ? readAmount(value.trim(), maxPlaces, currency) : 'must be a decimal amount';
+  if (typeof units === 'string') problems.add(field, units);
   else if (units <= 0n) problems.add(field, 'must be greater than 0');
   else return units;
   return null;
@@ -63,10 +79,18 @@ export async function createMandate(
   root = '',
 ): Promise<MandateRecord> {
   const problems = new Problems(root);
-  const perTx = positive(input.limits.max_amount_per_transaction, 'limits.max_amount_per_transaction', problems);
-  const daily = positive(input.limits.max_daily_amount, 'limits.max_daily_amount', problems);
   const currency = input.limits.currency;
   if (!isIsoCurrency(currency)) problems.add('limits.currency', 'is not an ISO 4217 currency code');
+  // An unknown currency is refused above; its amounts are then only held to the 8-place scale.
+  const places = currencyExponent(currency) ?? SCALE;
+  const perTx = positive(
+    input.limits.max_amount_per_transaction,
+    'limits.max_amount_per_transaction',
+    places,
+    currency,
+    problems,
+  );
+  const daily = positive(input.limits.max_daily_amount, 'limits.max_daily_amount', places, currency, problems);
 
   let countries: string[] | null = null;
   if (input.allowed_countries !== undefined) {
@@ -88,7 +112,7 @@ export async function createMandate(
     const max =
       input.crypto.max_transfer === undefined
         ? null
-        : positive(input.crypto.max_transfer, 'crypto.max_transfer', problems);
+        : positive(input.crypto.max_transfer, 'crypto.max_transfer', SCALE, currency, problems);
     crypto = { chains: sortedSet(input.crypto.chains), assets: sortedSet(input.crypto.assets), max_transfer: max };
   }
 

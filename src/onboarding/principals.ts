@@ -88,7 +88,13 @@ export async function createPrincipal(
   const attested = input.verification.mode === 'client_attested';
   if (attested && input.verification.attestation === undefined) {
     throw new ApiError('attestation_required', undefined, {
-      details: [{ field: at('verification.attestation'), message: 'is required when mode is client_attested' }],
+      details: [
+        {
+          field: at('verification.attestation'),
+          code: 'required',
+          message: 'is required when mode is client_attested',
+        },
+      ],
     });
   }
   checkPhones(input, at);
@@ -130,7 +136,9 @@ export async function createPrincipal(
   } catch (err) {
     if (isUniqueViolation(err)) {
       throw new ApiError('duplicate_client_customer_ref', undefined, {
-        details: [{ field: at('client_customer_ref'), message: 'already exists for this Client' }],
+        details: [
+          { field: at('client_customer_ref'), code: 'already_exists', message: 'already exists for this Client' },
+        ],
       });
     }
     throw err;
@@ -162,7 +170,7 @@ export async function createPrincipal(
 /** invalid_phone_format: a phone that is not E.164, or an sms step-up without any phone. */
 function checkPhones(input: PrincipalInput, at: (f: string) => string): void {
   const bad = (field: string, message: string) =>
-    new ApiError('invalid_phone_format', undefined, { details: [{ field: at(field), message }] });
+    new ApiError('invalid_phone_format', undefined, { details: [{ field: at(field), code: 'pattern', message }] });
   if (input.profile.phone !== undefined && !E164.test(input.profile.phone)) {
     throw bad('profile.phone', 'must be an E.164 number such as +14155550123');
   }
@@ -187,7 +195,7 @@ export async function assertProgramsOwned(
   const foreign = programIds.filter((p) => !ownedIds.has(p));
   if (foreign.length > 0) {
     throw new ApiError('program_not_owned', undefined, {
-      details: foreign.map((p) => ({ field, message: `${p} is not a Program of this Client` })),
+      details: foreign.map((p) => ({ field, code: 'not_allowed', message: `${p} is not a Program of this Client` })),
     });
   }
 }

@@ -1,13 +1,17 @@
 // The Client-facing onboarding plane (SPEC.md "Onboarding (Client key)"), plus the Principal's
 // own read of its record. Every object lives in the database of the credential's environment.
+
+import { credentialCreated, recordSecurityEvent } from '../audit/security-log.js';
 import { issueCredential } from '../auth/credentials.js';
 import type { DecisionEngine } from '../engine/contract.js';
 import { ApiError } from '../errors/registry.js';
+import { exactAmounts } from '../http/json-source.js';
 import { json, type RequestContext, type RouteDef } from '../http/types.js';
+import type { Sql } from '../storage/db.js';
 import { type AgentInput, createAgent, findClientAgent, listAgentSummaries, summaryOf } from './agents.js';
 import { assertStorable, clientAuth, isLookupId } from './checks.js';
 import { withIdempotency } from './idempotency.js';
-import { createMandate, type MandateInput } from './mandates.js';
+import { createMandate, type MandateInput, mandateAmountPaths } from './mandates.js';
 import {
   createPrincipal,
   enrollPrincipal,
@@ -15,6 +19,9 @@ import {
   loadPrincipal,
   type PrincipalInput,
 } from './principals.js';
+
+const ONBOARD_AMOUNTS = mandateAmountPaths(['mandate']);
+const MANDATE_AMOUNTS = mandateAmountPaths();
 
 function principalParam(ctx: RequestContext): string {
   const id = ctx.params.principal_id;
@@ -39,6 +46,7 @@ export function onboardingRoutes(engine: Pick<DecisionEngine, 'invalidateAgent'>
       handler: (ctx) => {
         const { auth } = clientAuth(ctx);
         assertStorable(ctx.body);
+        exactAmounts(ctx, ONBOARD_AMOUNTS);
         const body = ctx.body as { principal: PrincipalInput; agent: AgentInput; mandate: MandateInput };
         return withIdempotency(ctx, async (tx) => {
           const { record: principal, pending } = await createPrincipal(tx, auth.clientId, body.principal, 'principal');
@@ -143,11 +151,14 @@ export function onboardingRoutes(engine: Pick<DecisionEngine, 'invalidateAgent'>
         const agentId = ctx.params.agent_id;
         if (!isLookupId(agentId)) throw new ApiError('principal_not_found', 'Agent not found for this Client.');
         assertStorable(ctx.body);
+        exactAmounts(ctx, MANDATE_AMOUNTS);
         const reply = await withIdempotency(ctx, async (tx) => {
           const agent = await findClientAgent(tx, auth.clientId, agentId);
           if (agent.status === 'REVOKED') {
             throw new ApiError('validation_error', undefined, {
-              details: [{ field: 'agent_id', message: 'the agent is REVOKED and cannot receive mandates' }],
+              details: [
+                { field: 'agent_id', code: 'not_allowed', message: 'the agent is REVOKED and cannot receive mandates' },
+              ],
             });
           }
           return json(201, await createMandate(tx, agent, ctx.body as MandateInput));
@@ -167,10 +178,14 @@ export function onboardingRoutes(engine: Pick<DecisionEngine, 'invalidateAgent'>
         const { auth, db } = clientAuth(ctx);
         if (auth.environment !== 'sandbox') throw new ApiError('sandbox_only');
         const principal = await findClientPrincipal(db, auth.clientId, principalParam(ctx));
-        const issued = await issueCredential(db, {
-          clientId: auth.clientId,
-          principalId: principal.id,
-          environment: 'sandbox',
+        const issued = await db.begin(async (tx) => {
+          const out = await issueCredential(tx as unknown as Sql, {
+            clientId: auth.clientId,
+            principalId: principal.id,
+            environment: 'sandbox',
+          });
+          await recordSecurityEvent(tx, ctx, credentialCreated(out.credential, 'sandbox-key'));
+          return out;
         });
         return json(201, {
           principal_id: principal.id,

@@ -1,8 +1,10 @@
 // The runtime plane's agents (SPEC.md "Agents (Principal)"): create, list, read, metrics and
 // status changes, all scoped to the calling Principal. A status change reaches the agent's actor
 // before its next decision (invalidateAgent after the update commits).
+
 import type { Services } from '../app/services.js';
-import { didMethod, ed25519DidKey, ed25519FromDidKey, generateDidKey } from '../domain/did.js';
+import { recordSecurityEvent, type SecurityAction } from '../audit/security-log.js';
+import { didMethod, ed25519DidKey, ed25519FromDidKey, generateDidKey, isDuplicateAgentDid } from '../domain/did.js';
 import { newId } from '../domain/ids.js';
 import { ApiError } from '../errors/registry.js';
 import { json, type RouteDef } from '../http/types.js';
@@ -11,6 +13,12 @@ import { bodyOf, callerOf, idParam } from './context.js';
 import { invalidateAgent } from './engine-handle.js';
 import { agentMetrics } from './metrics.js';
 import { checkRegistrationProof, type Ed25519Jwk } from './registration-proof.js';
+
+const AGENT_STATUS_ACTIONS: Record<AgentStatus, SecurityAction> = {
+  ACTIVE: 'agent.reactivated',
+  SUSPENDED: 'agent.suspended',
+  REVOKED: 'agent.revoked',
+};
 
 interface CreateBody {
   display_name: string;
@@ -40,10 +48,6 @@ function resolveDid(body: CreateBody): string {
     }
   }
   return body.did;
-}
-
-function isUniqueViolation(err: unknown): boolean {
-  return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === '23505';
 }
 
 export function agentsRoutes(services: Services): RouteDef[] {
@@ -93,7 +97,12 @@ export function agentsRoutes(services: Services): RouteDef[] {
             returning id, principal_id, program_id, name, did, did_method, status, trust_level,
               kya_score::text as kya_score, capabilities, metadata, created_at, '0' as total, '0' as declined`;
         } catch (err) {
-          if (isUniqueViolation(err)) throw new ApiError('conflict', 'An agent with this did is already registered.');
+          // A DID is unique within the Client (migration 0090); another Client may hold the same DID.
+          if (isDuplicateAgentDid(err)) {
+            throw new ApiError('conflict', 'An agent with this DID is already registered in this Client.', {
+              details: [{ field: 'did', code: 'already_exists', message: 'is already registered in this Client' }],
+            });
+          }
           throw err;
         }
         return json(201, agentView(rows[0] as AgentRow));
@@ -158,13 +167,27 @@ export function agentsRoutes(services: Services): RouteDef[] {
         const caller = callerOf(ctx);
         const agentId = idParam(ctx, 'agent_id', 'agent_not_found');
         const { status, reason } = bodyOf<{ status: AgentStatus; reason: string }>(ctx);
-        // One statement, so a concurrent revoke cannot be undone by a racing reactivation.
-        const rows = await caller.db<{ id: string; status: AgentStatus; trust_level: string; name: string }[]>`
-          update agents set status = ${status}, updated_at = now(),
-            status_reason = case when status = 'REVOKED' then status_reason else ${reason} end
-          where id = ${agentId} and principal_id = ${caller.principalId}
-            and (status <> 'REVOKED' or ${status} = 'REVOKED')
-          returning id, status, trust_level, name`;
+        // One statement, so a concurrent revoke cannot be undone by a racing reactivation; the
+        // previous status (locked) and the security record share its transaction.
+        const rows = await caller.db.begin(async (tx) => {
+          const before = await tx<{ status: AgentStatus }[]>`
+            select status from agents where id = ${agentId} and principal_id = ${caller.principalId} for update`;
+          const changed = await tx<{ id: string; status: AgentStatus; trust_level: string; name: string }[]>`
+            update agents set status = ${status}, updated_at = now(),
+              status_reason = case when status = 'REVOKED' then status_reason else ${reason} end
+            where id = ${agentId} and principal_id = ${caller.principalId}
+              and (status <> 'REVOKED' or ${status} = 'REVOKED')
+            returning id, status, trust_level, name`;
+          if (changed.length > 0) {
+            await recordSecurityEvent(tx, ctx, {
+              action: AGENT_STATUS_ACTIONS[status],
+              targetType: 'agent',
+              targetId: agentId,
+              changes: { from: before[0]?.status ?? null, to: status, reason },
+            });
+          }
+          return changed;
+        });
         const row = rows[0];
         if (row === undefined) {
           await loadOwnedAgent(caller.db, caller.principalId, agentId); // 404 when not the caller's

@@ -10,11 +10,13 @@ import type { Logger } from 'pino';
 import { type AuthorizationEntry, entryFromDb, type StoredAuthorization } from '../audit/entry.js';
 import type { AuthContext, Environment, PrincipalAuth } from '../auth/types.js';
 import { toAlpha3 } from '../domain/country.js';
-import { formatAmount, fromDb, parseAmount, toJsonNumber } from '../domain/money.js';
+import { currencyExponent } from '../domain/currency.js';
+import { formatAmount, fromDb, parseAmount, readAmount, SCALE, toJsonNumber } from '../domain/money.js';
 import type { AuthorizeRequest, DecisionEngine } from '../engine/contract.js';
 import { type DecisionReply, finishReply, toReply } from '../engine/reply.js';
 import { safeDecision } from '../engine/safe-decision.js';
 import { ApiError, type ErrorDetail } from '../errors/registry.js';
+import { amountText } from '../http/json-source.js';
 import { json, type Reply, type RequestContext, type RouteDef } from '../http/types.js';
 import type { Databases, Sql } from '../storage/db.js';
 
@@ -53,6 +55,9 @@ interface AuthorizeBody {
   step_up_confirmed: boolean;
 }
 
+const AMOUNT_PATH = ['amount'];
+/** Headers of an idempotent replay (one frozen object: nothing allocated per request). */
+const REPLAYED: Readonly<Record<string, string>> = Object.freeze({ 'idempotent-replayed': 'true' });
 const DEFAULT_LOG_LIMIT = 50;
 const MAX_LOG_LIMIT = 200;
 
@@ -62,34 +67,90 @@ function principalOf(auth: AuthContext | null): PrincipalAuth {
 }
 
 /**
- * Cross-field rules the schema cannot express with clear messages; returns the normalised
- * request (built once, in its final shape; an agent_did is resolved into agentId afterwards).
+ * Cross-field rules the schema cannot express with clear messages, over a body of any shape
+ * (each field's type is checked: the edge also runs them on a body the schema refused, so that
+ * one answer lists every mistake). Returns the amount's exact units, or null after adding why.
  */
-function buildRequest(ctx: RequestContext, auth: PrincipalAuth, body: AuthorizeBody): AuthorizeRequest {
-  const details: ErrorDetail[] = [];
-  if (body.agent_id === undefined && body.agent_did === undefined) {
-    details.push({ field: 'agent_id', message: 'agent_id or agent_did is required' });
+function amountUnits(
+  ctx: RequestContext,
+  body: Readonly<Record<string, unknown>>,
+  details: ErrorDetail[],
+): bigint | null {
+  const amount = body.amount;
+  // A string amount is read as it is; only a JSON number goes back to the raw body for the text
+  // the client wrote (a binary float would turn 1e-7 into an approvable amount).
+  const text =
+    typeof amount === 'string'
+      ? amount
+      : typeof amount === 'number'
+        ? amountText(ctx.rawBody, amount, AMOUNT_PATH)
+        : undefined;
+  if (text === undefined) return null; // missing or mistyped: the schema says so
+  const currency = typeof body.currency === 'string' ? body.currency : 'USD';
+  const units =
+    text === null
+      ? 'must be a decimal amount within range'
+      : readAmount(text, currencyExponent(currency) ?? SCALE, currency);
+  if (typeof units === 'string') details.push({ field: 'amount', code: 'invalid_amount', message: units });
+  else if (units <= 0n) details.push({ field: 'amount', code: 'invalid_amount', message: 'must be greater than 0' });
+  else return units;
+  return null;
+}
+
+function countryOf(body: Readonly<Record<string, unknown>>, details: ErrorDetail[]): string | null {
+  if (typeof body.country !== 'string') return null;
+  const country = toAlpha3(body.country);
+  if (country === null) {
+    details.push({
+      field: 'country',
+      code: 'invalid_country',
+      message: 'is not an ISO 3166-1 alpha-2 or alpha-3 country code (e.g. US or USA)',
+    });
   }
-  const units = parseAmount(body.amount);
-  if (units === null) details.push({ field: 'amount', message: 'must be a decimal with at most 8 places' });
-  else if (units <= 0n) details.push({ field: 'amount', message: 'must be greater than 0' });
-  let country: string | null = null;
-  if (body.country !== undefined) {
-    country = toAlpha3(body.country);
-    if (country === null) details.push({ field: 'country', message: 'is not an ISO 3166-1 alpha-2 or alpha-3 code' });
+  return country;
+}
+
+function presenceErrors(body: Readonly<Record<string, unknown>>, details: ErrorDetail[]): void {
+  if (body.agent_id === undefined && body.agent_did === undefined) {
+    details.push({ field: 'agent_id', code: 'required', message: 'is required (or agent_did)' });
   }
   const intent = body.intent_context;
-  const taskReference = intent.task_reference ?? intent.task;
-  if (taskReference === undefined) {
-    details.push({ field: 'intent_context.task_reference', message: 'is required (or task)' });
-  }
-  if (intent.intent_type === undefined && intent.task_reference !== undefined) {
-    details.push({ field: 'intent_context.intent_type', message: 'is required' });
+  if (intent !== null && typeof intent === 'object' && !Array.isArray(intent)) {
+    const i = intent as Record<string, unknown>;
+    if (i.task_reference === undefined && i.task === undefined) {
+      details.push({ field: 'intent_context.task_reference', code: 'required', message: 'is required (or task)' });
+    }
+    if (i.intent_type === undefined && i.task_reference !== undefined) {
+      details.push({ field: 'intent_context.intent_type', code: 'required', message: 'is required' });
+    }
   }
   if (body.rail === 'CRYPTO' && body.crypto === undefined) {
-    details.push({ field: 'crypto', message: 'is required when rail is CRYPTO' });
+    details.push({ field: 'crypto', code: 'required', message: 'is required when rail is CRYPTO' });
   }
+}
+
+/** The cross-field errors of a body the schema refused (RouteDef.fieldErrors). */
+function authorizeFieldErrors(ctx: RequestContext, body: unknown): ErrorDetail[] {
+  const details: ErrorDetail[] = [];
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return details;
+  const b = body as Record<string, unknown>;
+  presenceErrors(b, details);
+  amountUnits(ctx, b, details);
+  countryOf(b, details);
+  return details;
+}
+
+/** Applies the cross-field rules and returns the normalised request (built once, in its final
+ * shape; an agent_did is resolved into agentId afterwards). */
+function buildRequest(ctx: RequestContext, auth: PrincipalAuth, body: AuthorizeBody): AuthorizeRequest {
+  const details: ErrorDetail[] = [];
+  const fields = body as unknown as Readonly<Record<string, unknown>>;
+  presenceErrors(fields, details);
+  const units = amountUnits(ctx, fields, details);
+  const country = countryOf(fields, details);
   if (details.length > 0) throw new ApiError('validation_error', 'The request failed validation.', { details });
+  const intent = body.intent_context;
+  const taskReference = intent.task_reference ?? intent.task;
   return {
     requestId: ctx.requestId,
     environment: auth.environment,
@@ -115,20 +176,32 @@ function buildRequest(ctx: RequestContext, auth: PrincipalAuth, body: AuthorizeB
     sessionId: body.session_id ?? null,
     idempotencyKey: body.idempotency_key ?? null,
     stepUpConfirmed: body.step_up_confirmed,
-    receivedAtMs: Date.now(),
+    // The engine's deadlines count from receipt at the edge (authentication included), as the
+    // edge's answer deadline does (AUTHORIZE_DEADLINE_MS).
+    receivedAtMs: Date.now() - (performance.now() - ctx.startedAt),
   };
 }
 
-/** agent_did -> agent id, cached (a DID never moves to another agent). */
+/**
+ * agent_did -> agent id within the caller's Client, cached. A DID is unique per Client only
+ * (migration 0090), so the lookup and the cache key both carry the Client: another tenant's
+ * agent with the same DID is never found. An agent's DID never changes, and agents are not
+ * deleted, so a cached answer stays true.
+ */
 class DidResolver {
   readonly #cache = new LRUCache<string, { agentId: string; principalId: string }>({ max: 10_000 });
 
-  async resolve(sql: Sql, env: Environment, did: string): Promise<{ agentId: string; principalId: string } | null> {
-    const key = `${env} ${did}`;
+  async resolve(
+    sql: Sql,
+    env: Environment,
+    clientId: string,
+    did: string,
+  ): Promise<{ agentId: string; principalId: string } | null> {
+    const key = `${env} ${clientId} ${did}`;
     const hit = this.#cache.get(key);
     if (hit !== undefined) return hit;
     const rows = await sql<{ id: string; principal_id: string }[]>`
-      select id, principal_id from agents where did = ${did}`;
+      select id, principal_id from agents where client_id = ${clientId} and did = ${did}`;
     const row = rows[0];
     if (row === undefined) return null;
     const value = { agentId: row.id, principalId: row.principal_id };
@@ -151,7 +224,7 @@ function decodeCursor(cursor: string): { ts: string; id: string } {
   const m = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z)\|(auth_[A-Za-z0-9]+)$/.exec(text);
   if (m === null) {
     throw new ApiError('validation_error', 'The request failed validation.', {
-      details: [{ field: 'cursor', message: 'is not a cursor returned by this endpoint' }],
+      details: [{ field: 'cursor', code: 'invalid_cursor', message: 'is not a cursor returned by this endpoint' }],
     });
   }
   return { ts: m[1] as string, id: m[2] as string };
@@ -196,12 +269,20 @@ export function authorizeRoutes(deps: AuthorizeRouteDeps): RouteDef[] {
   const { engine, log } = deps;
 
   const onDecision = deps.onDecision ?? null;
+  /**
+   * Requests answered by onFault (e.g. at the answer deadline while the handler still runs):
+   * the handler's own later answer is dropped by the edge and must not count as a decision.
+   */
+  const faulted = new WeakSet<RequestContext>();
 
   /** 200 with the decision's pre-serialised body and this request's own processing time. */
   function answer(ctx: RequestContext, reply: DecisionReply): Reply {
     const ms = performance.now() - ctx.startedAt;
-    onDecision?.(reply.decision, reply.gatesFired, ms / 1000);
-    return { status: 200, rawJson: finishReply(reply, roundMs(ms)) };
+    if (!faulted.has(ctx)) onDecision?.(reply.decision, reply.gatesFired, ms / 1000);
+    const rawJson = finishReply(reply, roundMs(ms));
+    return reply.replayed
+      ? { status: 200, rawJson, headers: REPLAYED as Record<string, string> }
+      : { status: 200, rawJson };
   }
 
   async function authorize(ctx: RequestContext): Promise<Reply> {
@@ -211,13 +292,14 @@ export function authorizeRoutes(deps: AuthorizeRouteDeps): RouteDef[] {
     let reply: DecisionReply;
     try {
       if (body.agent_id === undefined) {
-        const found = await dids.resolve(ctx.db as Sql, auth.environment, body.agent_did as string);
+        const found = await dids.resolve(ctx.db as Sql, auth.environment, auth.clientId, body.agent_did as string);
         if (found === null || found.principalId !== auth.principalId) throw new ApiError('agent_not_found');
         request = { ...request, agentId: found.agentId };
       }
       reply = await engine.authorize(request);
     } catch (err) {
-      if (err instanceof ApiError && err.code === 'agent_not_found') throw err;
+      // agent_not_found, idempotency_key_reuse / _expired: answers about the request, not faults.
+      if (err instanceof ApiError && err.status < 500) throw err;
       log.error({ err, request_id: ctx.requestId }, 'authorize fault; answering the safe decision');
       reply = toReply(safeDecision(request));
     }
@@ -234,10 +316,13 @@ export function authorizeRoutes(deps: AuthorizeRouteDeps): RouteDef[] {
       response: 'AuthorizeResponse',
       successStatus: 200,
       summary: 'Decide a transaction an agent attempts (APPROVE, DECLINE or STEP_UP)',
+      fieldErrors: authorizeFieldErrors,
       handler: authorize,
       onFault: (ctx, err) => {
         log.error({ err, request_id: ctx.requestId }, 'authorize fault; answering the safe decision');
-        return answer(ctx, toReply(safeDecision(faultEcho(ctx))));
+        const reply = answer(ctx, toReply(safeDecision(faultEcho(ctx))));
+        faulted.add(ctx);
+        return reply;
       },
     },
     {
@@ -253,13 +338,14 @@ export function authorizeRoutes(deps: AuthorizeRouteDeps): RouteDef[] {
         const rows = await reading(
           () => sql<StoredAuthorization[]>`
             select id, agent_id, mandate_id, amount, currency, mcc, merchant_id, country, decision, reason_codes,
-              kya_score, trust_level, processing_time_ms, created_at
+              kya_score, trust_level, processing_time_ms, created_at, explanation
             from authorizations where id = ${id} and principal_id = ${auth.principalId}`,
         );
         const row = rows[0];
         if (row === undefined) throw new ApiError('authorization_not_found');
         const entry: AuthorizationEntry = entryFromDb(row);
-        return json(200, entry);
+        // What decided it (issue 13, migration 0120): features, gate scores, thresholds version.
+        return json(200, { ...entry, explanation: row.explanation ?? null });
       },
     },
     {

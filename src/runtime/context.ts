@@ -27,8 +27,8 @@ export function iso(value: Date | string): string {
 }
 
 /**
- * The validated body, refused with validation_error when PostgreSQL could not store it (NUL
- * characters in a string or key, nesting too deep) rather than failing at the database.
+ * The validated body, refused with validation_error when nested too deep to store, rather than
+ * failing at the database (NUL and lone surrogates never get past the edge).
  */
 export function bodyOf<T>(ctx: RequestContext): T {
   assertStorable(ctx.body);

@@ -3,11 +3,12 @@
 // agent's next decision (invalidateAgent after the insert commits).
 import type { Services } from '../app/services.js';
 import { toAlpha3 } from '../domain/country.js';
-import { isIsoCurrency } from '../domain/currency.js';
+import { currencyExponent, isIsoCurrency } from '../domain/currency.js';
 import { newId } from '../domain/ids.js';
 import { runtimeMandateHash } from '../domain/mandate-hash.js';
-import { decimalPlaces, formatAmount, parseAmount, toDb, type Units } from '../domain/money.js';
+import { formatAmount, readAmount, SCALE, toDb, type Units } from '../domain/money.js';
 import { ApiError, type ErrorDetail } from '../errors/registry.js';
+import { exactAmounts } from '../http/json-source.js';
 import { json, type RouteDef } from '../http/types.js';
 import { assertOwnedAgent } from './agent-store.js';
 import { bodyOf, callerOf, idParam } from './context.js';
@@ -37,16 +38,29 @@ interface CreateBody {
   allowed_counterparties?: string[];
 }
 
-/** Positive, at most 2 decimal places (SPEC.md "Limits": runtime mandate amounts). */
-function limit(value: string | number | undefined, field: string, problems: ErrorDetail[]): Units | null {
+const AMOUNT_PATHS = [['max_amount_per_transaction'], ['max_daily_amount'], ['max_monthly_amount']];
+
+/**
+ * Positive, with at most the currency's ISO 4217 minor units as written (SPEC.md "Limits": "2
+ * decimal places" for the default USD; JPY 0, BHD 3). JSON numbers arrive as their source text.
+ */
+function limit(
+  value: string | number | undefined,
+  field: string,
+  currency: string,
+  problems: ErrorDetail[],
+): Units | null {
   if (value === undefined) return null;
-  const units = parseAmount(value);
-  if (units === null || units <= 0n) {
-    problems.push({ field, message: 'must be a decimal amount greater than 0' });
+  const units =
+    typeof value === 'string'
+      ? readAmount(value.trim(), currencyExponent(currency) ?? SCALE, currency)
+      : 'must be a decimal amount';
+  if (typeof units === 'string') {
+    problems.push({ field, message: units });
     return null;
   }
-  if (decimalPlaces(value) > 2) {
-    problems.push({ field, message: 'must have at most 2 decimal places' });
+  if (units <= 0n) {
+    problems.push({ field, message: 'must be a decimal amount greater than 0' });
     return null;
   }
   return units;
@@ -83,6 +97,7 @@ export function mandatesRoutes(services: Services): RouteDef[] {
       summary: "Grant one of the caller's agents a mandate",
       handler: async (ctx) => {
         const caller = callerOf(ctx);
+        exactAmounts(ctx, AMOUNT_PATHS);
         const b = bodyOf<CreateBody>(ctx);
         const problems: ErrorDetail[] = [];
         const now = Date.now();
@@ -92,9 +107,9 @@ export function mandatesRoutes(services: Services): RouteDef[] {
         if (!(validFrom.getTime() < validUntil.getTime())) {
           problems.push({ field: 'valid_from', message: 'must be before valid_until' });
         }
-        const perTx = limit(b.max_amount_per_transaction, 'max_amount_per_transaction', problems);
-        const daily = limit(b.max_daily_amount, 'max_daily_amount', problems);
-        const monthly = limit(b.max_monthly_amount, 'max_monthly_amount', problems);
+        const perTx = limit(b.max_amount_per_transaction, 'max_amount_per_transaction', b.currency, problems);
+        const daily = limit(b.max_daily_amount, 'max_daily_amount', b.currency, problems);
+        const monthly = limit(b.max_monthly_amount, 'max_monthly_amount', b.currency, problems);
         if (!isIsoCurrency(b.currency))
           problems.push({ field: 'currency', message: 'is not an ISO 4217 currency code' });
         const allowedCountries = countries(b.allowed_countries, 'allowed_countries', problems);
@@ -110,7 +125,9 @@ export function mandatesRoutes(services: Services): RouteDef[] {
           if (agent === undefined) throw new ApiError('agent_not_found');
           if (agent.status === 'REVOKED') {
             throw new ApiError('validation_error', undefined, {
-              details: [{ field: 'agent_id', message: 'the agent is REVOKED and cannot receive mandates' }],
+              details: [
+                { field: 'agent_id', code: 'not_allowed', message: 'the agent is REVOKED and cannot receive mandates' },
+              ],
             });
           }
 

@@ -1,7 +1,9 @@
 // GET/PUT/DELETE /api/v1/thresholds: a Principal's overrides of the decision thresholds,
 // merged over the platform defaults of src/engine/pipeline/thresholds.ts. After a change commits
 // every actor of the Principal is told to reload its thresholds before its next decision.
+
 import type { Services } from '../app/services.js';
+import { recordSecurityEvent } from '../audit/security-log.js';
 import {
   isThresholdName,
   mergeThresholds,
@@ -88,6 +90,12 @@ export function thresholdsRoutes(services: Services): RouteDef[] {
           }
           await tx`update thresholds set overrides = ${tx.json(checked.overrides as Record<string, number>)},
             updated_at = now() where principal_id = ${caller.principalId}`;
+          await recordSecurityEvent(tx, ctx, {
+            action: 'thresholds.updated',
+            targetType: 'thresholds',
+            targetId: caller.principalId,
+            changes: { fields_changed: checked.fieldsChanged, requested: patch, overrides: checked.overrides },
+          });
           return checked;
         });
         if (result.fieldsChanged.length > 0) {
@@ -108,8 +116,17 @@ export function thresholdsRoutes(services: Services): RouteDef[] {
       summary: 'Remove every threshold override',
       handler: async (ctx) => {
         const caller = callerOf(ctx);
-        const deleted = await caller.db`delete from thresholds where principal_id = ${caller.principalId}
-          returning overrides`;
+        const deleted = await caller.db.begin(async (tx) => {
+          const removed = await tx`delete from thresholds where principal_id = ${caller.principalId}
+            returning overrides`;
+          await recordSecurityEvent(tx, ctx, {
+            action: 'thresholds.reset',
+            targetType: 'thresholds',
+            targetId: caller.principalId,
+            changes: { removed_overrides: cleanOverrides(removed[0]?.overrides ?? {}) },
+          });
+          return removed;
+        });
         const had = deleted.length > 0 && Object.keys(cleanOverrides(deleted[0]?.overrides ?? {})).length > 0;
         if (had) await invalidatePrincipal(services, caller.environment, caller.principalId);
         return json(200, {

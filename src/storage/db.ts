@@ -8,6 +8,7 @@ import postgres from 'postgres';
 import type { Environment } from '../auth/types.js';
 import type { Config } from '../config/config.js';
 import { migrate } from './migrate.js';
+import { EMBEDDED_POSTGRESQL_CONF, pgliteModules, prepareEmbeddedDataDir } from './pglite-init.js';
 
 // biome-ignore lint/complexity/noBannedTypes: postgres.js's own default type parameter
 export type Sql = postgres.Sql<{}>;
@@ -25,14 +26,41 @@ export interface Databases {
   close(): Promise<void>;
 }
 
+/**
+ * Default time to open a connection (DATABASE_CONNECT_TIMEOUT_MS), in milliseconds. A connect
+ * whose packets were lost in a partition is given up and tried afresh after this long, so it
+ * bounds how late approvals resume once the network heals (target: 2 s); a healthy database
+ * opens a connection in milliseconds.
+ */
+export const CONNECT_TIMEOUT_MS = 1500;
+/** Longest wait between two connection attempts after failures, in seconds. */
+const MAX_RECONNECT_DELAY_SECONDS = 0.25;
+
+/**
+ * Delay before a connection's next attempt after `retries` failed ones, in seconds: 10, 20,
+ * 40 ms... at most MAX_RECONNECT_DELAY_SECONDS, with jitter. postgres.js's own default grows
+ * as 3^retries / 100 s up to 20 s, so after a few seconds of outage every query waited seconds
+ * for its connection's next attempt: requests hung and approvals resumed seconds after the
+ * database did. With this cap a returning database is used within a quarter second; the
+ * attempts cost nothing while it is away (a refused connect) and happen only for queued work.
+ */
+export function reconnectDelaySeconds(retries: number): number {
+  return Math.min(0.01 * 2 ** retries, MAX_RECONNECT_DELAY_SECONDS) * (0.5 + Math.random() / 2);
+}
+
 /** postgres.js options shared by every connection this service opens. */
-export function connect(url: string, options: { max: number; embedded: boolean }): Sql {
+export function connect(
+  url: string,
+  options: { max: number; embedded: boolean; connectTimeoutMs?: number | undefined },
+): Sql {
   const target = socketTarget(url);
   return postgres(target.url, {
     ...target.options,
     max: options.max,
     idle_timeout: options.embedded ? 0 : 60,
-    connect_timeout: 10,
+    // Seconds; fractions are honoured (a timer of connect_timeout * 1000 ms).
+    connect_timeout: (options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS) / 1000,
+    backoff: reconnectDelaySeconds,
     onnotice: () => {},
     // NUMERIC and BIGINT stay strings: money never becomes a binary float.
     types: {},
@@ -94,8 +122,9 @@ export async function openDatabases(config: Config, log: Logger, poolSize = 10):
   const sandboxUrl = config.sandboxDatabaseUrl ?? deriveSandboxUrl(liveUrl);
   await ensureDatabase(liveUrl, log);
   await ensureDatabase(sandboxUrl, log);
-  const live = connect(liveUrl, { max: poolSize, embedded: false });
-  const sandbox = connect(sandboxUrl, { max: poolSize, embedded: false });
+  const connectTimeoutMs = config.databaseConnectTimeoutMs;
+  const live = connect(liveUrl, { max: poolSize, embedded: false, connectTimeoutMs });
+  const sandbox = connect(sandboxUrl, { max: poolSize, embedded: false, connectTimeoutMs });
   await migrate(live, log, 'live');
   await migrate(sandbox, log, 'sandbox');
   return makeDatabases(live, sandbox, { live: liveUrl, sandbox: sandboxUrl }, false, async () => {});
@@ -110,7 +139,8 @@ async function openEmbedded(config: Config, log: Logger): Promise<Databases> {
   for (const env of ['live', 'sandbox'] as const) {
     const dir = join(config.dataDir, 'pglite', env);
     mkdirSync(dir, { recursive: true });
-    const db = await PGlite.create(dir);
+    await prepareEmbeddedDataDir(dir, env, config.logLevel);
+    const db = await PGlite.create(dir, { postgresqlconf: [...EMBEDDED_POSTGRESQL_CONF], ...(await pgliteModules()) });
     const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: 64 });
     await server.start();
     const port = Number(String(server.getServerConn()).split(':').pop());

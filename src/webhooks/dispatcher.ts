@@ -10,6 +10,8 @@ import type { Config } from '../config/config.js';
 import type { IncomingEvent } from '../events/bus.js';
 import { DECIDED_EVENT_TYPE, subscriptionMatches } from '../events/catalog.js';
 import { parseSubject } from '../events/envelope.js';
+import type { SecretBox } from '../secrets/box.js';
+import { webhookSecret } from '../secrets/service.js';
 import type { Sql } from '../storage/db.js';
 import type { DeliveryResult, WebhookHttpClient } from './http-client.js';
 import { signedHeaders } from './signature.js';
@@ -22,6 +24,8 @@ export interface DispatcherOptions {
   /** Embedded PGlite: one query at a time per database. */
   readonly serialize: boolean;
   readonly log: Logger;
+  /** Opens the sealed signing secrets (src/secrets/). */
+  readonly secrets: SecretBox;
   /** Deliveries in flight per webhook. */
   readonly perWebhookConcurrency?: number;
   /** How long a Principal's webhook list is cached, in milliseconds. */
@@ -241,8 +245,8 @@ export class WebhookDispatcher {
     const key = `${job.env}:${job.id}`;
     const hooks = await this.#db(
       job.env,
-      (sql) => sql<{ url: string; secret: string; active: boolean }[]>`
-        select url, secret, active from webhooks where id = ${job.webhookId}`,
+      (sql) => sql<{ id: string; url: string; secret: string | null; secret_sealed: string | null; active: boolean }[]>`
+        select id, url, secret, secret_sealed, active from webhooks where id = ${job.webhookId}`,
     );
     const hook = hooks[0];
     if (hook === undefined) {
@@ -262,7 +266,10 @@ export class WebhookDispatcher {
     const result = await this.#o.client.post(
       hook.url,
       job.body,
-      signedHeaders(hook.secret, job.eventId, job.eventType, job.body) as unknown as Record<string, string>,
+      signedHeaders(webhookSecret(this.#o.secrets, hook), job.eventId, job.eventType, job.body) as unknown as Record<
+        string,
+        string
+      >,
     );
     if (this.#closed) return; // the row stays pending and is resumed after the restart
     const outcome = result.ok ? 'success' : result.statusCode === null ? 'no_response' : 'http_error';

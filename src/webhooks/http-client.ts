@@ -1,13 +1,17 @@
 // The HTTP client of webhook delivery: undici with a connector that re-checks every address at
 // connection time (after DNS resolution) under WEBHOOK_URL_POLICY=public, so a name that later
 // resolves inward (DNS rebinding, a record changed after registration) is never reached.
-// Redirects are never followed: a 3xx is a failed delivery.
+// Redirects are never followed: a 3xx is a failed delivery. The error recorded for an attempt
+// (and shown to the Principal) never names an address or what a name resolved to: a refused
+// destination is "destination not allowed", other failures a fixed phrase; details go to the log.
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import type { LookupFunction } from 'node:net';
+import type { Logger } from 'pino';
 import { Agent, buildConnector, request } from 'undici';
 import type { WebhookUrlPolicy } from '../config/config.js';
-import { isPublicAddress, literalIp } from './url-policy.js';
+import { DESTINATION_NOT_ALLOWED, isPublicAddress, literalIp, urlPort } from './url-policy.js';
 
+/** A destination refused by WEBHOOK_URL_POLICY; its message (for the log only) says why. */
 export class SsrfBlockedError extends Error {
   readonly code = 'ERR_WEBHOOK_SSRF';
   constructor(message: string) {
@@ -27,8 +31,12 @@ export interface DeliveryResult {
 export interface WebhookHttpClientOptions {
   readonly policy: WebhookUrlPolicy;
   readonly timeoutMs: number;
+  /** Ports allowed under policy public (WEBHOOK_ALLOWED_PORTS); default 443 only. */
+  readonly allowedPorts?: readonly number[];
   /** DNS resolution; tests pass their own to simulate a name resolving inward. */
   readonly lookup?: LookupFunction;
+  /** Where refused destinations and failure details are logged (never shown to the Principal). */
+  readonly log?: Logger;
 }
 
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
@@ -57,10 +65,13 @@ export function publicOnlyLookup(base: LookupFunction = dnsLookup as LookupFunct
 export class WebhookHttpClient {
   readonly #agent: Agent;
   readonly #timeoutMs: number;
+  readonly #log: Logger | undefined;
 
   constructor(options: WebhookHttpClientOptions) {
     this.#timeoutMs = options.timeoutMs;
+    this.#log = options.log;
     const isPublic = options.policy === 'public';
+    const allowedPorts = options.allowedPorts ?? [443];
     const connector = buildConnector({
       timeout: options.timeoutMs,
       ...(isPublic ? { lookup: publicOnlyLookup(options.lookup) } : options.lookup ? { lookup: options.lookup } : {}),
@@ -73,6 +84,9 @@ export class WebhookHttpClient {
       connect: (opts, callback) => {
         if (isPublic) {
           if (opts.protocol !== 'https:') return callback(new SsrfBlockedError('only https is allowed'), null);
+          // A stored URL is re-checked at every connection: WEBHOOK_ALLOWED_PORTS may have narrowed.
+          const port = urlPort({ port: String(opts.port ?? ''), protocol: opts.protocol });
+          if (!allowedPorts.includes(port)) return callback(new SsrfBlockedError(`port ${port} is not allowed`), null);
           // A literal IP never goes through lookup: check it here.
           const ip = literalIp(opts.hostname);
           if (ip !== null && !isPublicAddress(ip)) {
@@ -105,7 +119,9 @@ export class WebhookHttpClient {
         durationMs: Math.round(performance.now() - started),
       };
     } catch (err) {
-      return { ok: false, statusCode: null, error: describe(err), durationMs: Math.round(performance.now() - started) };
+      const error = attemptError(err);
+      this.#log?.warn({ url: redact(url), err: detail(err), error }, 'webhook attempt failed without an answer');
+      return { ok: false, statusCode: null, error, durationMs: Math.round(performance.now() - started) };
     }
   }
 
@@ -114,17 +130,56 @@ export class WebhookHttpClient {
   }
 }
 
-function describe(err: unknown): string {
+// Fixed phrases by error code: the Principal learns what kind of failure it was, never an
+// address (Node's messages name the resolved address and port, e.g. "connect ECONNREFUSED 10.0.0.5:443").
+const PHRASES: Readonly<Record<string, string>> = {
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'connection closed by the receiver',
+  EPIPE: 'connection closed by the receiver',
+  UND_ERR_SOCKET: 'connection closed by the receiver',
+  UND_ERR_CLOSED: 'connection closed by the receiver',
+  ENOTFOUND: 'host name not found',
+  EAI_AGAIN: 'host name lookup failed',
+  ENODATA: 'host name not found',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'host unreachable',
+  ETIMEDOUT: 'timed out',
+  UND_ERR_CONNECT_TIMEOUT: 'timed out',
+  UND_ERR_HEADERS_TIMEOUT: 'timed out',
+  UND_ERR_BODY_TIMEOUT: 'timed out',
+};
+
+/** The error recorded for an attempt that got no answer: a fixed phrase, never an address. */
+export function attemptError(err: unknown): string {
   let e: unknown = err;
-  // undici wraps connector errors; the SSRF refusal is the interesting part.
-  for (let i = 0; i < 4 && e instanceof Error; i++) {
-    if (e instanceof SsrfBlockedError) return `blocked: ${e.message}`;
+  for (let i = 0; i < 5 && e instanceof Error; i++) {
+    if (e instanceof SsrfBlockedError) return DESTINATION_NOT_ALLOWED;
+    if (e.name === 'TimeoutError' || e.name === 'AbortError') return 'timed out';
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string') {
+      const phrase = PHRASES[code];
+      if (phrase !== undefined) return phrase;
+      if (/CERT|TLS|SSL|OSSL|SIGNATURE/.test(code)) return 'TLS handshake failed';
+    }
     e = (e as Error & { cause?: unknown }).cause;
   }
-  if (err instanceof Error) {
-    if (err.name === 'TimeoutError' || err.name === 'AbortError') return 'timed out';
-    const code = (err as { code?: string }).code;
-    return code ? `${code}: ${err.message}` : err.message;
+  return 'delivery failed';
+}
+
+/** The error chain as text, for the log. */
+function detail(err: unknown): string {
+  const parts: string[] = [];
+  let e: unknown = err;
+  for (let i = 0; i < 5 && e instanceof Error; i++) {
+    const code = (e as { code?: unknown }).code;
+    parts.push(typeof code === 'string' ? `${code}: ${e.message}` : e.message);
+    e = (e as Error & { cause?: unknown }).cause;
   }
-  return String(err);
+  return parts.join(' <- ');
+}
+
+/** A URL without its query (which may carry a receiver's token), for the log. */
+function redact(url: string): string {
+  const q = url.indexOf('?');
+  return q < 0 ? url : url.slice(0, q);
 }

@@ -1,5 +1,6 @@
 // The webhooks API of SPEC.md "Webhooks (Principal)": management with a Principal API key
 // only, and the public event catalog. Deliveries themselves are the dispatcher's.
+import { recordSecurityEvent, type SecurityAction } from '../audit/security-log.js';
 import type { PrincipalAuth } from '../auth/types.js';
 import type { Config } from '../config/config.js';
 import { newId } from '../domain/ids.js';
@@ -7,9 +8,11 @@ import { ApiError } from '../errors/registry.js';
 import { eventCatalog, samplePayload, WILDCARD_DESCRIPTION } from '../events/catalog.js';
 import type { EventsRuntime } from '../events/service.js';
 import { json, type RequestContext, type RouteDef } from '../http/types.js';
+import type { SecretBox } from '../secrets/box.js';
+import { webhookSecret, webhookSecretAad } from '../secrets/service.js';
 import type { Sql } from '../storage/db.js';
 import { generateSigningSecret, signedHeaders } from './signature.js';
-import { checkWebhookUrl } from './url-policy.js';
+import { checkWebhookUrl, DESTINATION_NOT_ALLOWED } from './url-policy.js';
 
 interface WebhookRow {
   seq: string;
@@ -48,10 +51,11 @@ function principal(ctx: RequestContext): { auth: PrincipalAuth; sql: Sql } {
 }
 
 function checkedUrl(raw: string, config: Config): string {
-  const check = checkWebhookUrl(raw, config.webhookUrlPolicy);
+  const check = checkWebhookUrl(raw, config.webhookUrlPolicy, config.webhookAllowedPorts);
   if (!check.ok) {
-    throw new ApiError('invalid_webhook_url', `url ${check.reason}.`, {
-      details: [{ field: 'url', message: check.reason }],
+    const message = check.reason === DESTINATION_NOT_ALLOWED ? `url: ${check.reason}.` : `url ${check.reason}.`;
+    throw new ApiError('invalid_webhook_url', message, {
+      details: [{ field: 'url', code: 'not_allowed', message: check.reason }],
     });
   }
   return raw;
@@ -65,7 +69,14 @@ async function load(sql: Sql, principalId: string, webhookId: string): Promise<W
   return row;
 }
 
-export function webhookRoutes(config: Config, events: EventsRuntime): RouteDef[] {
+/** A PATCH's action in the security log: re-enabling and disabling are named as such. */
+function webhookUpdateAction(wasActive: boolean, isActive: boolean): SecurityAction {
+  if (!wasActive && isActive) return 'webhook.reenabled';
+  if (wasActive && !isActive) return 'webhook.disabled';
+  return 'webhook.updated';
+}
+
+export function webhookRoutes(config: Config, events: EventsRuntime, secrets: SecretBox): RouteDef[] {
   const base = '/api/v1/webhooks';
   return [
     {
@@ -97,11 +108,22 @@ export function webhookRoutes(config: Config, events: EventsRuntime): RouteDef[]
         const body = ctx.body as { url: string; event_types: string[]; description?: string };
         const url = checkedUrl(body.url, config);
         const secret = generateSigningSecret();
-        const [row] = await sql<WebhookRow[]>`
-          insert into webhooks (id, principal_id, client_id, url, event_types, description, secret)
-          values (${newId('wh')}, ${auth.principalId}, ${auth.clientId}, ${url}, ${body.event_types},
-            ${body.description ?? null}, ${secret})
-          returning ${sql.unsafe(COLUMNS)}`;
+        const id = newId('wh');
+        const row = await sql.begin(async (tx) => {
+          // The signing secret is stored sealed (src/secrets/); the answer is the only clear copy.
+          const [created] = await tx<WebhookRow[]>`
+            insert into webhooks (id, principal_id, client_id, url, event_types, description, secret_sealed)
+            values (${id}, ${auth.principalId}, ${auth.clientId}, ${url}, ${body.event_types},
+              ${body.description ?? null}, ${secrets.seal(secret, webhookSecretAad(id))})
+            returning ${tx.unsafe(COLUMNS)}`;
+          await recordSecurityEvent(tx, ctx, {
+            action: 'webhook.created',
+            targetType: 'webhook',
+            targetId: id,
+            changes: { url, event_types: body.event_types, description: body.description ?? null },
+          });
+          return created;
+        });
         events.dispatcher.invalidate(auth.environment, auth.principalId);
         return json(201, { webhook: view(row as WebhookRow), signing_secret: secret });
       },
@@ -163,7 +185,10 @@ export function webhookRoutes(config: Config, events: EventsRuntime): RouteDef[]
         const id = ctx.params.webhook_id as string;
         await load(sql, auth.principalId, id);
         const url = body.url === undefined ? null : checkedUrl(body.url, config);
-        const [row] = await sql<WebhookRow[]>`
+        const row = await sql.begin(async (tx) => {
+          const [before] = await tx<{ active: boolean }[]>`
+            select active from webhooks where id = ${id} and principal_id = ${auth.principalId} for update`;
+          const [updated] = await tx<WebhookRow[]>`
           update webhooks set
             url = coalesce(${url}, url),
             event_types = coalesce(${body.event_types ?? null}::text[], event_types),
@@ -173,7 +198,17 @@ export function webhookRoutes(config: Config, events: EventsRuntime): RouteDef[]
             disabled_at = case when ${body.active === true} then null else disabled_at end,
             updated_at = now()
           where id = ${id} and principal_id = ${auth.principalId}
-          returning ${sql.unsafe(COLUMNS)}`;
+          returning ${tx.unsafe(COLUMNS)}`;
+          if (before !== undefined && updated !== undefined) {
+            await recordSecurityEvent(tx, ctx, {
+              action: webhookUpdateAction(before.active, updated.active),
+              targetType: 'webhook',
+              targetId: id,
+              changes: { ...body, ...(url === null ? {} : { url }) },
+            });
+          }
+          return updated;
+        });
         events.dispatcher.invalidate(auth.environment, auth.principalId);
         if (row === undefined) throw new ApiError('webhook_not_found');
         return json(200, view(row));
@@ -187,9 +222,20 @@ export function webhookRoutes(config: Config, events: EventsRuntime): RouteDef[]
       summary: 'Delete a webhook (pending deliveries are dropped)',
       handler: async (ctx) => {
         const { auth, sql } = principal(ctx);
-        const rows = await sql`
-          delete from webhooks where id = ${ctx.params.webhook_id as string} and principal_id = ${auth.principalId}
-          returning id`;
+        const rows = await sql.begin(async (tx) => {
+          const removed = await tx<{ id: string; url: string }[]>`
+            delete from webhooks where id = ${ctx.params.webhook_id as string} and principal_id = ${auth.principalId}
+            returning id, url`;
+          for (const r of removed) {
+            await recordSecurityEvent(tx, ctx, {
+              action: 'webhook.deleted',
+              targetType: 'webhook',
+              targetId: r.id,
+              changes: { url: r.url },
+            });
+          }
+          return removed;
+        });
         if (rows.length === 0) throw new ApiError('webhook_not_found');
         events.dispatcher.invalidate(auth.environment, auth.principalId);
         return { status: 204 };
@@ -202,13 +248,18 @@ export function webhookRoutes(config: Config, events: EventsRuntime): RouteDef[]
       query: 'WebhookTestQuery',
       response: 'WebhookTestResult',
       summary: 'Send a signed sample event (test: true) to an active webhook',
+      // It waits for the receiver (WEBHOOK_TIMEOUT_MS) on top of its own work.
+      deadlineMs: config.webhookTimeoutMs + config.requestDeadlineMs,
       handler: async (ctx) => {
         const { auth, sql } = principal(ctx);
         const id = ctx.params.webhook_id as string;
         const hook = await load(sql, auth.principalId, id);
         if (!hook.active)
           throw new ApiError('webhook_inactive', 'The webhook is not active; PATCH active: true first.');
-        const [secretRow] = await sql<{ secret: string }[]>`select secret from webhooks where id = ${id}`;
+        const [secretRow] = await sql<{ id: string; secret: string | null; secret_sealed: string | null }[]>`
+          select id, secret, secret_sealed from webhooks where id = ${id}`;
+        if (secretRow === undefined) throw new ApiError('webhook_not_found');
+        const secret = webhookSecret(secrets, secretRow);
         const requested = ctx.query.event_type ?? 'gate.fired';
         const eventId = newId('evt');
         const envelope = {
@@ -219,7 +270,7 @@ export function webhookRoutes(config: Config, events: EventsRuntime): RouteDef[]
           data: { ...samplePayload(requested), test: true },
         };
         const body = JSON.stringify(envelope);
-        const headers = signedHeaders((secretRow as { secret: string }).secret, eventId, requested, body);
+        const headers = signedHeaders(secret, eventId, requested, body);
         const result = await events.client.post(hook.url, body, headers as unknown as Record<string, string>);
         return json(200, {
           status: result.ok ? 'delivered' : 'failed',

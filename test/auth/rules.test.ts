@@ -51,10 +51,15 @@ describe('scopes', () => {
     expect(scopeAllows(s, '/api/v1/webhooks')).toBe(false);
   });
 
-  it('puts /onboard under the principals scope', () => {
-    expect(scopeAllows(['principals'], '/api/v1/onboard')).toBe(true);
+  it('puts /onboard under its own onboard scope, not under principals (strict prefixes)', () => {
+    expect(scopeAllows(['principals'], '/api/v1/onboard')).toBe(false);
+    expect(scopeAllows(['onboard'], '/api/v1/onboard')).toBe(true);
+    expect(scopeAllows(['onboard'], '/api/v1/onboarding')).toBe(false);
+    expect(scopeAllows(['onboard'], '/api/v1/principals')).toBe(false);
     expect(scopeAllows(['principals'], '/api/v1/principals/prn_1/agents')).toBe(true);
+    expect(scopeAllows(['principals'], '/api/v1/principalsx')).toBe(false);
     expect(scopeAllows(['agents'], '/api/v1/onboard')).toBe(false);
+    expect(scopeAllows([], '/api/v1/onboard')).toBe(true);
   });
 
   it('normalises at issue and rejects unknown scope names with validation_error', () => {

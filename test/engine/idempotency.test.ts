@@ -1,9 +1,9 @@
 // idempotency_key on POST /authorize: a repeat replays the original decision and never counts
-// twice, whether it arrives after the original, at the same time as it, for another agent of
-// the same Principal, or at an actor rebuilt cold from the database.
+// twice, whether it arrives after the original, at the same time as it, or at an actor rebuilt
+// cold from the database; the key reused for another agent of the same Principal is refused.
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { expectEnvelope, startTestServer, type TestServer } from '../helpers/server.js';
 import { addAgentWithMandate, authorize, authorizeBody, type EngineFixture, query, setup } from './support.js';
 
 const DIST = new URL(`../../${process.env.DIST_DIR ?? 'dist'}/src/`, import.meta.url).href;
@@ -76,19 +76,20 @@ describe('idempotent replay', () => {
     expect(await decidedEvents(id as string)).toBe(1);
   });
 
-  it('replays a key first used for another agent of the same Principal', async () => {
+  it('refuses a key first used for another agent of the same Principal: 422 idempotency_key_reuse', async () => {
+    // The key is the Principal's; reusing it for another agent is a different transaction.
     const secondId = await addAgentWithMandate(server, f.apiKey, 'Second agent', {
       perTransaction: '100.00',
       daily: '500.00',
     });
     const key = newKey();
     const first = await authorize(server, f.apiKey, authorizeBody(f.agentId, { amount: '2.00', idempotency_key: key }));
+    expect(first.status, first.text).toBe(200);
     const other = await authorize(server, f.apiKey, authorizeBody(secondId, { amount: '2.00', idempotency_key: key }));
-    expect(other.body.authorization_id).toBe(first.body.authorization_id);
-    expect(other.body.agent_id).toBe(f.agentId);
+    expectEnvelope(other, 422, 'idempotency_key_reuse');
     const rows = await rowsForKey(key);
     expect(rows).toEqual([{ id: first.body.authorization_id, agent_id: f.agentId }]);
-    // The second agent's totals were not touched by the replay.
+    // The second agent's totals were not touched by the refused request.
     const fresh = await authorize(server, f.apiKey, authorizeBody(secondId, { amount: '5.00' }));
     expect(fresh.body.decision).toBe('APPROVE');
     expect(fresh.body.daily_count_used).toBe(1);

@@ -99,7 +99,8 @@ describe('authorization log', () => {
       currency: 'USD',
       country: 'USA',
     });
-    expect(Object.keys(res.body).sort()).toEqual([...AUTHORIZATION_ENTRY_FIELDS].sort());
+    // The SPEC.md shape plus `explanation` (issue 13: what decided it, to the owner only).
+    expect(Object.keys(res.body).sort()).toEqual([...AUTHORIZATION_ENTRY_FIELDS, 'explanation'].sort());
     expectEnvelope(
       await request(server, 'GET', `/api/v1/authorize/log/${id}`, { apiKey: other.apiKey }),
       404,

@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Logger } from 'pino';
 import postgres from 'postgres';
 import type { RunningApp } from '../../dist/src/app/app.js';
 
@@ -25,7 +26,11 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+export async function startTestServer(
+  env: Record<string, string> = {},
+  /** A logger of the test's own, e.g. to read what the service logs. */
+  options: { log?: Logger } = {},
+): Promise<TestServer> {
   const adminKey = `admin_${randomBytes(16).toString('hex')}`;
   const name = `t_${randomBytes(6).toString('hex')}`;
   const dataDir = mkdtempSync(join(tmpdir(), 'asas-'));
@@ -37,10 +42,13 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     WEBHOOK_URL_POLICY: 'any',
     WORKERS: '2',
+    // Tests stream requests from one key: rate limits are off unless a test sets them.
+    RATE_LIMIT_REQUESTS_PER_SECOND: '0',
+    RATE_LIMIT_CLIENT_REQUESTS_PER_SECOND: '0',
   };
   if (!EMBEDDED) base.DATABASE_URL = `${PG_BASE_URL}/${name}`;
   const config = loadConfig({ ...base, ...env });
-  const app = await startApp(config);
+  const app = await startApp(config, options);
   return {
     url: app.url,
     app,

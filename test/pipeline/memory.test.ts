@@ -154,6 +154,8 @@ describe('per-agent structures are bounded', () => {
       session_max_consecutive_denials: 1000,
       intent_anomaly_threshold: 1,
       authorize_step_up_threshold: 0.3,
+      // bursts (and robust outliers) are judged only after this many approvals: never here
+      amount_outlier_min_history: 10_000,
     };
     const s = state(overrides);
     for (let i = 0; i < 5000; i++) {

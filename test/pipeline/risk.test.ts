@@ -36,12 +36,29 @@ describe('risk gates', () => {
     // No history: a large first amount is not judged.
     for (let i = 0; i < 5; i++)
       expect(decide(s, request({ amount: '10' }), T0 + i * 60_000).res.decision).toBe('APPROVE');
-    const out = decide(s, request({ amount: '60' }), T0 + 10 * 60_000);
+    // The default rule: above both 5x the median and OUTLIER_Z robust spreads of the log amounts.
+    expect(decide(s, request({ amount: '60' }), T0 + 9 * 60_000).res.decision).toBe('APPROVE');
+    const out = decide(s, request({ amount: '100' }), T0 + 10 * 60_000);
     expect(out.res.decision).toBe('STEP_UP');
     expect(out.res.gates_fired).toEqual(['risk_amount_outlier']);
     expect(out.ev.events.map((e) => e.eventType)).toEqual(['gate.fired', 'step_up.created']);
-    // Exactly 5x the mean is not an outlier.
+    // 5x the median is not an outlier once the Principal confirmed the STEP_UP ...
+    const confirmed = decide(s, { ...request({ amount: '100' }), stepUpConfirmed: true }, T0 + 10.5 * 60_000);
+    expect(confirmed.res.decision).toBe('APPROVE');
     expect(decide(s, request({ amount: '50' }), T0 + 11 * 60_000).res.decision).toBe('APPROVE');
+    // ... but it is while an amount_outlier STEP_UP stays unconfirmed (the agent keeps pushing).
+    const refused = agent();
+    for (let i = 0; i < 5; i++) decide(refused, request({ amount: '10' }), T0 + i * 60_000);
+    expect(decide(refused, request({ amount: '100' }), T0 + 10 * 60_000).res.decision).toBe('STEP_UP');
+    expect(decide(refused, request({ amount: '50' }), T0 + 11 * 60_000).res.gates_fired).toEqual([
+      'risk_amount_outlier',
+    ]);
+    // A Principal's own amount_outlier_multiplier is applied as set.
+    const strict = agent({ overrides: { amount_outlier_multiplier: 2 } });
+    for (let i = 0; i < 5; i++) decide(strict, request({ amount: '10' }), T0 + i * 60_000);
+    expect(decide(strict, request({ amount: '21' }), T0 + 10 * 60_000).res.gates_fired).toEqual([
+      'risk_amount_outlier',
+    ]);
   });
 
   it('flags a merchant after repeated declines and steps up with a high-risk MCC (risk_score)', () => {
@@ -51,7 +68,11 @@ describe('risk gates', () => {
         'DECLINE',
       );
     }
-    const { res } = decide(s, request({ merchantName: 'Shady Bar', mcc: '7995' }), T0 + 3000);
+    const { res } = decide(
+      s,
+      request({ merchantName: 'Shady Bar', mcc: '7995', intentType: 'casino visit' }),
+      T0 + 3000,
+    );
     const ra = res.risk_assessment as { reason_codes: string[]; score: number; highest_severity: string };
     expect(ra.reason_codes).toEqual(['merchant_flagged', 'merchant_high_risk_mcc']);
     expect(res.risk_score).toBeGreaterThanOrEqual(0.6);
@@ -69,7 +90,11 @@ describe('risk gates', () => {
       overrides: { risk_score_hard_decline: 0.5, authorize_step_up_threshold: 0.4 },
     });
     for (let i = 0; i < 3; i++) decide(s, request({ merchantName: 'Shady Bar', mcc: '5813' }), T0 + i * 1000);
-    const { res } = decide(s, request({ merchantName: 'Shady Bar', mcc: '7995' }), T0 + 3000);
+    const { res } = decide(
+      s,
+      request({ merchantName: 'Shady Bar', mcc: '7995', intentType: 'casino visit' }),
+      T0 + 3000,
+    );
     expect(res.decision).toBe('DECLINE');
     expect(res.reason_codes).toEqual(['risk_score_too_high']);
     expect((res.risk_assessment as { condition_code: string }).condition_code).toBe('CRITICAL');

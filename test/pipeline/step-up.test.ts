@@ -37,7 +37,7 @@ describe('STEP_UP and step_up_confirmed', () => {
   });
 
   it('ignores a confirmation for another amount or merchant', () => {
-    const s = withHistory(agent());
+    const s = withHistory(agent({ overrides: { amount_outlier_multiplier: 2 } }));
     expect(decide(s, request({ amount: '60' }), T0 + 10 * MIN).res.decision).toBe('STEP_UP');
     expect(decide(s, request({ amount: '61', stepUpConfirmed: true }), T0 + 11 * MIN).res.decision).toBe('STEP_UP');
     expect(
@@ -46,7 +46,7 @@ describe('STEP_UP and step_up_confirmed', () => {
   });
 
   it('ignores a confirmation after the step-up window (15 minutes by default)', () => {
-    const s = withHistory(agent());
+    const s = withHistory(agent({ overrides: { amount_outlier_multiplier: 2 } }));
     expect(decide(s, request({ amount: '60' }), T0 + 10 * MIN).res.decision).toBe('STEP_UP');
     const late = decide(s, request({ amount: '60', stepUpConfirmed: true }), T0 + 26 * MIN).res;
     expect(late.decision).toBe('STEP_UP');

@@ -42,6 +42,9 @@ async function spawnServer(): Promise<{ url: string; adminKey: string }> {
       WORKERS: '2',
       WEBHOOK_URL_POLICY: 'any',
       NATS_URL: '',
+      // Load from one key: rate limits off.
+      RATE_LIMIT_REQUESTS_PER_SECOND: '0',
+      RATE_LIMIT_CLIENT_REQUESTS_PER_SECOND: '0',
     },
     stdio: ['ignore', 'ignore', 'inherit'],
   });

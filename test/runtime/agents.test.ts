@@ -63,14 +63,16 @@ describe('POST /api/v1/agents', () => {
     expect(agent.did_method).toBe('web');
   });
 
-  it('refuses a DID that is already registered with 409', async () => {
+  it('refuses a DID already registered in the same Client with 409; another Client may hold it', async () => {
     const did = `did:web:dup.example.com:${Date.now()}`;
     await createAgent(server, alice, { did });
     const res = await request(server, 'POST', '/api/v1/agents', {
-      apiKey: bob.apiKey,
+      apiKey: alice.apiKey,
       body: { display_name: 'Copy', capabilities: ['PURCHASE'], did },
     });
-    expectEnvelope(res, 409, 'conflict');
+    expect(expectEnvelope(res, 409, 'conflict').details?.[0]?.field).toBe('did');
+    // bob's Principal belongs to another Client: a DID is unique within a Client only.
+    expect((await createAgent(server, bob, { did })).did).toBe(did);
   });
 
   it('rejects missing or unknown capabilities, an empty list and bad DIDs with field details', async () => {
@@ -400,16 +402,18 @@ describe('input PostgreSQL cannot store', () => {
     }
   });
 
-  it('answers odd path ids with 404', async () => {
-    for (const path of [
-      '/api/v1/agents/agt_%00',
-      '/api/v1/agents/%E2%98%83/metrics',
-      '/api/v1/mandates/mnd_%00x',
-      '/api/v1/mandates/agent/a%27b',
-    ]) {
+  it('answers odd path ids with 404, and a NUL in one with 422 naming the parameter (issue 11)', async () => {
+    for (const path of ['/api/v1/agents/%E2%98%83/metrics', '/api/v1/mandates/agent/a%27b']) {
       const res = await request(server, 'GET', path, { apiKey: alice.apiKey });
       expect(res.status, path).toBe(404);
       expectEnvelope(res, 404);
+    }
+    for (const [path, field] of <[string, string][]>[
+      ['/api/v1/agents/agt_%00', 'agent_id'],
+      ['/api/v1/mandates/mnd_%00x', 'mandate_id'],
+    ]) {
+      const env = expectEnvelope(await request(server, 'GET', path, { apiKey: alice.apiKey }), 422, 'validation_error');
+      expect(env.details?.[0]?.field, path).toBe(field);
     }
   });
 });

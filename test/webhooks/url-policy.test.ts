@@ -51,6 +51,8 @@ describe('checkWebhookUrl under policy public', () => {
     'https://printer.local/h',
     'https://user:pass@example.com/h',
     'https://%31%32%37.0.0.1/h',
+    'https://hooks.example.org:8443/x', // a port other than 443, not configured
+    'https://example.com:80/h',
   ];
   for (const url of refused) {
     it(`refuses ${url}`, () => {
@@ -60,7 +62,7 @@ describe('checkWebhookUrl under policy public', () => {
 
   const allowed = [
     'https://example.com/hooks/mandate',
-    'https://hooks.example.org:8443/x?y=1',
+    'https://hooks.example.org:443/x?y=1',
     'https://8.8.8.8/h',
     'https://[2606:4700:4700::1111]/h',
     'https://[2002:808:808::1]/h', // 6to4 of a public address
@@ -71,6 +73,22 @@ describe('checkWebhookUrl under policy public', () => {
     });
   }
 
+  it('says "destination not allowed" for an address or a local name, never more', () => {
+    for (const url of ['https://10.1.2.3/h', 'https://[fd00:ec2::254]/h', 'https://printer.local/h']) {
+      expect(checkWebhookUrl(url, 'public')).toEqual({ ok: false, reason: 'destination not allowed' });
+    }
+  });
+
+  it('allows the ports WEBHOOK_ALLOWED_PORTS lists, and only those', () => {
+    expect(checkWebhookUrl('https://hooks.example.org:8443/x', 'public', [443, 8443])).toMatchObject({ ok: true });
+    expect(checkWebhookUrl('https://hooks.example.org/x', 'public', [443, 8443])).toMatchObject({ ok: true });
+    expect(checkWebhookUrl('https://hooks.example.org:8080/x', 'public', [443, 8443])).toMatchObject({
+      ok: false,
+      reason: 'must use port 443 or 8443 (port 8080 is not allowed)',
+    });
+    expect(checkWebhookUrl('https://hooks.example.org/x', 'public', [8443]).ok).toBe(false);
+  });
+
   it('refuses URLs over 2048 characters', () => {
     expect(checkWebhookUrl(`https://example.com/${'a'.repeat(2048)}`, 'public').ok).toBe(false);
   });
@@ -79,6 +97,7 @@ describe('checkWebhookUrl under policy public', () => {
 describe('checkWebhookUrl under policy any', () => {
   it('allows http and loopback, still refuses other schemes', () => {
     expect(checkWebhookUrl('http://127.0.0.1:9/h', 'any').ok).toBe(true);
+    expect(checkWebhookUrl('https://hooks.example.org:8443/h', 'any').ok).toBe(true);
     expect(checkWebhookUrl('https://localhost/h', 'any').ok).toBe(true);
     expect(checkWebhookUrl('file:///etc/passwd', 'any').ok).toBe(false);
     expect(checkWebhookUrl('javascript:alert(1)', 'any').ok).toBe(false);
@@ -89,7 +108,11 @@ describe('isPublicAddress', () => {
   it('classifies resolved addresses', () => {
     expect(isPublicAddress('93.184.216.34')).toBe(true);
     expect(isPublicAddress('2a00:1450:4001:80b::200e')).toBe(true);
-    for (const a of ['127.0.0.1', '::1', '::ffff:10.0.0.1', 'fd00:ec2::254', '169.254.169.254', 'nonsense', '']) {
+    expect(isPublicAddress('2002:808:808::1')).toBe(true); // 6to4 of 8.8.8.8
+    const refused = ['127.0.0.1', '::1', '::ffff:10.0.0.1', '::ffff:8.8.8.8', 'fd00:ec2::254', '169.254.169.254'];
+    refused.push('0177.0.0.1', '127.1', '999.1.1.1', 'fe80::1%eth0', '4000::1', '3fff::1', '2002:c0a8:101::1');
+    refused.push('64:ff9b:1::1', '100.64.0.1', '198.19.0.1', 'nonsense', '');
+    for (const a of refused) {
       expect(isPublicAddress(a), a).toBe(false);
     }
   });

@@ -12,29 +12,35 @@ import { assessIntent, type IntentResult } from './intent.js';
 import { checkMandate, rollTotals, selectMandate } from './mandate-check.js';
 import { estimateStateBytes } from './memory.js';
 import { type Gate, REASONS, type ReasonCode, STEP_UP_RECOMMENDATION } from './reasons.js';
-import { assessRisk, type RiskResult } from './risk.js';
+import { assessRisk, COUNTRY_JUMP_THRESHOLD, type RiskResult, recordMerchantEvidence } from './risk.js';
 import { ROLLUP_AFTER_ROWS, refreshRollup } from './rollup.js';
 import { recordInSession } from './sessions.js';
 import {
   type AgentState,
   addMerchantDecline,
+  countryNovelty,
   dayKeyOf,
+  learnApproval,
   loadAgentState,
   MANDATE_GATES,
   type MandateState,
   merchantKeyOf,
   monthKeyOf,
+  noteApproval,
+  noteNovelCountry,
   OUTCOME_APPROVE,
   OUTCOME_MANDATE_DECLINE,
   OUTCOME_OTHER_DECLINE,
   OUTCOME_STEP_UP,
   openSession,
+  pointsToCompromise,
   recordOutcome,
   type SessionState,
   type TrustLevel,
   type Zone,
 } from './state.js';
 import { addPendingStepUp, consumePendingStepUp, findPendingStepUp } from './step-up.js';
+import { groupsOfMcc } from './taxonomy.js';
 import {
   type CtsResult,
   computeCts,
@@ -217,7 +223,7 @@ export function evaluate(state: AgentState, req: AuthorizeRequest, nowMs: number
 
   if (w.decision === 'APPROVE' && mandate !== null) {
     // Stage 2: risk scoring.
-    risk = assessRisk(state, req, amount, merchant, nowMs);
+    risk = assessRisk(state, req, amount, merchant, nowMs, mandate);
     if (risk.rapidFire) {
       decline(
         w,
@@ -235,14 +241,25 @@ export function evaluate(state: AgentState, req: AuthorizeRequest, nowMs: number
         stepUp(
           w,
           'velocity_spike',
-          `${risk.approvals} approvals within ${t.risk_velocity_window_seconds} s exceed risk_velocity_max_count ${t.risk_velocity_max_count}`,
+          risk.burst
+            ? `${risk.requests} requests (${risk.sameMerchant} at this merchant) within ${t.rapid_fire_window_seconds} s are a burst`
+            : `${risk.approvals} approvals within ${t.risk_velocity_window_seconds} s exceed risk_velocity_max_count ${t.risk_velocity_max_count}`,
         );
       }
       if (risk.outlier) {
         stepUp(
           w,
           'amount_outlier',
-          `amount is ${risk.amountRatio} times the agent mean approved amount (amount_outlier_multiplier ${t.amount_outlier_multiplier})`,
+          risk.amountRatio === 0
+            ? `amount is ${risk.capShare} of max_amount_per_transaction with too little history in ${req.currency} to judge it`
+            : `amount is ${risk.amountRatio} times the agent median approved amount in ${req.currency} (robust z ${risk.amountZ}, ${risk.capShare} of max_amount_per_transaction; amount_outlier_multiplier ${t.amount_outlier_multiplier})`,
+        );
+      }
+      if (risk.jump) {
+        stepUp(
+          w,
+          'country_jump',
+          `merchant country ${req.country} is new to the agent (country-jump score ${risk.countryJump}, threshold ${COUNTRY_JUMP_THRESHOLD})`,
         );
       }
       if (risk.stepUp) {
@@ -254,7 +271,7 @@ export function evaluate(state: AgentState, req: AuthorizeRequest, nowMs: number
       }
 
       // Stage 3: cognitive trust.
-      intent = assessIntent(req, session, merchant, t.intent_anomaly_threshold, t.session_max_merchants);
+      intent = assessIntent(state, req, session, t.intent_anomaly_threshold);
       cts = computeCts(state, req, risk, intent, session, merchant);
       limit = effectiveLimit(mandate.perTransaction, cts.multiplierUnits);
       const over = amount > limit;
@@ -292,7 +309,7 @@ export function evaluate(state: AgentState, req: AuthorizeRequest, nowMs: number
         for (const s of intent.signals) decline(w, s as ReasonCode, '');
         w.details.length = first;
         w.details.push(
-          `intent_anomaly_score ${intent.score} is at or above intent_anomaly_threshold ${t.intent_anomaly_threshold} (${intent.signals.join(', ')}${intent.injection === null ? '' : `: "${intent.injection}"`})`,
+          `intent_anomaly_score ${intent.score} is at or above intent_anomaly_threshold ${t.intent_anomaly_threshold} (${intent.signals.join(', ')})`,
         );
       }
     }
@@ -306,6 +323,7 @@ export function evaluate(state: AgentState, req: AuthorizeRequest, nowMs: number
     if (idx >= 0) {
       const p = consumePendingStepUp(state, idx);
       confirmed = true;
+      state.unconfirmedOutlierMs = Number.NEGATIVE_INFINITY;
       w.decision = 'APPROVE';
       w.gates.length = 0;
       w.reasons.length = 0;
@@ -324,6 +342,8 @@ export function evaluate(state: AgentState, req: AuthorizeRequest, nowMs: number
   const decision = w.decision;
   state.auditRowsSinceRollup++;
   state.requests.push(nowMs, t.rapid_fire_max_count + 1);
+  if (req.country !== null && countryNovelty(state, req.country, nowMs) > 0)
+    noteNovelCountry(state, req.country, nowMs);
   if (decision === 'APPROVE') {
     if (mandate !== null) {
       mandate.dayAmount += amount;
@@ -333,6 +353,8 @@ export function evaluate(state: AgentState, req: AuthorizeRequest, nowMs: number
     }
     state.approvals.push(nowMs, t.risk_velocity_max_count + 1);
     state.amounts.push(amount);
+    learnApproval(state, amount, req.currency, req.mcc, req.country, merchant, nowMs);
+    noteApproval(state, merchant, nowMs, state.stats.approved);
     state.stats.approved++;
     recordOutcome(state, OUTCOME_APPROVE);
   } else if (decision === 'STEP_UP') {
@@ -343,7 +365,10 @@ export function evaluate(state: AgentState, req: AuthorizeRequest, nowMs: number
     let mandateGate = false;
     for (const g of w.gates) if (MANDATE_GATES.has(g)) mandateGate = true;
     recordOutcome(state, mandateGate ? OUTCOME_MANDATE_DECLINE : OUTCOME_OTHER_DECLINE);
-    if (merchant !== '') addMerchantDecline(state, merchant);
+    if (merchant !== '' && pointsToCompromise(w.reasons)) {
+      addMerchantDecline(state, merchant);
+      recordMerchantEvidence(state.principalId, merchant);
+    }
   }
 
   const events: EngineEvent[] = [];
@@ -375,7 +400,7 @@ export function evaluate(state: AgentState, req: AuthorizeRequest, nowMs: number
   if (session !== null) {
     const ended = recordInSession(
       session,
-      decision === 'DECLINE',
+      decision === 'DECLINE' && pointsToCompromise(w.reasons),
       decision === 'APPROVE',
       cts !== null && cts.zone === 'CRITICAL',
       req.intent.taskReference,
@@ -383,6 +408,8 @@ export function evaluate(state: AgentState, req: AuthorizeRequest, nowMs: number
       t.session_max_merchants,
       t.session_max_consecutive_denials,
       nowMs,
+      req.intent.intentType,
+      groupsOfMcc(req.mcc),
     );
     if (ended !== null) {
       addGate(w, 'session_terminated');
@@ -390,7 +417,7 @@ export function evaluate(state: AgentState, req: AuthorizeRequest, nowMs: number
       w.details.push(
         ended === 'critical_trust'
           ? `session ${req.sessionId} is terminated: the trust score is CRITICAL`
-          : `session ${req.sessionId} is terminated after ${session.consecutiveDenials} consecutive declines (session_max_consecutive_denials ${t.session_max_consecutive_denials})`,
+          : `session ${req.sessionId} is terminated after ${session.consecutiveDenials} consecutive declines that point to compromise (session_max_consecutive_denials ${t.session_max_consecutive_denials})`,
       );
       events.push({
         eventType: 'session.terminate',
@@ -408,6 +435,7 @@ export function evaluate(state: AgentState, req: AuthorizeRequest, nowMs: number
   // STEP_UP issued: remember it for step_up_confirmed.
   const stepUpExpiresAtMs = nowMs + state.derived.stepUpWindowMs;
   if (decision === 'STEP_UP') {
+    if (risk?.outlier === true) state.unconfirmedOutlierMs = nowMs;
     addPendingStepUp(state, {
       authorizationId,
       amount,
@@ -580,6 +608,32 @@ export function evaluate(state: AgentState, req: AuthorizeRequest, nowMs: number
     processing_time_ms: 0,
     response,
     created_at: timestamp,
+    explanation: {
+      thresholds_version: state.thresholdsVersion,
+      gates_fired: gates,
+      features:
+        risk === null
+          ? null
+          : {
+              requests_in_rapid_window: risk.requests,
+              approvals_in_velocity_window: risk.approvals,
+              same_merchant_in_rapid_window: risk.sameMerchant,
+              amount_to_median: risk.amountRatio,
+              amount_robust_z: risk.amountZ,
+              amount_to_per_transaction_limit: risk.capShare,
+              country_jump: risk.countryJump,
+              agent_trust_factor: risk.trust,
+              mcc_groups: groupsOfMcc(req.mcc),
+            },
+      scores: {
+        risk_score: riskScore,
+        risk_signals: risk === null ? [] : risk.signals,
+        trust_score: cts === null ? null : cts.score,
+        trust_dimensions: cts === null ? null : cts.dimensions,
+        intent_anomaly_score: intent === null ? null : intent.score,
+        intent_signals: intent === null ? [] : intent.signals,
+      },
+    },
   };
   return { decision, response, audit, events, agentUpdate };
 }

@@ -1,172 +1,89 @@
-// Stage 4: intent anomaly (docs/decision-engine.md "Intent anomaly"): prompt-injection
-// phrases in the intent text, drift of task or merchant within a session, and goal
-// misalignment between intent_type and the merchant category.
+// Stage 4: intent anomaly (docs/decision-engine.md "Intent anomaly"): instructions aimed at
+// the authorizer in the intent text (injection.ts), drift judged on meaning (the task_reference
+// hierarchy, the intent text and the coherence of merchant categories with the session), and
+// goal misalignment between the MCC taxonomy (taxonomy.ts) and the intent and capabilities.
 import type { AuthorizeRequest } from '../contract.js';
-import { HIGH_RISK_MCCS } from './risk.js';
-import type { SessionState } from './state.js';
+import { detectInjectionCached } from './injection.js';
+import type { AgentState, SessionState } from './state.js';
+import { foldText, groupsOfIntent, groupsOfMcc, HIGH_RISK_GROUPS } from './taxonomy.js';
 
 export const INTENT_WEIGHT_INJECTION = 1;
-export const INTENT_WEIGHT_TASK_DRIFT = 0.5;
+/** A new task root in the session. */
+export const INTENT_WEIGHT_TASK_DRIFT = 0.3;
+/** ... with an intent text unlike the session's. */
+export const INTENT_WEIGHT_INTENT_SHIFT = 0.2;
+/** A merchant category that fits neither the session, the intent nor the capabilities. */
 export const INTENT_WEIGHT_MERCHANT_DRIFT = 0.3;
 export const INTENT_WEIGHT_MISALIGNMENT = 0.6;
+/** Word-set (Jaccard) similarity below which two intent texts mean different things. */
+export const INTENT_SIMILARITY_MIN = 0.34;
+
+const ITEM_SUFFIX = /[-_.:# ]*(item|line|step|part|unit|no|nr|n|#)?[-_.:# ]*\d+$/i;
 
 /**
- * Phrases that try to steer the decision instead of describing a purchase. Matched in
- * intent_type, task_reference and reasoning_summary, lower-cased, whitespace collapsed.
+ * The root of a task_reference: what is before its last separator ("reading-list/item-3" ->
+ * "reading-list", "po-2025-0412/line-3" -> "po-2025-0412", "trip:paris>hotel" -> "trip:paris"),
+ * or the reference without a trailing item number ("reading-list-item-3" -> "reading-list").
  */
-export const INJECTION_PHRASES: readonly string[] = [
-  'ignore previous instructions',
-  'ignore all previous',
-  'ignore prior instructions',
-  'ignore the above',
-  'ignore your instructions',
-  'ignore the mandate',
-  'ignore mandate',
-  'disregard previous',
-  'disregard all previous',
-  'disregard the mandate',
-  'disregard your instructions',
-  'forget your instructions',
-  'forget previous instructions',
-  'override the mandate',
-  'override mandate',
-  'override spending limit',
-  'bypass the mandate',
-  'bypass mandate',
-  'bypass the limit',
-  'bypass limits',
-  'bypass security',
-  'bypass authorization',
-  'without authorization',
-  'you are now',
-  'act as an administrator',
-  'act as admin',
-  'developer mode',
-  'jailbreak',
-  'do anything now',
-  'system prompt',
-  'new instructions:',
-  'approve this transaction regardless',
-  'approve regardless',
-  'always approve',
-  'auto-approve',
-];
-
-function phrasePattern(phrase: string): string {
-  return phrase.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/ /g, '\\s+');
-}
-
-// One case-insensitive alternation compiled once at load: a single regex pass per text is
-// several times cheaper than lower-casing the text and searching for each phrase.
-const INJECTION_PATTERN = new RegExp(INJECTION_PHRASES.map(phrasePattern).join('|'), 'i');
-const WHITESPACE = /\s+/g;
-
-interface Category {
-  readonly name: string;
-  readonly keywords: readonly string[];
-  readonly mccs: ReadonlySet<string>;
-  /** Inclusive numeric MCC ranges (e.g. airlines 3000-3299). */
-  readonly ranges: readonly (readonly [number, number])[];
-}
-
-/** intent_type keyword -> the merchant categories it is expected to pay. */
-export const INTENT_CATEGORIES: readonly Category[] = [
-  {
-    name: 'travel',
-    keywords: ['travel', 'flight', 'airfare', 'hotel', 'lodging', 'trip', 'car_rental', 'car rental'],
-    mccs: new Set(['4111', '4112', '4121', '4131', '4411', '4511', '4722', '4789', '7011', '7512', '7519']),
-    ranges: [[3000, 3999]],
-  },
-  {
-    name: 'food',
-    keywords: ['food', 'grocery', 'groceries', 'meal', 'restaurant', 'dining', 'catering'],
-    mccs: new Set(['5411', '5422', '5441', '5451', '5462', '5499', '5811', '5812', '5813', '5814']),
-    ranges: [],
-  },
-  {
-    name: 'software',
-    keywords: ['software', 'saas', 'cloud', 'hosting', 'compute', 'api_credits', 'license'],
-    mccs: new Set(['4816', '4899', '5045', '5734', '5817', '5818', '5968', '7372', '7379']),
-    ranges: [],
-  },
-  {
-    name: 'office',
-    keywords: ['office', 'stationery', 'supplies'],
-    mccs: new Set(['5021', '5044', '5045', '5111', '5943', '5978']),
-    ranges: [],
-  },
-  {
-    name: 'fuel',
-    keywords: ['fuel', 'gasoline', 'ev_charging', 'charging'],
-    mccs: new Set(['5541', '5542', '5552', '5983']),
-    ranges: [],
-  },
-];
-
-function inCategory(c: Category, mcc: string, code: number): boolean {
-  if (c.mccs.has(mcc)) return true;
-  for (const [lo, hi] of c.ranges) if (code >= lo && code <= hi) return true;
-  return false;
-}
-
-// intent_type values come from a small vocabulary per integrator: memoise the lookup.
-const categoryCache = new Map<string, Category | null>();
-const CATEGORY_CACHE_SIZE = 512;
-
-/** The category an intent_type names (first keyword match), or null. */
-export function categoryOfIntent(intentType: string): Category | null {
-  const hit = categoryCache.get(intentType);
-  if (hit !== undefined) return hit;
-  const lower = intentType.toLowerCase();
-  let found: Category | null = null;
-  for (const c of INTENT_CATEGORIES) {
-    for (const k of c.keywords) {
-      if (lower.includes(k)) {
-        found = c;
-        break;
-      }
+export function taskRoot(task: string): string {
+  let cut = -1;
+  for (let i = task.length - 1; i > 0; i--) {
+    const c = task.charCodeAt(i);
+    if (c === 47 /* / */ || c === 62 /* > */ || c === 92 /* \ */) {
+      cut = i;
+      break;
     }
-    if (found !== null) break;
   }
-  if (categoryCache.size >= CATEGORY_CACHE_SIZE) categoryCache.clear();
-  categoryCache.set(intentType, found);
-  return found;
+  const root = cut > 0 ? task.slice(0, cut) : task.replace(ITEM_SUFFIX, '');
+  return (root === '' ? task : root).toLowerCase();
+}
+
+const WORD_SPLIT = /[^\p{L}\p{N}]+/u;
+
+/** Jaccard similarity of the word sets of two intent texts (1 = same words). */
+export function intentSimilarity(a: string, b: string): number {
+  if (a === b) return 1;
+  const wa = new Set(
+    foldText(a)
+      .split(WORD_SPLIT)
+      .filter((w) => w.length > 1),
+  );
+  const wb = new Set(
+    foldText(b)
+      .split(WORD_SPLIT)
+      .filter((w) => w.length > 1),
+  );
+  if (wa.size === 0 || wb.size === 0) return 0;
+  let both = 0;
+  for (const w of wa) if (wb.has(w)) both++;
+  return both / (wa.size + wb.size - both);
 }
 
 /**
- * Goal misalignment: the intent names a category, the MCC is known, is not in that category,
- * and is either in another known category or high risk. An MCC no category knows is not
- * judged (a "purchase" at a general store is fine).
+ * Goal misalignment: the merchant category is in a high-risk group (gambling, quasi-cash,
+ * money transfer, stored value, crypto, pawn/dating) that neither the intent text nor the
+ * agent's capabilities name.
  */
-export function isMisaligned(intentType: string, mcc: string | null): boolean {
-  if (mcc === null) return false;
-  const c = categoryOfIntent(intentType);
-  if (c === null) return false;
-  const code = Number(mcc);
-  if (inCategory(c, mcc, code)) return false;
-  if (HIGH_RISK_MCCS.has(mcc)) return true;
-  for (const other of INTENT_CATEGORIES) if (other !== c && inCategory(other, mcc, code)) return true;
-  return false;
+export function isMisaligned(intentType: string, mcc: string | null, capabilityGroups = 0): boolean {
+  const g = groupsOfMcc(mcc) & HIGH_RISK_GROUPS;
+  if (g === 0) return false;
+  return (g & (groupsOfIntent(intentType) | capabilityGroups)) === 0;
 }
 
-/** First injection phrase found in the intent text, or null. */
-export function findInjection(intent: AuthorizeRequest['intent']): string | null {
+export type { InjectionFinding } from './injection.js';
+
+/** Whether the intent text carries instructions aimed at the authorizer (never which words). */
+export function findInjection(intent: AuthorizeRequest['intent']): boolean {
   return (
-    scan(intent.taskReference) ??
-    scan(intent.intentType) ??
-    (intent.reasoningSummary === null ? null : scan(intent.reasoningSummary))
+    detectInjectionCached(intent.taskReference) !== null ||
+    detectInjectionCached(intent.intentType) !== null ||
+    (intent.reasoningSummary !== null && detectInjectionCached(intent.reasoningSummary) !== null)
   );
-}
-
-function scan(text: string): string | null {
-  if (text.length < 6) return null;
-  const m = INJECTION_PATTERN.exec(text);
-  return m === null ? null : m[0].toLowerCase().replace(WHITESPACE, ' ');
 }
 
 export interface IntentResult {
   score: number;
-  injection: string | null;
+  injection: boolean;
   taskDrift: boolean;
   merchantDrift: boolean;
   misaligned: boolean;
@@ -177,33 +94,48 @@ export interface IntentResult {
 
 /** Scores the intent. `session` is the request's session before this request is added. */
 export function assessIntent(
+  state: AgentState,
   request: AuthorizeRequest,
   session: SessionState | null,
-  merchant: string,
   threshold: number,
-  maxSessionMerchants: number,
 ): IntentResult {
+  const intent = request.intent;
   const r: IntentResult = {
     score: 0,
-    injection: findInjection(request.intent),
+    injection: findInjection(intent),
     taskDrift: false,
     merchantDrift: false,
-    misaligned: isMisaligned(request.intent.intentType, request.mcc),
+    misaligned: isMisaligned(intent.intentType, request.mcc, state.capabilityGroups),
     triggered: false,
     signals: [],
   };
   let score = 0;
-  if (r.injection !== null) {
+  if (r.injection) {
     score += INTENT_WEIGHT_INJECTION;
     r.signals.push('prompt_injection_detected');
   }
   if (session !== null) {
-    if (session.task !== null && session.task !== request.intent.taskReference) {
+    const mccGroups = groupsOfMcc(request.mcc);
+    // Coherence with the session: its categories and what its opening intent names.
+    const sessionPurpose = session.intentType === null ? 0 : groupsOfIntent(session.intentType);
+    const incoherent = session.groups !== 0 && mccGroups !== 0 && (mccGroups & (session.groups | sessionPurpose)) === 0;
+    let drift = 0;
+    if (session.root !== null && session.root !== taskRoot(intent.taskReference)) {
+      drift = INTENT_WEIGHT_TASK_DRIFT;
+      if (
+        session.intentType !== null &&
+        intentSimilarity(session.intentType, intent.intentType) < INTENT_SIMILARITY_MIN
+      ) {
+        drift += INTENT_WEIGHT_INTENT_SHIFT;
+      }
+    }
+    // A new root alone (same intent, same categories) is a new task, not drift.
+    if (drift > 0 && (incoherent || drift > INTENT_WEIGHT_TASK_DRIFT)) {
       r.taskDrift = true;
-      score += INTENT_WEIGHT_TASK_DRIFT;
+      score += drift;
       r.signals.push('task_drift');
     }
-    if (merchant !== '' && session.merchants.length >= maxSessionMerchants && !session.merchants.includes(merchant)) {
+    if (incoherent) {
       r.merchantDrift = true;
       score += INTENT_WEIGHT_MERCHANT_DRIFT;
       r.signals.push('merchant_drift');

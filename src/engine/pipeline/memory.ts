@@ -11,7 +11,7 @@
 import type { AgentState, MandateState } from './state.js';
 
 /** The state of an agent without mandates or history (objects, maps, windows, thresholds). */
-export const STATE_BASE_BYTES = 3100;
+export const STATE_BASE_BYTES = 4950;
 /** One mandate with no allow/block lists. */
 export const MANDATE_BASE_BYTES = 800;
 /** One entry of a mandate's set (MCC, country, chain, asset, counterparty), with its string. */
@@ -26,6 +26,12 @@ export const SESSION_BYTES = 260;
 export const STRING_BYTES = 24;
 /** One entry of merchantDeclines beyond its key's characters. */
 export const MERCHANT_DECLINE_BYTES = 28;
+/** One per-currency amount baseline (a Float64Array of BASELINE_SIZE logs and its object). */
+export const BASELINE_BYTES = 420;
+/** One country the agent was approved in (map entry, record, 3-letter string). */
+export const COUNTRY_BYTES = 90;
+/** One merchant the agent was approved at (set entry) beyond its key's characters. */
+export const KNOWN_MERCHANT_BYTES = 20;
 /** One STEP_UP awaiting confirmation. */
 export const PENDING_STEP_UP_BYTES = 600;
 
@@ -54,6 +60,8 @@ export function estimateStateBytes(state: AgentState): number {
   bytes += state.amounts.count * AMOUNT_BYTES;
   bytes += state.merchantDeclines.size * (MERCHANT_DECLINE_BYTES + STRING_BYTES) + state.merchantChars;
   bytes += state.pendingStepUps.length * PENDING_STEP_UP_BYTES;
+  bytes += state.baselines.size * BASELINE_BYTES + state.countries.size * COUNTRY_BYTES;
+  bytes += state.knownMerchants.size * (KNOWN_MERCHANT_BYTES + STRING_BYTES) + state.knownChars;
   for (const s of state.sessions.values()) {
     bytes += SESSION_BYTES + (s.merchants.length + 2) * STRING_BYTES + s.chars;
   }

@@ -92,6 +92,10 @@ export const REASONS = {
     'risk_score',
     'Ask the Principal to confirm, then re-submit the same request with step_up_confirmed: true.',
   ),
+  country_jump: r(
+    'risk_score',
+    'The merchant country is new to this agent and unlike its history: ask the Principal to confirm, then re-submit the same request with step_up_confirmed: true.',
+  ),
   velocity_spike: r(
     'risk_velocity',
     'Spending velocity is unusually high: ask the Principal to confirm, then re-submit the same request with step_up_confirmed: true.',

@@ -2,7 +2,18 @@
 // of documented contributions; the gates compare exact counts and exact amounts.
 import type { Units } from '../../domain/money.js';
 import type { AuthorizeRequest } from '../contract.js';
-import type { AgentState } from './state.js';
+import {
+  type AgentState,
+  type AmountBaseline,
+  approvalsAtSince,
+  BASELINE_SIZE,
+  burstSize,
+  countBurst,
+  countryNovelty,
+  type MandateState,
+  RECENT_SIZE,
+} from './state.js';
+import { G_DINING, G_TRAVEL, groupsOfIntent, groupsOfMcc, regionOf } from './taxonomy.js';
 
 /** MCCs treated as high risk: gambling, quasi-cash, money transfer, stored value, pawn, dating, telemarketing. */
 export const HIGH_RISK_MCCS: ReadonlySet<string> = new Set([
@@ -24,6 +35,44 @@ export const RISK_WEIGHT_OUTLIER = 0.25;
 export const RISK_WEIGHT_MERCHANT_FLAGGED = 0.35;
 export const RISK_WEIGHT_HIGH_RISK_MCC = 0.2;
 export const RISK_WEIGHT_UNIDENTIFIED = 0.05;
+export const RISK_WEIGHT_COUNTRY_JUMP = 0.3;
+
+/**
+ * Cold start (the agent has approvals, fewer than amount_outlier_min_history in this currency):
+ * share of max_amount_per_transaction from which an amount steps up (+0.2 x trust). A first
+ * request ever is bounded by the mandate alone.
+ */
+export const COLD_CAP_SHARE = 0.75;
+/** Floor of the robust spread (log units): identical prices (subscriptions) have MAD 0. */
+export const MIN_LOG_SPREAD = 0.25;
+/** Prior spread of log amounts (about x2.2 either way) and its weight in amounts. */
+export const PRIOR_LOG_SPREAD = 0.8;
+export const PRIOR_WEIGHT = 5;
+/** Robust z (log amount above the median, in spreads) beyond which an amount is an outlier. */
+export const OUTLIER_Z = 3.3;
+/** Share of max_amount_per_transaction from which an amount is "near the cap". */
+export const NEAR_CAP_SHARE = 0.75;
+/**
+ * After a STEP_UP for amount_outlier that the Principal has not confirmed, for this long, an
+ * amount above UNCONFIRMED_OUTLIER_RATIO x the median (or, in a currency without a baseline,
+ * above UNCONFIRMED_CAP_SHARE of max_amount_per_transaction) is an outlier as well.
+ */
+export const UNCONFIRMED_OUTLIER_MS = 6 * 3_600_000;
+export const UNCONFIRMED_OUTLIER_RATIO = 3;
+export const UNCONFIRMED_CAP_SHARE = 0.25;
+/** Country-jump score at or above which the request steps up. */
+export const COUNTRY_JUMP_THRESHOLD = 0.65;
+/** Country-jump weight of a new country on the elevated card-not-present fraud list. */
+export const COUNTRY_JUMP_ELEVATED = 0.3;
+
+/**
+ * Jurisdictions with elevated card-not-present fraud or sanctions exposure (ISO 3166 alpha-3),
+ * as merchant-acquirer risk tiers commonly list them. Only a country NEW to the agent weighs:
+ * an agent that already pays there is judged on its own history.
+ */
+export const ELEVATED_RISK_COUNTRIES: ReadonlySet<string> = new Set(
+  'NGA GHA CMR KEN VNM IDN PHL PAK KHM MMR LAO BRA VEN COL ROU UKR RUS BLR MDA IRN PRK SYR YEM'.split(' '),
+);
 
 export type Severity = 'none' | 'low' | 'medium' | 'high' | 'critical';
 const SEVERITY_RANK: Readonly<Record<Severity, number>> = { none: 0, low: 1, medium: 2, high: 3, critical: 4 };
@@ -36,11 +85,22 @@ export interface RiskResult {
   requests: number;
   /** Approvals in the velocity window if this one is approved. */
   approvals: number;
-  /** amount / mean approved amount (0 without enough history). */
+  /** Approvals at this merchant in the rapid-fire window, plus this request. */
+  sameMerchant: number;
+  /** amount / median approved amount in this currency (0 without enough history). */
   amountRatio: number;
+  /** Robust z of the log amount against the currency baseline (0 without enough history). */
+  amountZ: number;
+  /** amount / max_amount_per_transaction. */
+  capShare: number;
+  countryJump: number;
+  /** trustFactor of the agent (0 new .. 1 established). */
+  trust: number;
   rapidFire: boolean;
   velocity: boolean;
+  burst: boolean;
   outlier: boolean;
+  jump: boolean;
   merchantFlagged: boolean;
   hardDecline: boolean;
   stepUp: boolean;
@@ -56,6 +116,71 @@ export function round4(n: number): number {
   return Math.round(n * 10_000) / 10_000;
 }
 
+/**
+ * How far the agent's record lets it go (0 new .. 1 established): half its trust_level
+ * (REGISTERED 0, VERIFIED 0.5, TRUSTED 1), half its kya_score (0 until scored).
+ */
+export function trustFactor(state: AgentState): number {
+  const level = state.trustLevel === 'TRUSTED' ? 1 : state.trustLevel === 'VERIFIED' ? 0.5 : 0;
+  return 0.5 * level + 0.5 * (state.kyaScore ?? 0);
+}
+
+// Scratch for the median/MAD of a baseline (one decision at a time per thread).
+const SCRATCH = new Float64Array(BASELINE_SIZE);
+
+/** Median and MAD of a baseline's log amounts (MAD x 1.4826 estimates a standard deviation). */
+export function medianMad(b: AmountBaseline): { median: number; spread: number } {
+  const n = b.count;
+  const xs = SCRATCH.subarray(0, n);
+  xs.set(b.logs.subarray(0, n));
+  xs.sort();
+  const median = n % 2 === 1 ? (xs[(n - 1) >> 1] as number) : ((xs[n / 2 - 1] as number) + (xs[n / 2] as number)) / 2;
+  for (let i = 0; i < n; i++) xs[i] = Math.abs((xs[i] as number) - median);
+  xs.sort();
+  const mad = n % 2 === 1 ? (xs[(n - 1) >> 1] as number) : ((xs[n / 2 - 1] as number) + (xs[n / 2] as number)) / 2;
+  // A few amounts give a noisy MAD: shrink towards PRIOR_LOG_SPREAD (weight of PRIOR_WEIGHT amounts).
+  const s = 1.4826 * mad;
+  const spread = Math.sqrt((n * s * s + PRIOR_WEIGHT * PRIOR_LOG_SPREAD * PRIOR_LOG_SPREAD) / (n + PRIOR_WEIGHT));
+  return { median, spread: Math.max(MIN_LOG_SPREAD, spread) };
+}
+
+// Evidence across a Principal: merchant -> compromise-pointing declines by any of its agents
+// decided on this thread (bounded; cleared when full). The per-agent counts are in the state.
+const principalEvidence = new Map<string, number>();
+const PRINCIPAL_EVIDENCE_SIZE = 50_000;
+/** Declines pointing to compromise, by any agent of the Principal, that flag a merchant. */
+export const PRINCIPAL_FLAG_COUNT = 2;
+
+export function recordMerchantEvidence(principalId: string, merchant: string): void {
+  if (merchant === '') return;
+  const key = `${principalId}\u0000${merchant}`;
+  if (principalEvidence.size >= PRINCIPAL_EVIDENCE_SIZE) principalEvidence.clear();
+  principalEvidence.set(key, (principalEvidence.get(key) ?? 0) + 1);
+}
+
+function principalFlagged(principalId: string, merchant: string): boolean {
+  return (
+    principalEvidence.size > 0 &&
+    (principalEvidence.get(`${principalId}\u0000${merchant}`) ?? 0) >= PRINCIPAL_FLAG_COUNT
+  );
+}
+
+/**
+ * Bursts are judged once the agent's pace is learned (amount_outlier_min_history approvals) and
+ * only when bursts were not part of it (state.ts noteApproval).
+ */
+function judgesBursts(state: AgentState): boolean {
+  return !state.burstsNormal && state.stats.approved >= state.thresholds.amount_outlier_min_history;
+}
+
+/** Whether the agent made another request in `country` while it was new, since `fromMs`. */
+function recentNovel(state: AgentState, country: string, fromMs: number): boolean {
+  for (let i = 0; i < RECENT_SIZE; i++) {
+    if ((state.novelMs[i] as number) >= fromMs && state.novelCountries[i] === country) return true;
+  }
+  return false;
+}
+
 /** Scores the request against the agent's own windows and baselines. Does not mutate state. */
 export function assessRisk(
   state: AgentState,
@@ -63,18 +188,29 @@ export function assessRisk(
   amount: Units,
   merchant: string,
   nowMs: number,
+  mandate: MandateState,
 ): RiskResult {
   const t = state.thresholds;
   const d = state.derived;
+  const trust = trustFactor(state);
+  const from = nowMs - d.rapidWindowMs;
+  const sameMerchant = approvalsAtSince(state, merchant, from) + 1;
   const r: RiskResult = {
     score: 0,
     signals: [],
-    requests: state.requests.countSince(nowMs - d.rapidWindowMs) + 1,
+    requests: state.requests.countSince(from) + 1,
     approvals: state.approvals.countSince(nowMs - d.velocityWindowMs) + 1,
+    sameMerchant,
     amountRatio: 0,
+    amountZ: 0,
+    capShare: 0,
+    countryJump: 0,
+    trust: round4(trust),
     rapidFire: false,
     velocity: false,
+    burst: false,
     outlier: false,
+    jump: false,
     merchantFlagged: false,
     hardDecline: false,
     stepUp: false,
@@ -89,21 +225,88 @@ export function assessRisk(
     r.signals.push('rapid_fire');
     raise(r, 'high');
   }
-  if (r.approvals > t.risk_velocity_max_count) {
+  // Count velocity: approvals over risk_velocity_max_count in its window, or a burst of
+  // approvals at one merchant inside the rapid-fire window unless bursts are the agent's pace.
+  if (
+    r.approvals > t.risk_velocity_max_count ||
+    (judgesBursts(state) && (sameMerchant >= burstSize(t) || r.requests >= countBurst(t)))
+  ) {
     r.velocity = true;
+    r.burst = r.approvals <= t.risk_velocity_max_count;
     r.signals.push('velocity_spike');
     raise(r, 'medium');
   }
 
-  const h = state.amounts;
-  if (h.count >= t.amount_outlier_min_history && h.sum > 0n) {
-    // ratio = amount / (sum / count), to 4 decimals for the score; the gate compares exactly.
-    r.amountRatio = Number((amount * BigInt(h.count) * 10_000n) / h.sum) / 10_000;
-    const m = t.amount_outlier_multiplier;
-    if (r.amountRatio > 1) score += RISK_WEIGHT_OUTLIER * Math.min(1, (r.amountRatio - 1) / (m - 1));
-    if (amount * BigInt(h.count) * 100_000_000n > h.sum * d.outlierMultiplier) {
+  // Amount: robust baseline of this currency (median/MAD of log amounts), cold start against
+  // the mandate's per-transaction limit.
+  const value = Number(amount) / 1e8;
+  const cap = Number(mandate.perTransaction) / 1e8;
+  r.capShare = cap > 0 ? round4(value / cap) : 0;
+  const baseline = state.baselines.get(request.currency);
+  // A Principal's own amount_outlier_multiplier replaces the adaptive rule: only "above that
+  // multiple of the median" steps up, with no near-cap or cold-start rule.
+  const explicit = state.overrides.amount_outlier_multiplier !== undefined;
+  const nearCap = !explicit && r.capShare >= NEAR_CAP_SHARE;
+  const unconfirmed = !explicit && nowMs - state.unconfirmedOutlierMs < UNCONFIRMED_OUTLIER_MS;
+  if (baseline !== undefined && baseline.count >= t.amount_outlier_min_history) {
+    const { median, spread } = medianMad(baseline);
+    const lx = Math.log(Math.max(value, 1e-8));
+    const excess = lx - median;
+    r.amountRatio = round4(Math.exp(excess));
+    r.amountZ = round4(excess / spread);
+    // The distance that makes an outlier: OUTLIER_Z robust spreads and at least the default
+    // multiple, plus ln 4 when the reasoning explains the size.
+    const explained = explainsLarge(request.intent.reasoningSummary);
+    const limit = explicit
+      ? Math.log(t.amount_outlier_multiplier)
+      : Math.max(Math.log(t.amount_outlier_multiplier), OUTLIER_Z * spread) + (explained ? Math.log(4) : 0);
+    if (excess > 0) score += RISK_WEIGHT_OUTLIER * Math.min(1, excess / limit);
+    if (
+      excess > limit ||
+      (nearCap && excess > Math.log(2)) ||
+      (unconfirmed && excess > Math.log(UNCONFIRMED_OUTLIER_RATIO))
+    )
       r.outlier = true;
-      r.signals.push('amount_outlier');
+  } else if (
+    !explicit &&
+    state.stats.approved > 0 &&
+    (r.capShare >= COLD_CAP_SHARE + 0.2 * trust || (unconfirmed && r.capShare >= UNCONFIRMED_CAP_SHARE))
+  ) {
+    r.outlier = true;
+    score += RISK_WEIGHT_OUTLIER;
+  }
+  if (r.outlier) {
+    r.signals.push('amount_outlier');
+    raise(r, 'medium');
+  }
+
+  // Country jump: a country new to the agent, weighed with merchant novelty, amount, category
+  // and other new countries just before; a trip the intent or capabilities explain weighs less.
+  const novelty = countryNovelty(state, request.country, nowMs);
+  if (novelty > 0 && request.country !== null) {
+    const mccGroups = groupsOfMcc(request.mcc);
+    let j = (state.countries.size >= 3 ? 0.25 : 0.35) * novelty;
+    if (merchant !== '' && !state.knownMerchants.has(merchant)) j += 0.1;
+    if (r.amountRatio > 3 || (r.amountRatio === 0 && r.capShare > 0.25)) j += 0.3;
+    const purpose = groupsOfIntent(request.intent.intentType) | state.capabilityGroups;
+    if (mccGroups !== 0 && (mccGroups & state.groupsSeen) === 0) j += (mccGroups & purpose) === 0 ? 0.4 : 0.25;
+    if (recentNovel(state, request.country, nowMs - 86_400_000)) j += 0.25;
+    if (ELEVATED_RISK_COUNTRIES.has(request.country)) j += COUNTRY_JUMP_ELEVATED;
+    const home = state.countries.size;
+    if (home === 1 && state.stats.approved >= 5) j += 0.1;
+    // A region the agent never paid in: telling for an agent that already pays abroad (a
+    // single-country agent's first trip abroad is always to a new region: no information).
+    if (home >= 2) {
+      let regions = 0;
+      for (const c of state.countries.keys()) regions |= regionOf(c);
+      if ((regions & regionOf(request.country)) === 0) j += home >= 3 ? 0.3 : 0.2;
+    }
+    if ((mccGroups & (G_TRAVEL | G_DINING)) !== 0 && (purpose & G_TRAVEL) !== 0) j -= 0.45;
+    r.countryJump = round4(Math.max(0, j));
+    if (r.countryJump >= COUNTRY_JUMP_THRESHOLD + 0.05 * trust) {
+      r.jump = true;
+      score += RISK_WEIGHT_COUNTRY_JUMP;
+      r.signals.push('country_jump');
       raise(r, 'medium');
     }
   }
@@ -112,7 +315,10 @@ export function assessRisk(
     score += RISK_WEIGHT_UNIDENTIFIED;
     r.signals.push('merchant_unidentified');
     raise(r, 'low');
-  } else if ((state.merchantDeclines.get(merchant) ?? 0) >= t.merchant_decline_flag_count) {
+  } else if (
+    (state.merchantDeclines.get(merchant) ?? 0) >= t.merchant_decline_flag_count ||
+    principalFlagged(state.principalId, merchant)
+  ) {
     score += RISK_WEIGHT_MERCHANT_FLAGGED;
     r.merchantFlagged = true;
     r.signals.push('merchant_flagged');
@@ -133,8 +339,22 @@ export function assessRisk(
     r.stepUp = true;
     r.condition = 'HIGH';
     raise(r, 'high');
-  } else if (r.score >= 0.3 || r.rapidFire || r.velocity || r.outlier || r.merchantFlagged) {
+  } else if (r.score >= 0.3 || r.rapidFire || r.velocity || r.outlier || r.merchantFlagged || r.jump) {
     r.condition = 'ELEVATED';
   }
   return r;
+}
+
+// Words that say why an amount is large. Routine words ("team", "seats", "licenses") alone do
+// not: "Monthly renewal of the team plan" is the everyday reasoning of a SaaS agent, and a
+// compromised agent re-uses it (it explains a count of seats only with a number of 10 or more).
+const SIZE_WORDS =
+  /\b(annual|annually|yearly|bulk|quarter|quarterly|package|reserved|wholesale|conference|budget|purchase order|\d{2,} (seats|licen[cs]es|users|units))\b/i;
+
+/**
+ * Whether the reasoning explains a large amount: a real sentence (30+ characters) that names
+ * what makes it large (annual plan, 40 seats, bulk, conference package, reserved capacity, ...).
+ */
+export function explainsLarge(reasoning: string | null): boolean {
+  return reasoning !== null && reasoning.length >= 30 && SIZE_WORDS.test(reasoning);
 }

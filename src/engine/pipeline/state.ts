@@ -6,7 +6,8 @@ import { fromDb, type Units } from '../../domain/money.js';
 import type { Sql } from '../../storage/db.js';
 import { mandateBytes } from './memory.js';
 import { carried, fold, type MandateSums, rollupOf, totals } from './rollup.js';
-import { mergeThresholds, type ThresholdOverrides, type Thresholds } from './thresholds.js';
+import { groupsOfCapabilities, groupsOfMcc } from './taxonomy.js';
+import { mergeThresholds, type ThresholdOverrides, type Thresholds, thresholdsVersion } from './thresholds.js';
 
 export type TrustLevel = 'REGISTERED' | 'VERIFIED' | 'TRUSTED';
 export type Zone = 'GREEN' | 'AMBER' | 'RED' | 'CRITICAL';
@@ -167,10 +168,17 @@ export interface MandateState {
 }
 
 export interface SessionState {
+  /** Consecutive DECLINEs that point to compromise (pacing and mandate caps do not count). */
   consecutiveDenials: number;
   terminated: boolean;
   /** task_reference that opened the session (null after a reload until the next request). */
   task: string | null;
+  /** Root of the task_reference hierarchy of the session ("reading-list" of "reading-list/item-3"). */
+  root: string | null;
+  /** intent_type of the request that opened the session (null after a reload). */
+  intentType: string | null;
+  /** MCC groups (taxonomy.ts bits) of the session's approved requests. */
+  groups: number;
   /** Distinct merchant keys seen in the session. */
   merchants: string[];
   lastSeenMs: number;
@@ -213,6 +221,29 @@ function ratioUnits(n: number): Units {
   return BigInt(Math.round(n * 1e8));
 }
 
+export const BASELINE_SIZE = 32;
+export const MAX_COUNTRIES = 64;
+export const MAX_KNOWN_MERCHANTS = 256;
+export const RECENT_SIZE = 8;
+
+/** The last BASELINE_SIZE approved amounts of one currency, as natural logs, in a ring. */
+export class AmountBaseline {
+  readonly logs = new Float64Array(BASELINE_SIZE);
+  count = 0;
+  head = 0;
+
+  push(amount: number): void {
+    this.logs[this.head] = Math.log(Math.max(amount, 1e-8));
+    this.head = (this.head + 1) % BASELINE_SIZE;
+    if (this.count < BASELINE_SIZE) this.count++;
+  }
+}
+
+export interface CountrySeen {
+  approvals: number;
+  firstMs: number;
+}
+
 export interface TrustStats {
   approved: number;
   declined: number;
@@ -230,12 +261,16 @@ export interface AgentState {
   /** kya_score as NUMERIC text for the audit row. */
   kyaText: string | null;
   readonly createdAtMs: number;
+  /** The agent's declared capabilities, lower case (goal misalignment reads them). */
+  readonly capabilities: readonly string[];
   /** ACTIVE mandates, newest first. */
   readonly mandates: MandateState[];
   /** Estimated bytes of the mandates (memory.ts), fixed while the state is loaded. */
   readonly mandateBytes: number;
   overrides: ThresholdOverrides;
   thresholds: Thresholds;
+  /** thresholdsVersion(thresholds), stored with every decision. */
+  thresholdsVersion: string;
   derived: Derived;
   readonly stats: TrustStats;
   readonly amounts: AmountHistory;
@@ -246,12 +281,42 @@ export interface AgentState {
   /** Last OUTCOME_HISTORY_SIZE outcomes (OUTCOME_* codes), ring. */
   readonly outcomes: Uint8Array;
   outcomeHead: number;
-  /** Merchant key -> declines of this agent at that merchant. */
+  /** Groups (taxonomy.ts bits) the agent's capabilities name. */
+  readonly capabilityGroups: number;
+  /** Groups of the MCCs the agent was approved at. */
+  groupsSeen: number;
+  /** Robust amount baselines (log amounts of approvals), per currency. */
+  readonly baselines: Map<string, AmountBaseline>;
+  /** Countries (alpha-3) the agent was approved in: approvals and first approval time. */
+  readonly countries: Map<string, CountrySeen>;
+  /** Merchants the agent was approved at (bounded: MAX_KNOWN_MERCHANTS). */
+  readonly knownMerchants: Set<string>;
+  /** Characters of the knownMerchants keys, for the memory estimate. */
+  knownChars: number;
+  /** The last RECENT_SIZE approvals: time and merchant key (bursts at one merchant). */
+  readonly recentMs: Float64Array;
+  readonly recentMerchants: string[];
+  recentHead: number;
+  /**
+   * Whether bursts at one merchant are this agent's normal pace: set when it had one while its
+   * pace was still being learned (fewer than amount_outlier_min_history approvals).
+   */
+  burstsNormal: boolean;
+  /** The last RECENT_SIZE requests in a country new to the agent (a jump goes on over several). */
+  readonly novelMs: Float64Array;
+  readonly novelCountries: string[];
+  novelHead: number;
+  /** Merchant key -> declines of this agent at that merchant that point to compromise. */
   readonly merchantDeclines: Map<string, number>;
   /** Characters of the merchantDeclines keys, for the memory estimate. */
   merchantChars: number;
   readonly sessions: Map<string, SessionState>;
   readonly pendingStepUps: PendingStepUp[];
+  /**
+   * When the agent last got a STEP_UP for amount_outlier that no step_up_confirmed has cleared
+   * since (-Infinity: none): large amounts pushed while the Principal has not said yes weigh more.
+   */
+  unconfirmedOutlierMs: number;
   lastZone: Zone | null;
   lastTrustScore: number | null;
   /**
@@ -265,6 +330,7 @@ export interface AgentState {
 export function setThresholdOverrides(state: AgentState, overrides: ThresholdOverrides | null): void {
   state.overrides = overrides ?? {};
   state.thresholds = mergeThresholds(state.overrides);
+  state.thresholdsVersion = thresholdsVersion(state.thresholds);
   state.derived = derive(state.thresholds);
 }
 
@@ -388,6 +454,7 @@ export interface AgentSeed {
   trustLevel?: TrustLevel;
   kyaScore?: number | null;
   createdAtMs: number;
+  capabilities?: readonly string[] | null;
   mandates?: MandateState[];
   overrides?: ThresholdOverrides | null;
 }
@@ -404,10 +471,12 @@ export function newAgentState(seed: AgentSeed): AgentState {
     kyaScore: seed.kyaScore ?? null,
     kyaText: seed.kyaScore === undefined || seed.kyaScore === null ? null : seed.kyaScore.toFixed(2),
     createdAtMs: seed.createdAtMs,
+    capabilities: (seed.capabilities ?? []).map((c) => c.toLowerCase()),
     mandates: seed.mandates ?? [],
     mandateBytes: (seed.mandates ?? []).reduce((n, m) => n + mandateBytes(m), 0),
     overrides: seed.overrides ?? {},
     thresholds,
+    thresholdsVersion: thresholdsVersion(thresholds),
     derived: derive(thresholds),
     stats: { approved: 0, declined: 0, stepUps: 0 },
     amounts: new AmountHistory(),
@@ -415,10 +484,24 @@ export function newAgentState(seed: AgentSeed): AgentState {
     approvals: new TimeWindow(),
     outcomes: new Uint8Array(OUTCOME_HISTORY_SIZE),
     outcomeHead: 0,
+    capabilityGroups: groupsOfCapabilities(seed.capabilities ?? []),
+    groupsSeen: 0,
+    baselines: new Map(),
+    countries: new Map(),
+    knownMerchants: new Set(),
+    knownChars: 0,
+    recentMs: new Float64Array(RECENT_SIZE).fill(Number.NEGATIVE_INFINITY),
+    recentMerchants: new Array<string>(RECENT_SIZE).fill(''),
+    recentHead: 0,
+    burstsNormal: false,
+    novelMs: new Float64Array(RECENT_SIZE).fill(Number.NEGATIVE_INFINITY),
+    novelCountries: new Array<string>(RECENT_SIZE).fill(''),
+    novelHead: 0,
     merchantDeclines: new Map(),
     merchantChars: 0,
     sessions: new Map(),
     pendingStepUps: [],
+    unconfirmedOutlierMs: Number.NEGATIVE_INFINITY,
     auditRowsSinceRollup: 0,
     lastZone: null,
     lastTrustScore: null,
@@ -436,10 +519,138 @@ export const MANDATE_GATES: ReadonlySet<string> = new Set([
   'crypto_blocked',
 ]);
 
+/**
+ * DECLINE reasons that do NOT point to a compromised agent: pacing (rapid fire, daily and
+ * monthly caps), configuration (no mandate, expired, currency, rail) and the consequences of
+ * earlier decisions. Every other DECLINE reason (instructions in the intent, drift,
+ * misalignment, a hard risk score, a CRITICAL trust score, amounts over the per-transaction
+ * limit, categories, countries and crypto the mandate forbids) does.
+ */
+export const NOT_COMPROMISE_REASONS: ReadonlySet<string> = new Set([
+  'risk_rapid_fire',
+  'daily_limit_exceeded',
+  'monthly_limit_exceeded',
+  'no_active_mandate',
+  'rail_not_permitted',
+  'mandate_not_yet_valid',
+  'mandate_expired',
+  'currency_mismatch',
+  'agent_inactive',
+  'session_terminated',
+  'system_unavailable',
+  'step_up_confirmation_ignored',
+]);
+
+/** Whether a DECLINE with these reason codes points to compromise (sessions, flagged merchants). */
+export function pointsToCompromise(reasons: readonly string[]): boolean {
+  for (const r of reasons) if (!NOT_COMPROMISE_REASONS.has(r)) return true;
+  return false;
+}
+
+/** Learns from an APPROVE: amount baseline, countries, merchant categories, known merchants. */
+export function learnApproval(
+  state: AgentState,
+  amount: Units,
+  currency: string,
+  mcc: string | null,
+  country: string | null,
+  merchant: string,
+  nowMs: number,
+): void {
+  let b = state.baselines.get(currency);
+  if (b === undefined) {
+    b = new AmountBaseline();
+    state.baselines.set(currency, b);
+  }
+  b.push(Number(amount) / 1e8);
+  state.groupsSeen |= groupsOfMcc(mcc);
+  if (country !== null) {
+    const c = state.countries.get(country);
+    if (c !== undefined) c.approvals++;
+    else if (state.countries.size < MAX_COUNTRIES) state.countries.set(country, { approvals: 1, firstMs: nowMs });
+  }
+  if (merchant !== '' && state.knownMerchants.size < MAX_KNOWN_MERCHANTS && !state.knownMerchants.has(merchant)) {
+    state.knownMerchants.add(merchant);
+    state.knownChars += merchant.length;
+  }
+}
+
+const DAY = 86_400_000;
+/** Approvals with a country before the agent has a "home" a jump can leave. */
+export const MIN_HOME_APPROVALS = 3;
+
+/**
+ * How new `country` is to the agent: 0 known (or no country, or the agent has no approvals with
+ * a country yet: there is no home to jump from), 1 never approved there, 0.8 approved there
+ * fewer than 3 times, all within the last 24 hours (a jump in progress).
+ */
+export function countryNovelty(state: AgentState, country: string | null, nowMs: number): number {
+  if (country === null || state.countries.size === 0) return 0;
+  let approvals = 0;
+  for (const c of state.countries.values()) approvals += c.approvals;
+  if (approvals < MIN_HOME_APPROVALS) return 0;
+  const c = state.countries.get(country);
+  if (c === undefined) return 1;
+  return c.approvals < 3 && nowMs - c.firstMs < DAY ? 0.8 : 0;
+}
+
+/** Remembers a request in a country new to the agent. */
+export function noteNovelCountry(state: AgentState, country: string, nowMs: number): void {
+  state.novelMs[state.novelHead] = nowMs;
+  state.novelCountries[state.novelHead] = country;
+  state.novelHead = (state.novelHead + 1) % RECENT_SIZE;
+}
+
+/** Approvals at `merchant` since `fromMs` in the ring of recent approvals. */
+export function approvalsAtSince(state: AgentState, merchant: string, fromMs: number): number {
+  let n = 0;
+  if (merchant === '') return 0;
+  for (let i = 0; i < RECENT_SIZE; i++) {
+    if ((state.recentMs[i] as number) >= fromMs && state.recentMerchants[i] === merchant) n++;
+  }
+  return n;
+}
+
+/** Number of same-merchant approvals (with this one) that make a burst. */
+export function burstSize(t: Thresholds): number {
+  return Math.max(3, Math.ceil((t.rapid_fire_max_count * 3) / 20));
+}
+
+/** Requests (any decision, with this one) in the rapid-fire window that make a burst. */
+export function countBurst(t: Thresholds): number {
+  return Math.max(5, Math.ceil(t.rapid_fire_max_count / 4));
+}
+
+/**
+ * Remembers an APPROVE in the ring of recent approvals; while the agent's pace is being learned
+ * (fewer than amount_outlier_min_history approvals before this one), a burst marks bursts as
+ * its normal pace.
+ */
+export function noteApproval(state: AgentState, merchant: string, nowMs: number, approvedBefore: number): void {
+  if (
+    !state.burstsNormal &&
+    approvedBefore < state.thresholds.amount_outlier_min_history &&
+    (approvalsAtSince(state, merchant, nowMs - state.derived.rapidWindowMs) + 1 >= burstSize(state.thresholds) ||
+      state.requests.countSince(nowMs - state.derived.rapidWindowMs) >= countBurst(state.thresholds))
+  ) {
+    state.burstsNormal = true;
+  }
+  noteRequest(state, merchant, nowMs);
+}
+
+/** Remembers an APPROVE in the short ring of recent approvals (bursts at one merchant). */
+export function noteRequest(state: AgentState, merchant: string, nowMs: number): void {
+  state.recentMs[state.recentHead] = nowMs;
+  state.recentMerchants[state.recentHead] = merchant;
+  state.recentHead = (state.recentHead + 1) % RECENT_SIZE;
+}
+
 /** One audit row as read back at load, oldest first. */
 export interface HistoryRow {
   amount: Units;
   currency: string;
+  mcc?: string | null;
+  country?: string | null;
   decision: string;
   reasonCodes: readonly string[];
   gatesFired: readonly string[];
@@ -468,6 +679,9 @@ export function openSession(state: AgentState, sessionId: string, nowMs: number)
       consecutiveDenials: 0,
       terminated: false,
       task: null,
+      root: null,
+      intentType: null,
+      groups: 0,
       merchants: [],
       lastSeenMs: nowMs,
       chars: sessionId.length,
@@ -496,17 +710,29 @@ export function addSessionMerchant(s: SessionState, merchant: string, max: numbe
 /** Replays audit rows (oldest first) into windows, baselines, sessions and pending step-ups. */
 export function replayHistory(state: AgentState, rows: readonly HistoryRow[], nowMs: number): void {
   const t = state.thresholds;
+  let approvalsLeft = 0;
+  for (const r of rows) if (r.decision === 'APPROVE') approvalsLeft++;
   const d = state.derived;
   for (const r of rows) {
     state.requests.push(r.atMs, t.rapid_fire_max_count + 1);
+    const country = r.country ?? null;
+    if (countryNovelty(state, country, r.atMs) > 0) noteNovelCountry(state, country as string, r.atMs);
     let outcome = OUTCOME_OTHER_DECLINE;
     if (r.decision === 'APPROVE') {
       outcome = OUTCOME_APPROVE;
       state.approvals.push(r.atMs, t.risk_velocity_max_count + 1);
       state.amounts.push(r.amount);
-      if (r.reasonCodes.includes('step_up_confirmed')) consumePending(state, r);
+      learnApproval(state, r.amount, r.currency, r.mcc ?? null, country, r.merchant, r.atMs);
+      // stats hold every approval already (rollup and totals): the ones before this row.
+      noteApproval(state, r.merchant, r.atMs, state.stats.approved - approvalsLeft);
+      approvalsLeft--;
+      if (r.reasonCodes.includes('step_up_confirmed')) {
+        consumePending(state, r);
+        state.unconfirmedOutlierMs = Number.NEGATIVE_INFINITY;
+      }
     } else if (r.decision === 'STEP_UP') {
       outcome = OUTCOME_STEP_UP;
+      if (r.reasonCodes.includes('amount_outlier')) state.unconfirmedOutlierMs = r.atMs;
       if (r.atMs + d.stepUpWindowMs > nowMs && state.pendingStepUps.length < MAX_PENDING_STEP_UPS) {
         state.pendingStepUps.push({
           authorizationId: r.id,
@@ -518,13 +744,13 @@ export function replayHistory(state: AgentState, rows: readonly HistoryRow[], no
       }
     } else {
       for (const g of r.gatesFired) if (MANDATE_GATES.has(g)) outcome = OUTCOME_MANDATE_DECLINE;
-      if (r.merchant !== '') addMerchantDecline(state, r.merchant);
+      if (r.merchant !== '' && pointsToCompromise(r.reasonCodes)) addMerchantDecline(state, r.merchant);
     }
     recordOutcome(state, outcome);
     if (r.sessionId !== null) {
       const s = openSession(state, r.sessionId, r.atMs);
       s.lastSeenMs = r.atMs;
-      if (r.decision === 'DECLINE') s.consecutiveDenials++;
+      if (r.decision === 'DECLINE' && pointsToCompromise(r.reasonCodes)) s.consecutiveDenials++;
       else if (r.decision === 'APPROVE') s.consecutiveDenials = 0;
       if (r.gatesFired.includes('session_terminated')) s.terminated = true;
       addSessionMerchant(s, r.merchant, t.session_max_merchants);
@@ -566,6 +792,7 @@ export async function loadAgentState(sql: Sql, agentId: string, nowMs: number): 
       trust_level: TrustLevel;
       kya_score: string | null;
       created_at: Date;
+      capabilities: string[] | null;
       overrides: Record<string, unknown> | null;
       rollup_upto: Date | null;
       rollup_approved: string | null;
@@ -575,7 +802,7 @@ export async function loadAgentState(sql: Sql, agentId: string, nowMs: number): 
     }[]
   >`
     select a.id, a.principal_id, a.client_id, a.status, a.trust_level, a.kya_score::text as kya_score,
-           a.created_at, t.overrides, r.upto as rollup_upto, r.approved::text as rollup_approved,
+           a.created_at, a.capabilities, t.overrides, r.upto as rollup_upto, r.approved::text as rollup_approved,
            r.declined::text as rollup_declined, r.step_ups::text as rollup_step_ups,
            r.mandates as rollup_mandates
     from agents a left join thresholds t on t.principal_id = a.principal_id
@@ -626,6 +853,8 @@ export async function loadAgentState(sql: Sql, agentId: string, nowMs: number): 
       id: string;
       amount: string;
       currency: string;
+      mcc: string | null;
+      country: string | null;
       decision: string;
       reason_codes: string[];
       gates_fired: string[];
@@ -636,7 +865,7 @@ export async function loadAgentState(sql: Sql, agentId: string, nowMs: number): 
       created_at: Date;
     }[]
   >`
-    select id, amount::text as amount, currency, decision, reason_codes, gates_fired, merchant_id,
+    select id, amount::text as amount, currency, mcc, country, decision, reason_codes, gates_fired, merchant_id,
            merchant_name, session_id, trust_score::text as trust_score, created_at
     from authorizations
     where agent_id = ${agentId}
@@ -653,6 +882,7 @@ export async function loadAgentState(sql: Sql, agentId: string, nowMs: number): 
     trustLevel: agent.trust_level,
     kyaScore: agent.kya_score === null ? null : Number(agent.kya_score),
     createdAtMs: ms(agent.created_at),
+    capabilities: agent.capabilities,
     mandates,
     overrides: sanitizeOverrides(agent.overrides),
   });
@@ -678,6 +908,8 @@ export async function loadAgentState(sql: Sql, agentId: string, nowMs: number): 
       id: r.id,
       amount: fromDb(r.amount) ?? 0n,
       currency: r.currency,
+      mcc: r.mcc,
+      country: r.country,
       decision: r.decision,
       reasonCodes: r.reason_codes ?? [],
       gatesFired: r.gates_fired ?? [],

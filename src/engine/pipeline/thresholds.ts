@@ -205,3 +205,17 @@ export function validateThresholdOverrides(patch: unknown, existing: ThresholdOv
   fieldsChanged.sort();
   return { ok: true, overrides: Object.freeze(next) as ThresholdOverrides, fieldsChanged, effective };
 }
+
+/**
+ * A short version of the thresholds in force (FNV-1a of their values in field order), stored
+ * with every decision so the thresholds that decided it can be told apart afterwards.
+ */
+export function thresholdsVersion(t: Thresholds): string {
+  let h = 0x811c9dc5;
+  const text = JSON.stringify(t);
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return `thr_${h.toString(16).padStart(8, '0')}`;
+}

@@ -69,7 +69,7 @@ export function computeCts(
   );
 
   let reasoning = 0;
-  if (intent.injection === null) {
+  if (!intent.injection) {
     const i = request.intent;
     const summary = i.reasoningSummary;
     reasoning = summary === null || summary.trim() === '' ? 0.8 : summary.length >= 20 ? 1 : 0.85;

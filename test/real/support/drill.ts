@@ -33,6 +33,9 @@ export async function startOn(databaseUrl: string, env: Record<string, string> =
       LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
       WORKERS: '2',
       DATABASE_URL: databaseUrl,
+      // Load from one key: rate limits off.
+      RATE_LIMIT_REQUESTS_PER_SECOND: '0',
+      RATE_LIMIT_CLIENT_REQUESTS_PER_SECOND: '0',
       ...env,
     }),
   );

@@ -1,0 +1,128 @@
+// Bounds the idempotency stores by time and by size per owner, in the background:
+// - POST /authorize (per Principal): the replayable response kept on an authorization that
+//   carries an idempotency_key is dropped after the retention, and beyond the newest
+//   `maxStoredPerOwner` of the Principal. The audit row and its key stay, so a repeat of such a
+//   key is refused (422 idempotency_key_expired), never decided a second time.
+// - Onboarding Idempotency-Key (per Client): rows past the retention are deleted (SPEC: the key
+//   may then be reused); beyond the newest `maxStoredPerOwner` stored answers of a Client the
+//   older answers are dropped and their keys, still reserved until the retention ends, answer
+//   422 idempotency_key_expired.
+// Between two sweeps a store can exceed its cap by what the owner sends in one interval (which
+// the rate limits bound). Each database is swept by one instance at a time: the sweep claims it
+// with a session advisory lock and skips it when another instance holds it.
+import type { Logger } from 'pino';
+import type { Sql } from './db.js';
+
+/** How long an idempotency key replays its answer (SPEC.md: "roughly 24 hours"). */
+export const IDEMPOTENCY_RETENTION_SECONDS = 24 * 60 * 60;
+const LOCK_KEY = 727_274_110;
+/** Rows touched per statement; a sweep runs at most MAX_BATCHES of them per store and rule. */
+const BATCH = 5_000;
+const MAX_BATCHES = 20;
+
+export interface IdempotencySweepOptions {
+  /** Stored answers kept per owner (Principal for /authorize, Client for onboarding). */
+  readonly maxStoredPerOwner: number;
+  /** Milliseconds between sweeps. */
+  readonly intervalMs: number;
+  readonly retentionSeconds?: number;
+}
+
+export class IdempotencySweep {
+  readonly #dbs: readonly Sql[];
+  readonly #log: Logger;
+  readonly #options: IdempotencySweepOptions;
+  readonly #timer: NodeJS.Timeout;
+  #running: Promise<void> | null = null;
+
+  constructor(dbs: readonly Sql[], log: Logger, options: IdempotencySweepOptions) {
+    this.#dbs = dbs;
+    this.#log = log;
+    this.#options = options;
+    this.#timer = setInterval(() => void this.run(), options.intervalMs);
+    this.#timer.unref();
+  }
+
+  /** One sweep of every database (a sweep already running is joined, not doubled). */
+  run(): Promise<void> {
+    this.#running ??= (async () => {
+      for (const db of this.#dbs) {
+        try {
+          await this.#sweep(db);
+        } catch (err) {
+          this.#log.warn({ err }, 'idempotency sweep failed; retried at the next interval');
+        }
+      }
+    })().finally(() => {
+      this.#running = null;
+    });
+    return this.#running;
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.#timer);
+    await this.#running;
+  }
+
+  async #sweep(sql: Sql): Promise<void> {
+    const conn = await sql.reserve();
+    try {
+      const [claim] = await conn<{ ok: boolean }[]>`select pg_try_advisory_lock(${LOCK_KEY}) as ok`;
+      if (claim?.ok !== true) return;
+      try {
+        const secs = this.#options.retentionSeconds ?? IDEMPOTENCY_RETENTION_SECONDS;
+        const cap = this.#options.maxStoredPerOwner;
+        const counts = { expired: 0, capped: 0, keysDeleted: 0, keysCapped: 0 };
+        counts.expired = await repeat(
+          () => conn`
+            update authorizations set response = null
+            where id in (select id from authorizations
+              where response is not null and created_at < now() - make_interval(secs => ${secs})
+              limit ${BATCH})`,
+        );
+        counts.capped = await repeat(
+          () => conn`
+            update authorizations a set response = null
+            from (select id from (
+                select id, row_number() over (partition by principal_id order by created_at desc, id desc) as rn
+                from authorizations where response is not null) r
+              where rn > ${cap} limit ${BATCH}) o
+            where a.id = o.id`,
+        );
+        counts.keysDeleted = await repeat(
+          () => conn`
+            delete from idempotency_keys
+            where (client_id, key) in (select client_id, key from idempotency_keys
+              where created_at < now() - make_interval(secs => ${secs}) limit ${BATCH})`,
+        );
+        counts.keysCapped = await repeat(
+          () => conn`
+            update idempotency_keys k set response_json = null, response_body = null
+            from (select client_id, key from (
+                select client_id, key, row_number() over (partition by client_id order by created_at desc, key) as rn
+                from idempotency_keys where state = 'done' and response_json is not null) r
+              where rn > ${cap} limit ${BATCH}) o
+            where k.client_id = o.client_id and k.key = o.key`,
+        );
+        if (counts.expired + counts.capped + counts.keysDeleted + counts.keysCapped > 0) {
+          this.#log.info(counts, 'idempotency store swept');
+        }
+      } finally {
+        await conn`select pg_advisory_unlock(${LOCK_KEY})`;
+      }
+    } finally {
+      conn.release();
+    }
+  }
+}
+
+/** Runs a batch statement until it touches fewer than BATCH rows (at most MAX_BATCHES times). */
+async function repeat(statement: () => Promise<{ count: number }>): Promise<number> {
+  let total = 0;
+  for (let i = 0; i < MAX_BATCHES; i++) {
+    const { count } = await statement();
+    total += count;
+    if (count < BATCH) break;
+  }
+  return total;
+}

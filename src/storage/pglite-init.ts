@@ -1,0 +1,102 @@
+// Prepares an embedded PGlite data directory (initdb, then the migrations) in a short-lived
+// worker thread. initdb and the first migrations grow the WebAssembly memory of the instance
+// that runs them to ~800 MB, and WebAssembly memory never shrinks: run in the service's own
+// thread, that peak would stay as the service's idle RSS. The worker's memory goes back to the
+// system when it exits; the service then opens the prepared directory, which costs a fraction.
+// A marker names the last migration applied this way, so an up-to-date directory skips the
+// worker. The service still runs migrate() itself afterwards, so the marker is only a shortcut.
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+import type { PGliteOptions } from '@electric-sql/pglite';
+import pino from 'pino';
+import { connect } from './db.js';
+import { migrate } from './migrate.js';
+import { MIGRATIONS_DIR } from './paths.js';
+
+/** PostgreSQL settings of every embedded instance: small buffers, for a development database. */
+export const EMBEDDED_POSTGRESQL_CONF: readonly string[] = ['shared_buffers=16MB', 'wal_buffers=1MB'];
+
+const MARKER = 'asas-migrated';
+
+type WasmModule = NonNullable<PGliteOptions['pgliteWasmModule']>;
+// The compiler's lib has no WebAssembly namespace (no DOM lib); Node has it at run time.
+const { compile } = (globalThis as unknown as { WebAssembly: { compile(bytes: Uint8Array): Promise<WasmModule> } })
+  .WebAssembly;
+
+/** PGlite's WebAssembly modules, compiled once per process and shared with the worker. */
+export interface PgliteModules {
+  readonly pgliteWasmModule: WasmModule;
+  readonly initdbWasmModule: WasmModule;
+}
+
+let compiled: Promise<PgliteModules> | null = null;
+
+export function pgliteModules(): Promise<PgliteModules> {
+  compiled ??= (async () => {
+    const dist = dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite'));
+    const [pglite, initdb] = await Promise.all([
+      readFile(join(dist, 'pglite.wasm')),
+      readFile(join(dist, 'initdb.wasm')),
+    ]);
+    const [pgliteWasmModule, initdbWasmModule] = await Promise.all([compile(pglite), compile(initdb)]);
+    return { pgliteWasmModule, initdbWasmModule };
+  })();
+  return compiled;
+}
+
+interface PrepareJob {
+  readonly dir: string;
+  readonly label: string;
+  readonly logLevel: string;
+  readonly modules: PgliteModules;
+}
+
+function latestMigration(): string {
+  return readdirSync(MIGRATIONS_DIR)
+    .filter((f) => f.endsWith('.sql'))
+    .sort()
+    .at(-1) as string;
+}
+
+/** Creates and migrates `dir` in a worker thread, unless it is already at the latest migration. */
+export async function prepareEmbeddedDataDir(dir: string, label: string, logLevel: string): Promise<void> {
+  const marker = join(dir, MARKER);
+  const latest = latestMigration();
+  if (existsSync(marker) && readFileSync(marker, 'utf8') === latest) return;
+  const job: PrepareJob = { dir, label, logLevel, modules: await pgliteModules() };
+  const worker = new Worker(new URL(import.meta.url), { workerData: job });
+  await new Promise<void>((resolve, reject) => {
+    worker.once('message', () => resolve());
+    worker.once('error', reject);
+    worker.once('exit', (code) =>
+      code === 0 ? resolve() : reject(new Error(`PGlite preparation exited with ${code}`)),
+    );
+  });
+  await worker.terminate();
+  writeFileSync(marker, latest);
+}
+
+async function prepare(job: PrepareJob): Promise<void> {
+  const { PGlite } = await import('@electric-sql/pglite');
+  const { PGLiteSocketServer } = await import('@electric-sql/pglite-socket');
+  const db = await PGlite.create(job.dir, { postgresqlconf: [...EMBEDDED_POSTGRESQL_CONF], ...job.modules });
+  const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: 1 });
+  await server.start();
+  const port = Number(String(server.getServerConn()).split(':').pop());
+  const sql = connect(`postgres://postgres@127.0.0.1:${port}/postgres`, { max: 1, embedded: true });
+  try {
+    await migrate(sql, pino({ level: job.logLevel }), job.label);
+  } finally {
+    await sql.end({ timeout: 5 });
+    await server.stop();
+    await db.close();
+  }
+}
+
+if (!isMainThread && parentPort !== null && (workerData as Partial<PrepareJob> | null)?.dir !== undefined) {
+  await prepare(workerData as PrepareJob);
+  parentPort.postMessage('done');
+}

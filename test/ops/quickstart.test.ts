@@ -1,0 +1,52 @@
+// scripts/quickstart.sh, the README's walkthrough, run as a user runs it against a started
+// server: it must onboard and then print one APPROVE, one DECLINE, one STEP_UP and the
+// confirmed re-send, and leave nothing behind in the working directory.
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+
+const SCRIPT = fileURLToPath(new URL('../../scripts/quickstart.sh', import.meta.url));
+let server: TestServer;
+let cwd: string;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  cwd = mkdtempSync(join(tmpdir(), 'asas-quickstart-'));
+});
+afterAll(async () => {
+  await server?.close();
+  if (cwd !== undefined) rmSync(cwd, { recursive: true, force: true });
+});
+
+describe('scripts/quickstart.sh', () => {
+  it('onboards, then gets APPROVE, DECLINE and STEP_UP, and the confirmed STEP_UP is approved', async () => {
+    const { stdout } = await promisify(execFile)('bash', [SCRIPT], {
+      cwd,
+      env: { PATH: process.env.PATH, BASE: server.url, ADMIN_KEY: server.adminKey },
+      timeout: 60_000,
+    });
+    const lines = stdout.trim().split('\n');
+    expect(lines[0]).toMatch(/^onboarded principal prn_\S+ with agent agt_\S+$/);
+    expect(lines.slice(1)).toEqual([
+      'approve: APPROVE approved',
+      'decline: DECLINE mcc_not_allowed',
+      'step_up: STEP_UP risk_score_elevated',
+      'confirmed: APPROVE step_up_confirmed',
+    ]);
+    expect(readdirSync(cwd)).toEqual([]);
+  });
+
+  it('stops with the error envelope when a call fails', async () => {
+    const run = promisify(execFile)('bash', [SCRIPT], {
+      cwd,
+      env: { PATH: process.env.PATH, BASE: server.url, ADMIN_KEY: 'not-the-admin-key' },
+      timeout: 60_000,
+    });
+    await expect(run).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('answered 403') });
+  });
+});

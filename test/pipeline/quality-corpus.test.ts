@@ -1,0 +1,65 @@
+// Regression guard of issue 13: a fixed-seed slice of the labeled corpus (bench/quality/)
+// replayed through the real decision core. Fails when recall or false declines fall below the
+// floors set from the measured figures (docs/decision-engine.md "Corpus figures"). Quality
+// floors, not timing: the latency is reported by `npm run quality`.
+import { describe, expect, it } from 'vitest';
+import { corpusStats, generateCorpus, KINDS, TUNING_SEED } from '../../bench/quality/corpus.js';
+import { replay, score } from '../../bench/quality/harness.js';
+
+// Measured on this slice when they were set (the test prints the figures): recall mean over
+// kinds 0.984 (worst kind rapid_fire 0.953, outlier_spend 0.938), stopped within 3 1.0, false
+// declines 1.01% (worst archetype procurement 3.06%). Before the country-risk and unconfirmed-
+// outlier signals the slice measured recall mean 0.948 (worst kind 0.81): the recall floors
+// fail on that engine. The floors leave a small margin below the measurement.
+const FLOORS = {
+  recallMean: 0.96,
+  recallPerKind: 0.9,
+  stoppedWithin3: 0.95,
+  falseDeclinesMax: 0.013,
+  falseDeclinesPerArchetypeMax: 0.035,
+};
+
+describe('quality on a fixed-seed corpus slice', () => {
+  const corpus = generateCorpus(TUNING_SEED, { honestPerArchetype: 5, perKind: 6 });
+
+  it('the slice is labeled: every kind present, every compromised history has its compromise point', () => {
+    const stats = corpusStats(corpus);
+    expect(stats.histories).toBe(11 * 5 + KINDS.length * 6);
+    expect(stats.requests).toBeGreaterThan(1000);
+    for (const h of corpus.histories) {
+      if (h.kind === null) {
+        expect(h.requests.every((r) => r.label === 'honest')).toBe(true);
+      } else {
+        const at = h.compromiseAt as number;
+        expect(h.requests[at]?.label).toBe('compromised');
+        expect(h.requests.slice(0, at).every((r) => r.label === 'honest')).toBe(true);
+      }
+    }
+    // Deterministic: the same seed gives the same corpus.
+    expect(JSON.stringify(generateCorpus(TUNING_SEED, { honestPerArchetype: 1, perKind: 1 }))).toBe(
+      JSON.stringify(generateCorpus(TUNING_SEED, { honestPerArchetype: 1, perKind: 1 })),
+    );
+  });
+
+  it('catches compromised agents and spares honest ones above the floors', () => {
+    const r = score(corpus, replay(corpus));
+    console.log(
+      JSON.stringify({
+        recall_mean: r.recall_mean_over_kinds,
+        recall: Object.fromEntries(Object.entries(r.recall_by_kind).map(([k, v]) => [k, v.rate])),
+        stopped_within_3: r.stopped_within_3.rate,
+        false_declines: r.false_declines.rate,
+        by_archetype: Object.fromEntries(Object.entries(r.false_declines_by_archetype).map(([k, v]) => [k, v.rate])),
+      }),
+    );
+    expect(r.recall_mean_over_kinds).toBeGreaterThanOrEqual(FLOORS.recallMean);
+    for (const [kind, v] of Object.entries(r.recall_by_kind)) {
+      expect(v.rate, kind).toBeGreaterThanOrEqual(FLOORS.recallPerKind);
+    }
+    expect(r.stopped_within_3.rate).toBeGreaterThanOrEqual(FLOORS.stoppedWithin3);
+    expect(r.false_declines.rate).toBeLessThanOrEqual(FLOORS.falseDeclinesMax);
+    for (const [archetype, v] of Object.entries(r.false_declines_by_archetype)) {
+      expect(v.rate, archetype).toBeLessThanOrEqual(FLOORS.falseDeclinesPerArchetypeMax);
+    }
+  });
+});
