@@ -5,7 +5,9 @@ import { adminRoutes } from '../admin/routes.js';
 import { authRoutes } from '../auth/routes.js';
 import { startAuth } from '../auth/service.js';
 import { InstanceRegistry } from '../cluster/instances.js';
+import { startCluster } from '../cluster/start.js';
 import type { Config } from '../config/config.js';
+import type { DecisionEngine } from '../engine/contract.js';
 import { ShardedEngine } from '../engine/engine.js';
 import { startEvents } from '../events/service.js';
 import { RequestLimits } from '../http/rate-limit.js';
@@ -59,7 +61,13 @@ export async function startApp(config: Config, options: { log?: Logger } = {}): 
   const metrics = new ServiceMetrics();
   // Events start before any route can decide, and stop after the engine (see close()).
   const events = await startEvents(config, dbs, log, secrets);
-  const engine = await ShardedEngine.start({
+  // Instances sharing the live database share the rate limits (src/http/rate-limit.ts) and,
+  // with NATS on PostgreSQL, the shards of the agent keyspace (src/cluster/).
+  const instances = await InstanceRegistry.start(dbs.live, log, {
+    heartbeatMs: config.instanceHeartbeatSeconds * 1000,
+    ttlMs: config.instanceHeartbeatSeconds * 3000,
+  });
+  const local = await ShardedEngine.start({
     workers: config.workers,
     urls: dbs.urls,
     embedded: dbs.embedded,
@@ -72,6 +80,11 @@ export async function startApp(config: Config, options: { log?: Logger } = {}): 
     connectTimeoutMs: config.databaseConnectTimeoutMs,
     onCommitted: (env) => events.nudge(env),
   });
+  const cluster =
+    config.natsUrl !== null && !dbs.embedded
+      ? await startCluster(config, config.natsUrl, dbs, local, instances.id, log)
+      : null;
+  const engine: DecisionEngine = cluster?.engine ?? local;
   const services: Services = { config, log, dbs, authenticator, auth, metrics, events, engine };
   const closers: (() => Promise<void>)[] = [() => engine.close()];
   const readiness: ReadinessCheck[] = [{ name: 'events', check: () => events.ready() }];
@@ -96,8 +109,8 @@ export async function startApp(config: Config, options: { log?: Logger } = {}): 
   routes.push(...webhookRoutes(config, events, secrets));
   collectShardStats(
     metrics,
-    () => engine.stats(),
-    () => engine.queueDepths(),
+    () => local.stats(),
+    () => local.queueDepths(),
   );
   collectOutboxBacklog(metrics, dbs);
   collectWebhookOutcomes(metrics, events.dispatcher.attemptOutcomes);
@@ -107,11 +120,6 @@ export async function startApp(config: Config, options: { log?: Logger } = {}): 
     { requestsPerSecond: config.rateLimitRequestsPerSecond, burstRequests: config.rateLimitBurstRequests },
     { requestsPerSecond: config.rateLimitClientRequestsPerSecond, burstRequests: config.rateLimitClientBurstRequests },
   );
-  // Instances sharing the live database share the rate limits (src/http/rate-limit.ts).
-  const instances = await InstanceRegistry.start(dbs.live, log, {
-    heartbeatMs: config.instanceHeartbeatSeconds * 1000,
-    ttlMs: config.instanceHeartbeatSeconds * 3000,
-  });
   rateLimiter.setShare(instances.live);
   instances.onChange((live) => rateLimiter.setShare(live));
   const idempotencySweep = new IdempotencySweep([dbs.live, dbs.sandbox], log, {
@@ -135,6 +143,8 @@ export async function startApp(config: Config, options: { log?: Logger } = {}): 
         const drain = await server.close(Math.floor(config.shutdownTimeoutMs / 2));
         if (drain.cut > 0) log.warn({ cut: drain.cut, duration_ms: drain.durationMs }, 'drain deadline cut requests');
         else log.info({ duration_ms: drain.durationMs }, 'http drained');
+        // Hand this instance's shards over before its engine stops (the others take them at once).
+        if (cluster !== null) await cluster.close();
         await instances.close();
         await idempotencySweep.close();
         for (const c of closers.reverse()) await c();

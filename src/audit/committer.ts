@@ -329,6 +329,12 @@ export class GroupCommitter {
     let open = true;
     try {
       const begin = tx`begin`;
+      // Several instances (src/cluster/): the batch commits only while every shard it decided
+      // for is still held under the epoch it was decided with. A lost shard's rows are refused
+      // as a row fault (P0F01), so the batch is split and only they fail.
+      const fences = fencesOf(entries);
+      const fence =
+        fences === null ? null : tx`select asas_assert_fences(${fences.shards}::int[], ${fences.epochs}::bigint[])`;
       const statement = tx<{ id: string }[]>`
         with src as (
           select ${tx.typed(eventsText, TEXT_OID)}::text as events
@@ -375,7 +381,7 @@ export class GroupCommitter {
         )`
         }
         select id from ins`;
-      const [, inserted] = await Promise.all([begin, statement]);
+      const [, , inserted] = await Promise.all([begin, fence, statement]);
       const replays = new Map<number, StoredReplay>();
       if (inserted.length < entries.length) await this.#collectReplays(tx, entries, inserted, replays);
       if (batch.abandoned) throw new DeadlineError();
@@ -422,6 +428,28 @@ export class GroupCommitter {
       out.set(i, response);
     }
   }
+}
+
+/** The distinct (shard, epoch) fences of a batch's requests, or null when none carries one. */
+function fencesOf(entries: readonly Pending[]): { shards: number[]; epochs: string[] } | null {
+  let seen: Set<string> | null = null;
+  let shards: number[] = [];
+  let epochs: string[] = [];
+  for (const e of entries) {
+    const f = e.item.request.fence;
+    if (f === undefined) continue;
+    if (seen === null) {
+      seen = new Set();
+      shards = [];
+      epochs = [];
+    }
+    const key = `${f.shard}:${f.epoch}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    shards.push(f.shard);
+    epochs.push(String(f.epoch));
+  }
+  return seen === null ? null : { shards, epochs };
 }
 
 /**

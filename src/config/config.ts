@@ -57,6 +57,10 @@ export interface Config {
   readonly rateLimitClientBurstRequests: number;
   /** Seconds between the heartbeats of the instance registry (live instances share the limits). */
   readonly instanceHeartbeatSeconds: number;
+  /** With NATS on PostgreSQL: a shard lease not renewed for this long may be claimed elsewhere (ms). */
+  readonly shardLeaseTtlMs: number;
+  /** With NATS on PostgreSQL: milliseconds between two renewals of an instance's shard leases. */
+  readonly shardLeaseRenewMs: number;
   /** Idempotent answers kept per owner (Principal on /authorize, Client on onboarding) within 24 h. */
   readonly idempotencyMaxStoredPerOwner: number;
   /** Seconds between sweeps of the idempotency stores. */
@@ -243,6 +247,8 @@ export function loadConfig(env: Env): Config {
     rateLimitClientRequestsPerSecond: int(env, 'RATE_LIMIT_CLIENT_REQUESTS_PER_SECOND', 1_000, 0, 100_000_000),
     rateLimitClientBurstRequests: int(env, 'RATE_LIMIT_CLIENT_BURST_REQUESTS', 2_000, 1, 100_000_000),
     instanceHeartbeatSeconds: int(env, 'INSTANCE_HEARTBEAT_SECONDS', 5, 1, 3_600),
+    shardLeaseTtlMs: int(env, 'SHARD_LEASE_TTL_MS', 3000, 500, 600_000),
+    shardLeaseRenewMs: int(env, 'SHARD_LEASE_RENEW_MS', 500, 50, 60_000),
     idempotencyMaxStoredPerOwner: int(env, 'IDEMPOTENCY_MAX_STORED_PER_OWNER', 10_000, 1, 100_000_000),
     idempotencySweepSeconds: int(env, 'IDEMPOTENCY_SWEEP_SECONDS', 60, 1, 86_400),
     clientTenancy: bool(env, 'CLIENT_TENANCY', false),

@@ -22,6 +22,7 @@ import type { AuthorizeRequest, DecisionCore, Evaluation } from './contract.js';
 import { requestFingerprint } from './idempotency.js';
 import type { AuthorizeResult } from './protocol.js';
 import { safeDecision } from './safe-decision.js';
+import { shardOf } from './shards.js';
 
 /** One database as seen from a shard: its pool, the serialising gate, breaker and committer. */
 export interface ShardDatabase {
@@ -193,6 +194,16 @@ export class ActorSystem {
     const mark = (actor: Actor) => {
       // An actor still loading has no principal yet; reload it too rather than guess.
       if (actor.env === env && (actor.principalId === principalId || actor.principalId === null)) markStale(actor);
+    };
+    for (const actor of this.#lru.values()) mark(actor);
+    for (const actor of this.#busy.values()) mark(actor);
+  }
+
+  /** Marks stale every actor whose agent is in one of `shards` (virtual shards of `of`). */
+  invalidateShards(shards: readonly number[], of: number): void {
+    const set = new Set(shards);
+    const mark = (actor: Actor) => {
+      if (set.has(shardOf(actor.agentId, of))) markStale(actor);
     };
     for (const actor of this.#lru.values()) mark(actor);
     for (const actor of this.#busy.values()) mark(actor);

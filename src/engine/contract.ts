@@ -42,6 +42,12 @@ export interface AuthorizeRequest {
   readonly stepUpConfirmed: boolean;
   /** Date.now() when the edge received the request. */
   readonly receivedAtMs: number;
+  /**
+   * Several instances on one database (src/cluster/): the virtual shard of the agent and the
+   * lease epoch this instance holds it under. The audit batch commits only while that epoch
+   * is still the shard's (migrations/0140_shard_leases.sql). Absent on a single instance.
+   */
+  readonly fence?: { readonly shard: number; readonly epoch: number } | undefined;
 }
 
 /** A row of the authorizations table (migrations/0001_core.sql), money as exact decimal text. */

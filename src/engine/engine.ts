@@ -223,6 +223,11 @@ export class ShardedEngine implements DecisionEngine {
     await Promise.all(this.#shards.map((s) => s.run({ kind: 'invalidatePrincipal', env, principalId })));
   }
 
+  /** Every actor of an agent in one of these virtual shards (of `of`) reloads before its next decision. */
+  async invalidateShards(shards: readonly number[], of: number): Promise<void> {
+    await Promise.all(this.#shards.map((s) => s.run({ kind: 'invalidateShards', shards, of })));
+  }
+
   /** Authorizations sent to each shard and not yet answered, by shard index (for /metrics). */
   queueDepths(): number[] {
     return this.#shards.map((s) => s.pending);

@@ -31,6 +31,8 @@ export type ShardTask =
   | { readonly kind: 'authorize'; readonly requests: readonly AuthorizeRequest[] }
   | { readonly kind: 'invalidateAgent'; readonly env: Environment; readonly agentId: string }
   | { readonly kind: 'invalidatePrincipal'; readonly env: Environment; readonly principalId: string }
+  /** Every actor whose agent falls in one of these virtual shards (of `of`) reloads before its next decision. */
+  | { readonly kind: 'invalidateShards'; readonly shards: readonly number[]; readonly of: number }
   | { readonly kind: 'stats' }
   | { readonly kind: 'close' };
 

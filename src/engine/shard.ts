@@ -159,6 +159,9 @@ export async function createShard(
         case 'invalidatePrincipal':
           actors.invalidatePrincipal(task.env, task.principalId);
           return null;
+        case 'invalidateShards':
+          actors.invalidateShards(task.shards, task.of);
+          return null;
         case 'stats':
           return Promise.resolve(stats());
         case 'close':

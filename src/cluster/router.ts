@@ -1,0 +1,198 @@
+// The decision engine of an instance among several on one database (docs/scale-out.md): each
+// authorization is decided by the one live instance that owns its agent's virtual shard
+// (src/cluster/leases.ts). A request for a shard owned here goes to the local shard workers,
+// stamped with the lease epoch (the fence its audit batch commits under); any other is
+// forwarded over NATS request/reply to the owner, which answers with the serialised decision.
+// While a shard has no owner (a takeover after a crash, a hand-over in progress) the request
+// waits for the next beat, within a share of the answer deadline, and then gets the safe
+// decision: never a decision from an instance that does not hold the shard.
+//
+// Changes made through any instance (mandates, agent status, thresholds) reach the owner: the
+// instance that committed the change asks the owner to reload the agent before answering, and
+// every live instance when the owner cannot be reached.
+import type { Logger } from 'pino';
+import type { Environment } from '../auth/types.js';
+import type { AuthorizeRequest, DecisionEngine } from '../engine/contract.js';
+import type { ShardedEngine } from '../engine/engine.js';
+import type { DecisionReply } from '../engine/reply.js';
+import { toReply } from '../engine/reply.js';
+import { safeDecision } from '../engine/safe-decision.js';
+import { shardOf } from '../engine/shards.js';
+import { ApiError, type ErrorCode } from '../errors/registry.js';
+import { SHARD_COUNT, type ShardLeases } from './leases.js';
+import type { ClusterTransport } from './transport.js';
+
+/** Share of the answer deadline a request may spend finding and reaching its shard's owner. */
+const ROUTE_SHARE = 0.6;
+
+/** What an owner answers a forwarded request with. */
+export type ForwardAnswer =
+  | { readonly kind: 'reply'; readonly reply: DecisionReply }
+  | { readonly kind: 'error'; readonly code: string; readonly message: string }
+  /** This instance does not serve the shard (any more): ask again after the next beat. */
+  | { readonly kind: 'not_owner' };
+
+/** A request as it travels to the owner: its age instead of the sender's clock. */
+export interface ForwardedRequest {
+  readonly request: Omit<AuthorizeRequest, 'receivedAtMs' | 'fence'>;
+  readonly ageMs: number;
+}
+
+export interface ClusterEngineOptions {
+  readonly local: ShardedEngine;
+  readonly leases: ShardLeases;
+  readonly transport: ClusterTransport;
+  /** The edge answers by this time after receipt (AUTHORIZE_DEADLINE_MS). */
+  readonly answerDeadlineMs: number;
+  readonly log: Logger;
+}
+
+export class ClusterEngine implements DecisionEngine {
+  readonly #local: ShardedEngine;
+  readonly #leases: ShardLeases;
+  readonly #transport: ClusterTransport;
+  readonly #routeMs: number;
+  readonly #log: Logger;
+  /** Decisions in flight here per virtual shard (a hand-over waits for its shards to drain). */
+  readonly #inFlight = new Int32Array(SHARD_COUNT);
+  #drainWaiters: (() => void)[] = [];
+  /** Requests forwarded to another instance, and answered safe for want of an owner (metrics). */
+  readonly counters = { forwarded: 0, served: 0, unowned: 0 };
+
+  constructor(options: ClusterEngineOptions) {
+    this.#local = options.local;
+    this.#leases = options.leases;
+    this.#transport = options.transport;
+    this.#routeMs = Math.floor(options.answerDeadlineMs * ROUTE_SHARE);
+    this.#log = options.log;
+  }
+
+  /** The local shard workers (for their statistics). */
+  get local(): ShardedEngine {
+    return this.#local;
+  }
+
+  async authorize(request: AuthorizeRequest): Promise<DecisionReply> {
+    const shard = shardOf(request.agentId, SHARD_COUNT);
+    const until = request.receivedAtMs + this.#routeMs;
+    for (;;) {
+      const epoch = this.#leases.epochOf(shard);
+      if (epoch !== null) return this.#decideHere(request, shard, epoch);
+      const owner = this.#leases.ownerOf(shard);
+      if (owner !== null) {
+        const answer = await this.#forward(owner, request, until);
+        if (answer !== null && answer.kind !== 'not_owner') {
+          if (answer.kind === 'error') throw new ApiError(answer.code as ErrorCode, answer.message);
+          this.counters.forwarded++;
+          return answer.reply;
+        }
+      }
+      const left = until - Date.now();
+      if (left <= 0) {
+        this.counters.unowned++;
+        return toReply(safeDecision(request));
+      }
+      await this.#leases.changed(Math.min(left, 250));
+    }
+  }
+
+  /** Serves a request forwarded by another instance (NATS request handler). */
+  async serveForwarded(message: ForwardedRequest): Promise<ForwardAnswer> {
+    const request: AuthorizeRequest = { ...message.request, receivedAtMs: Date.now() - message.ageMs };
+    const shard = shardOf(request.agentId, SHARD_COUNT);
+    const epoch = this.#leases.epochOf(shard);
+    if (epoch === null) return { kind: 'not_owner' };
+    try {
+      return { kind: 'reply', reply: await this.#decideHere(request, shard, epoch) };
+    } catch (err) {
+      if (err instanceof ApiError) return { kind: 'error', code: err.code, message: err.message };
+      throw err;
+    }
+  }
+
+  async #decideHere(request: AuthorizeRequest, shard: number, epoch: number): Promise<DecisionReply> {
+    this.#inFlight[shard] = (this.#inFlight[shard] as number) + 1;
+    this.counters.served++;
+    try {
+      return await this.#local.authorize({ ...request, fence: { shard, epoch } });
+    } finally {
+      this.#inFlight[shard] = (this.#inFlight[shard] as number) - 1;
+      if (this.#inFlight[shard] === 0 && this.#drainWaiters.length > 0) {
+        const waiters = this.#drainWaiters;
+        this.#drainWaiters = [];
+        for (const w of waiters) w();
+      }
+    }
+  }
+
+  async #forward(owner: string, request: AuthorizeRequest, until: number): Promise<ForwardAnswer | null> {
+    const timeoutMs = until - Date.now();
+    if (timeoutMs <= 0) return null;
+    const { receivedAtMs, fence: _fence, ...rest } = request;
+    const message: ForwardedRequest = { request: rest, ageMs: Date.now() - receivedAtMs };
+    try {
+      return (await this.#transport.request(owner, 'authorize', message, timeoutMs)) as ForwardAnswer;
+    } catch (err) {
+      // No responder (the owner died), a timeout or a broken connection: wait for a new owner.
+      this.#log.debug({ err, owner }, 'forward to the shard owner failed');
+      return null;
+    }
+  }
+
+  /** Resolves once no decision for these shards is in flight here. */
+  async drained(shards: readonly number[]): Promise<void> {
+    const busy = () => shards.some((s) => (this.#inFlight[s] as number) > 0);
+    while (busy()) await new Promise<void>((resolve) => this.#drainWaiters.push(resolve));
+  }
+
+  async invalidateAgent(env: Environment, agentId: string): Promise<void> {
+    const shard = shardOf(agentId, SHARD_COUNT);
+    await this.#local.invalidateAgent(env, agentId);
+    if (this.#leases.holds(shard)) return;
+    const owner = this.#leases.ownerOf(shard);
+    if (owner !== null) {
+      try {
+        const answer = await this.#transport.request(owner, 'invalidateAgent', { env, agentId, shard }, 2_000);
+        if ((answer as { held?: boolean }).held === true) return;
+      } catch (err) {
+        this.#log.warn({ err, owner }, 'cannot reach the shard owner; telling every instance');
+      }
+    }
+    await this.#everyone('invalidateAgent', { env, agentId, shard });
+  }
+
+  async invalidatePrincipal(env: Environment, principalId: string): Promise<void> {
+    await this.#local.invalidatePrincipal(env, principalId);
+    await this.#everyone('invalidatePrincipal', { env, principalId });
+  }
+
+  /** Handles an invalidation sent by another instance; says whether this instance holds the shard. */
+  async serveInvalidation(
+    kind: 'invalidateAgent' | 'invalidatePrincipal',
+    body: { env: Environment; agentId?: string; principalId?: string; shard?: number },
+  ): Promise<{ held: boolean }> {
+    if (kind === 'invalidateAgent') {
+      await this.#local.invalidateAgent(body.env, body.agentId as string);
+      return { held: this.#leases.holds(body.shard as number) };
+    }
+    await this.#local.invalidatePrincipal(body.env, body.principalId as string);
+    return { held: true };
+  }
+
+  async #everyone(kind: 'invalidateAgent' | 'invalidatePrincipal', body: Record<string, unknown>): Promise<void> {
+    const others = this.#leases.liveInstances.filter((id) => id !== this.#leases.instanceId);
+    await Promise.all(
+      others.map((id) =>
+        this.#transport.request(id, kind, body, 2_000).catch((err: unknown) => {
+          // An instance that cannot be reached cannot decide either: its leases run out and the
+          // next owner builds the agent's state from the database, change included.
+          this.#log.warn({ err, instance: id }, 'invalidation not delivered to an instance');
+        }),
+      ),
+    );
+  }
+
+  close(): Promise<void> {
+    return this.#local.close();
+  }
+}

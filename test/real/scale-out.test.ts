@@ -1,0 +1,151 @@
+// Two instances on one PostgreSQL database and one NATS server (docs/scale-out.md): every
+// shard has one owner, the other instance forwards to it, so each agent's caps hold whichever
+// instance is asked, one at a time or both at once; a mandate change made through either
+// instance reaches the owner before its next decision; an instance that stops hands its
+// shards over and the other answers for all agents at once.
+import { randomBytes } from 'node:crypto';
+import { connect } from 'nats';
+import postgres from 'postgres';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addAgentWithMandate, authorize, authorizeBody, relaxRateGates, setup } from '../engine/support.js';
+import { request, startTestServer, type TestServer } from '../helpers/server.js';
+
+const NATS_URL = process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
+const tag = randomBytes(4).toString('hex');
+const ENV = {
+  NATS_URL,
+  NATS_STREAM: `T_SCALE_${tag}`,
+  NATS_SUBJECT_PREFIX: `s${tag}`,
+  SECRETS_KEY: randomBytes(32).toString('base64'),
+};
+const AGENTS = 8;
+
+let a: TestServer;
+let b: TestServer | null = null;
+let apiKey: string;
+let agents: string[];
+
+beforeAll(async () => {
+  a = await startTestServer(ENV);
+  b = await startTestServer({ ...ENV, DATABASE_URL: a.dbUrls.live, SANDBOX_DATABASE_URL: a.dbUrls.sandbox });
+  const f = await setup(a);
+  apiKey = f.apiKey;
+  await relaxRateGates(a, apiKey);
+  agents = [];
+  for (let i = 0; i < AGENTS; i++) {
+    agents.push(await addAgentWithMandate(a, apiKey, `agent ${i}`, { perTransaction: '20.00', daily: '50.00' }));
+  }
+  // Both instances see each other and have shared the shards out.
+  await until(async () => (await owners(a)).size === 2, 10_000);
+}, 60_000);
+
+afterAll(async () => {
+  await b?.close();
+  await a?.close();
+  const nc = await connect({ servers: NATS_URL });
+  await (await nc.jetstreamManager()).streams.delete(ENV.NATS_STREAM).catch(() => {});
+  await nc.close();
+});
+
+async function until(cond: () => Promise<boolean>, ms: number): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await cond())) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Live owners of the shards and how many each holds. */
+async function owners(server: TestServer): Promise<Map<string, number>> {
+  const sql = postgres(server.dbUrls.live, { max: 1, onnotice: () => {} });
+  try {
+    const rows = await sql<{ owner: string; n: number }[]>`
+      select owner, count(*)::int as n from shard_leases
+      where owner is not null and expires_at > now() group by owner`;
+    return new Map(rows.map((r) => [r.owner, r.n]));
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
+}
+
+async function approvedSum(agentId: string): Promise<number> {
+  const sql = postgres(a.dbUrls.live, { max: 1, onnotice: () => {} });
+  try {
+    const [row] = await sql<{ total: string }[]>`
+      select coalesce(sum(amount), 0)::text as total from authorizations
+      where agent_id = ${agentId} and decision = 'APPROVE'`;
+    return Number(row?.total ?? 0);
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
+}
+
+describe('two instances, one budget', () => {
+  it('shares the 1,024 shards between the two instances, each owned once', async () => {
+    const held = await owners(a);
+    expect([...held.values()].reduce((x, y) => x + y, 0)).toBe(1024);
+    for (const n of held.values()) expect(n).toBeGreaterThan(256);
+  });
+
+  it('keeps every agent within its daily cap when requests alternate between the instances', async () => {
+    const servers = [a, b as TestServer];
+    for (const agentId of agents.slice(0, AGENTS / 2)) {
+      let approved = 0;
+      for (let i = 0; i < 8; i++) {
+        const res = await authorize(servers[i % 2] as TestServer, apiKey, authorizeBody(agentId));
+        expect(res.status, res.text).toBe(200);
+        if (res.body.decision === 'APPROVE') approved += 10;
+      }
+      expect(approved).toBe(50);
+      expect(await approvedSum(agentId)).toBe(50);
+    }
+  });
+
+  it('keeps every agent within its daily cap when both instances are asked at once', async () => {
+    const servers = [a, b as TestServer];
+    await Promise.all(
+      agents.slice(AGENTS / 2).map(async (agentId) => {
+        const answers = await Promise.all(
+          Array.from({ length: 10 }, (_, i) => authorize(servers[i % 2] as TestServer, apiKey, authorizeBody(agentId))),
+        );
+        for (const res of answers) expect(res.status, res.text).toBe(200);
+        const approved = answers.filter((r) => r.body.decision === 'APPROVE').length * 10;
+        expect(approved).toBeLessThanOrEqual(50);
+        expect(await approvedSum(agentId)).toBe(approved);
+      }),
+    );
+  });
+
+  it('applies a status change made through either instance before the next decision', async () => {
+    const agentId = await addAgentWithMandate(a, apiKey, 'changed', { perTransaction: '20.00', daily: '1000.00' });
+    const both = [a, b as TestServer];
+    const status = async (via: TestServer, value: string) => {
+      const res = await request(via, 'PATCH', `/api/v1/agents/${agentId}/status`, {
+        apiKey,
+        body: { status: value, reason: 'scale-out test' },
+      });
+      expect(res.status, res.text).toBe(200);
+    };
+    for (const via of both) {
+      for (const s of both) expect((await authorize(s, apiKey, authorizeBody(agentId))).body.decision).toBe('APPROVE');
+      await status(via, 'SUSPENDED');
+      for (const s of both) {
+        const res = await authorize(s, apiKey, authorizeBody(agentId));
+        expect(res.body.decision, res.text).toBe('DECLINE');
+      }
+      await status(via, 'ACTIVE');
+    }
+  });
+
+  it('hands every shard to the other instance on a clean stop, which then answers for all agents', async () => {
+    const fresh = await addAgentWithMandate(a, apiKey, 'after stop', { perTransaction: '20.00', daily: '50.00' });
+    await (b as TestServer).close();
+    b = null;
+    await until(async () => {
+      const held = await owners(a);
+      return held.size === 1 && [...held.values()][0] === 1024;
+    }, 10_000);
+    const res = await authorize(a, apiKey, authorizeBody(fresh));
+    expect(res.body.decision, res.text).toBe('APPROVE');
+  });
+});
