@@ -76,7 +76,7 @@ export async function startServiceProcess(env: Record<string, string> = {}): Pro
         }
       };
       child.stdout?.on('data', onData);
-      child.once('exit', (code) => reject(new Error(`service exited with ${code}`)));
+      child.once('exit', (code) => reject(new Error(`service exited with ${code}: ${out.slice(-2000)}`)));
     });
     return {
       child,
