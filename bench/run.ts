@@ -5,6 +5,7 @@
 //                                      DATABASE_URL is set, else embedded PGlite)
 //   --scenario authorize|onboarding|webhook-lag|soak|agents|all   (default authorize)
 //   quality [--seed <n>] [--errors]    the labeled-corpus quality figures (same as npm run quality)
+//   scale-out [--duration <s>] [--connections <n>]   one instance against two on one database
 //   --mode saturation|rate  --rate <req/s>  --connections <n>  --pipelining <n>
 //   --duration <s>  --warmup <s>  --agents <n>  --workers <n>  --no-echo
 //   --micro (micro-benchmarks only)  --no-micro  --out <dir>
@@ -44,6 +45,11 @@ import { type Started, startEcho, startService } from './servers/processes.js';
   if (at >= 0) {
     argv.splice(at, width);
     await import('./quality/main.js');
+    process.exit(process.exitCode ?? 0);
+  }
+  // `npm run bench -- scale-out [...]`: one instance against two on one database (bench/scale-out.ts).
+  if (argv[2] === 'scale-out') {
+    await import('./scale-out.js');
     process.exit(process.exitCode ?? 0);
   }
 }

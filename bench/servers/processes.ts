@@ -21,6 +21,8 @@ export interface Started {
   readonly adminKey: string;
   /** Database used, for the result record ("embedded" or the URL without credentials). */
   readonly database: string;
+  /** The live database's URL when the service runs on PostgreSQL (another instance can join it). */
+  readonly databaseUrl?: string | null;
   /** Resident set size of the process, from /proc (Linux), in bytes; null elsewhere. */
   rssBytes(): number | null;
   stop(): Promise<number | null>;
@@ -154,7 +156,8 @@ export async function startService(o: ServiceOptions): Promise<Started> {
     url: `http://127.0.0.1:${port}`,
     pid: child.pid as number,
     adminKey,
-    database: dbName === null ? 'embedded PGlite' : `PostgreSQL ${new URL(env.DATABASE_URL as string).host}`,
+    database: env.DATABASE_URL === undefined ? 'embedded PGlite' : `PostgreSQL ${new URL(env.DATABASE_URL).host}`,
+    databaseUrl: env.DATABASE_URL ?? null,
     rssBytes: () => rssOf(child.pid as number),
     async stop() {
       const code = await stopChild(child);

@@ -32,6 +32,17 @@ export type ForwardAnswer =
   /** This instance does not serve the shard (any more): ask again after the next beat. */
   | { readonly kind: 'not_owner' };
 
+/** Requests for one owner from one event-loop turn, as they travel. */
+export interface ForwardBatch {
+  readonly requests: readonly ForwardedRequest[];
+}
+
+interface Outgoing {
+  readonly message: ForwardedRequest;
+  readonly until: number;
+  resolve(answer: ForwardAnswer | null): void;
+}
+
 /** A request as it travels to the owner: its age instead of the sender's clock. */
 export interface ForwardedRequest {
   readonly request: Omit<AuthorizeRequest, 'receivedAtMs' | 'fence'>;
@@ -56,6 +67,9 @@ export class ClusterEngine implements DecisionEngine {
   /** Decisions in flight here per virtual shard (a hand-over waits for its shards to drain). */
   readonly #inFlight = new Int32Array(SHARD_COUNT);
   #drainWaiters: (() => void)[] = [];
+  /** Forwards waiting for this turn's flush, by owner. */
+  readonly #outgoing = new Map<string, Outgoing[]>();
+  #flushScheduled = false;
   /** Requests forwarded to another instance, and answered safe for want of an owner (metrics). */
   readonly counters = { forwarded: 0, served: 0, unowned: 0 };
 
@@ -96,8 +110,13 @@ export class ClusterEngine implements DecisionEngine {
     }
   }
 
-  /** Serves a request forwarded by another instance (NATS request handler). */
-  async serveForwarded(message: ForwardedRequest): Promise<ForwardAnswer> {
+  /** Serves requests forwarded by another instance (NATS request handler), answers in order. */
+  serveForwarded(batch: ForwardBatch): Promise<ForwardAnswer[]> {
+    const requests = Array.isArray(batch?.requests) ? batch.requests : [];
+    return Promise.all(requests.map((m) => this.#serveOne(m)));
+  }
+
+  async #serveOne(message: ForwardedRequest): Promise<ForwardAnswer> {
     const request: AuthorizeRequest = { ...message.request, receivedAtMs: Date.now() - message.ageMs };
     const shard = shardOf(request.agentId, SHARD_COUNT);
     const epoch = this.#leases.epochOf(shard);
@@ -125,17 +144,47 @@ export class ClusterEngine implements DecisionEngine {
     }
   }
 
-  async #forward(owner: string, request: AuthorizeRequest, until: number): Promise<ForwardAnswer | null> {
-    const timeoutMs = until - Date.now();
-    if (timeoutMs <= 0) return null;
+  /**
+   * Forwards to `owner`. Requests for one owner that arrive in the same event-loop turn travel
+   * as ONE NATS request (as requests for one shard worker travel as one task), so a busy edge
+   * pays one message, not one per decision.
+   */
+  #forward(owner: string, request: AuthorizeRequest, until: number): Promise<ForwardAnswer | null> {
+    if (until - Date.now() <= 0) return Promise.resolve(null);
     const { receivedAtMs, fence: _fence, ...rest } = request;
     const message: ForwardedRequest = { request: rest, ageMs: Date.now() - receivedAtMs };
-    try {
-      return (await this.#transport.request(owner, 'authorize', message, timeoutMs)) as ForwardAnswer;
-    } catch (err) {
-      // No responder (the owner died), a timeout or a broken connection: wait for a new owner.
-      this.#log.debug({ err, owner }, 'forward to the shard owner failed');
-      return null;
+    return new Promise((resolve) => {
+      let queue = this.#outgoing.get(owner);
+      if (queue === undefined) {
+        queue = [];
+        this.#outgoing.set(owner, queue);
+      }
+      queue.push({ message, until, resolve });
+      if (!this.#flushScheduled) {
+        this.#flushScheduled = true;
+        setImmediate(() => this.#flushForwards());
+      }
+    });
+  }
+
+  #flushForwards(): void {
+    this.#flushScheduled = false;
+    for (const [owner, items] of this.#outgoing) {
+      this.#outgoing.delete(owner);
+      let until = 0;
+      for (const it of items) if (it.until > until) until = it.until;
+      const batch: ForwardBatch = { requests: items.map((it) => it.message) };
+      this.#transport.request(owner, 'authorize', batch, until - Date.now()).then(
+        (answers) => {
+          const list = Array.isArray(answers) ? (answers as ForwardAnswer[]) : [];
+          for (let i = 0; i < items.length; i++) (items[i] as Outgoing).resolve(list[i] ?? null);
+        },
+        (err: unknown) => {
+          // No responder (the owner died), a timeout or a broken connection: wait for a new owner.
+          this.#log.debug({ err, owner }, 'forward to the shard owner failed');
+          for (const it of items) it.resolve(null);
+        },
+      );
     }
   }
 

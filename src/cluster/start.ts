@@ -6,7 +6,7 @@ import type { Config } from '../config/config.js';
 import type { ShardedEngine } from '../engine/engine.js';
 import type { Databases } from '../storage/db.js';
 import { SHARD_COUNT, ShardLeases } from './leases.js';
-import { ClusterEngine, type ForwardedRequest } from './router.js';
+import { ClusterEngine, type ForwardBatch } from './router.js';
 import { ClusterTransport } from './transport.js';
 
 export interface RunningCluster {
@@ -51,7 +51,7 @@ export async function startCluster(
   transport.listen(async (kind, body) => {
     switch (kind) {
       case 'authorize':
-        return routing.serveForwarded(body as ForwardedRequest);
+        return routing.serveForwarded(body as ForwardBatch);
       case 'invalidateAgent':
       case 'invalidatePrincipal':
         return routing.serveInvalidation(kind, body as never);

@@ -218,7 +218,7 @@ describe('three instances, one database, one NATS', () => {
     console.log(JSON.stringify({ takeover_ms: takeoverMs }));
     expect(approvedAt, 'the orphaned agent is approved again').toBeGreaterThan(0);
     expect(takeoverMs).toBeLessThan(15_000);
-  });
+  }, 60_000);
 
   it('keeps answering through a rolling restart of every instance', async () => {
     instances[1] = await startInstance();
@@ -233,7 +233,7 @@ describe('three instances, one database, one NATS', () => {
       await new Promise((r) => setTimeout(r, 1_000));
     }
     await stream.stop();
-  });
+  }, 180_000);
 
   it('never answered a 5xx, recorded every approval, and kept every agent within its cap', async () => {
     expect(answers.length).toBeGreaterThan(200);
