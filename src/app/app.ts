@@ -82,7 +82,7 @@ export async function startApp(config: Config, options: { log?: Logger } = {}): 
   });
   const cluster =
     config.natsUrl !== null && !dbs.embedded
-      ? await startCluster(config, config.natsUrl, dbs, local, instances.id, log)
+      ? await startCluster(config, config.natsUrl, dbs, local, instances.id, log, metrics)
       : null;
   const engine: DecisionEngine = cluster?.engine ?? local;
   const services: Services = { config, log, dbs, authenticator, auth, metrics, events, engine };

@@ -56,6 +56,8 @@ export interface ClusterEngineOptions {
   /** The edge answers by this time after receipt (AUTHORIZE_DEADLINE_MS). */
   readonly answerDeadlineMs: number;
   readonly log: Logger;
+  /** Counts each authorization by how it was routed (metrics). */
+  readonly onRoute?: (route: 'local' | 'forwarded' | 'unowned') => void;
 }
 
 export class ClusterEngine implements DecisionEngine {
@@ -70,8 +72,7 @@ export class ClusterEngine implements DecisionEngine {
   /** Forwards waiting for this turn's flush, by owner. */
   readonly #outgoing = new Map<string, Outgoing[]>();
   #flushScheduled = false;
-  /** Requests forwarded to another instance, and answered safe for want of an owner (metrics). */
-  readonly counters = { forwarded: 0, served: 0, unowned: 0 };
+  readonly #onRoute: (route: 'local' | 'forwarded' | 'unowned') => void;
 
   constructor(options: ClusterEngineOptions) {
     this.#local = options.local;
@@ -79,6 +80,7 @@ export class ClusterEngine implements DecisionEngine {
     this.#transport = options.transport;
     this.#routeMs = Math.floor(options.answerDeadlineMs * ROUTE_SHARE);
     this.#log = options.log;
+    this.#onRoute = options.onRoute ?? (() => {});
   }
 
   /** The local shard workers (for their statistics). */
@@ -97,13 +99,13 @@ export class ClusterEngine implements DecisionEngine {
         const answer = await this.#forward(owner, request, until);
         if (answer !== null && answer.kind !== 'not_owner') {
           if (answer.kind === 'error') throw new ApiError(answer.code as ErrorCode, answer.message);
-          this.counters.forwarded++;
+          this.#onRoute('forwarded');
           return answer.reply;
         }
       }
       const left = until - Date.now();
       if (left <= 0) {
-        this.counters.unowned++;
+        this.#onRoute('unowned');
         return toReply(safeDecision(request));
       }
       await this.#leases.changed(Math.min(left, 250));
@@ -131,7 +133,7 @@ export class ClusterEngine implements DecisionEngine {
 
   async #decideHere(request: AuthorizeRequest, shard: number, epoch: number): Promise<DecisionReply> {
     this.#inFlight[shard] = (this.#inFlight[shard] as number) + 1;
-    this.counters.served++;
+    this.#onRoute('local');
     try {
       return await this.#local.authorize({ ...request, fence: { shard, epoch } });
     } finally {

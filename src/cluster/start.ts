@@ -4,6 +4,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config/config.js';
 import type { ShardedEngine } from '../engine/engine.js';
+import type { ServiceMetrics } from '../observability/metrics.js';
 import type { Databases } from '../storage/db.js';
 import { SHARD_COUNT, ShardLeases } from './leases.js';
 import { ClusterEngine, type ForwardBatch } from './router.js';
@@ -23,6 +24,7 @@ export async function startCluster(
   local: ShardedEngine,
   instanceId: string,
   log: Logger,
+  metrics?: ServiceMetrics,
 ): Promise<RunningCluster> {
   const transport = await ClusterTransport.connect(natsUrl, instanceId, log);
   let engine: ClusterEngine | null = null;
@@ -46,7 +48,9 @@ export async function startCluster(
     transport,
     answerDeadlineMs: config.authorizeDeadlineMs,
     log,
+    onRoute: metrics === undefined ? undefined : (route) => metrics.clusterRoutes.labels(route).inc(),
   });
+  metrics?.clusterShardsOwned.collect(() => [[[], leases.ownedCount]]);
   engine = routing;
   transport.listen(async (kind, body) => {
     switch (kind) {

@@ -425,6 +425,15 @@ export class ServiceMetrics {
     'asas_process_resident_memory_bytes',
     'Resident set size of the process.',
   );
+  readonly clusterShardsOwned = this.registry.gauge(
+    'asas_cluster_shards_owned',
+    'Virtual shards (of 1024) this instance decides for; several instances on one database only.',
+  );
+  readonly clusterRoutes = this.registry.counter(
+    'asas_cluster_authorizations_total',
+    'Authorizations by route: decided here as the owner (local), sent to the owner (forwarded), or answered safe for want of an owner (unowned).',
+    ['route'],
+  );
   readonly processHeapBytes = this.registry.gauge('asas_process_heap_used_bytes', 'V8 heap used on the main thread.');
   readonly processUptime = this.registry.gauge('asas_process_uptime_seconds', 'Seconds since the process started.');
 

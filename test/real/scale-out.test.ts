@@ -116,6 +116,28 @@ describe('two instances, one budget', () => {
     );
   });
 
+  it('reports the shards each instance owns and how authorizations were routed in /metrics', async () => {
+    const value = (text: string, series: string) => {
+      const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+      return line === undefined ? 0 : Number(line.slice(series.length + 1));
+    };
+    let owned = 0;
+    let forwarded = 0;
+    let local = 0;
+    for (const s of [a, b as TestServer]) {
+      const res = await request(s, 'GET', '/metrics', { adminKey: s.adminKey });
+      expect(res.status).toBe(200);
+      const text = res.text;
+      owned += value(text, 'asas_cluster_shards_owned');
+      forwarded += value(text, 'asas_cluster_authorizations_total{route="forwarded"}');
+      local += value(text, 'asas_cluster_authorizations_total{route="local"}');
+    }
+    expect(owned).toBe(1024);
+    expect(forwarded).toBeGreaterThan(0);
+    // Every decision is taken by an owner, forwarded ones included.
+    expect(local).toBeGreaterThanOrEqual(forwarded);
+  });
+
   it('applies a status change made through either instance before the next decision', async () => {
     const agentId = await addAgentWithMandate(a, apiKey, 'changed', { perTransaction: '20.00', daily: '1000.00' });
     const both = [a, b as TestServer];
