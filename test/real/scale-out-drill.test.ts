@@ -220,8 +220,23 @@ describe('three instances, one database, one NATS', () => {
     expect(takeoverMs).toBeLessThan(15_000);
   }, 60_000);
 
-  it('keeps answering through a rolling restart of every instance', async () => {
+  it('fences an owner paused beyond its lease: after SIGCONT it commits nothing for the shards it lost', async () => {
     instances[1] = await startInstance();
+    await until(async () => (await owners()).size === 3, 15_000);
+    const paused = instances[2] as ServiceProcess;
+    const stream = load(6);
+    await new Promise((r) => setTimeout(r, 500));
+    paused.child.kill('SIGSTOP');
+    // Longer than the 3 s lease: the others claim its shards and raise their epochs.
+    await new Promise((r) => setTimeout(r, 5_000));
+    paused.child.kill('SIGCONT');
+    await new Promise((r) => setTimeout(r, 2_000));
+    await stream.stop();
+    expect(paused.stdout()).toContain('shard leases lost to another instance');
+    await until(async () => (await owners()).size === 3, 15_000);
+  }, 60_000);
+
+  it('keeps answering through a rolling restart of every instance', async () => {
     const stream = load(6);
     for (let i = 0; i < 3; i++) {
       const old = instances[i] as ServiceProcess;
