@@ -237,6 +237,7 @@ describe('three instances, one database, one NATS', () => {
   }, 60_000);
 
   it('keeps answering through a rolling restart of every instance', async () => {
+    const startedAt = Date.now();
     const stream = load(6);
     for (let i = 0; i < 3; i++) {
       const old = instances[i] as ServiceProcess;
@@ -248,6 +249,14 @@ describe('three instances, one database, one NATS', () => {
       await new Promise((r) => setTimeout(r, 1_000));
     }
     await stream.stop();
+    // No pause of the whole service: decisions were answered in every second of the deploy.
+    const seconds = Math.floor((Date.now() - startedAt) / 1000);
+    const silent: number[] = [];
+    for (let s = 0; s < seconds; s++) {
+      const from = startedAt + s * 1000;
+      if (!answers.some((x) => x.status === 200 && x.at >= from && x.at < from + 1000)) silent.push(s);
+    }
+    expect(silent, 'seconds without an answered decision').toEqual([]);
   }, 180_000);
 
   it('never answered a 5xx, recorded every approval, and kept every agent within its cap', async () => {

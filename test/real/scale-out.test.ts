@@ -138,6 +138,18 @@ describe('two instances, one budget', () => {
     expect(local).toBeGreaterThanOrEqual(forwarded);
   });
 
+  it('replays an idempotency key whichever instance is asked', async () => {
+    const agentId = await addAgentWithMandate(a, apiKey, 'replay', { perTransaction: '20.00', daily: '1000.00' });
+    const body = authorizeBody(agentId, { idempotency_key: `idem-${tag}` });
+    const first = await authorize(a, apiKey, body);
+    expect(first.body.decision, first.text).toBe('APPROVE');
+    const again = await authorize(b as TestServer, apiKey, body);
+    expect(again.status, again.text).toBe(200);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body.authorization_id).toBe(first.body.authorization_id);
+    expect(await approvedSum(agentId)).toBe(10);
+  });
+
   it('applies a status change made through either instance before the next decision', async () => {
     const agentId = await addAgentWithMandate(a, apiKey, 'changed', { perTransaction: '20.00', daily: '1000.00' });
     const both = [a, b as TestServer];
