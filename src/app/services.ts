@@ -1,10 +1,10 @@
 // What every area's routes get from the composition root (src/app/app.ts).
 import type { Logger } from 'pino';
 import type { AuthRuntime } from '../auth/service.js';
-import type { Authenticator } from '../auth/types.js';
 import type { Config } from '../config/config.js';
 import type { DecisionEngine } from '../engine/contract.js';
 import type { EventsRuntime } from '../events/service.js';
+import type { Authenticator } from '../http/types.js';
 import type { ServiceMetrics } from '../observability/metrics.js';
 import type { Databases } from '../storage/db.js';
 

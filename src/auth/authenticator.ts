@@ -6,7 +6,7 @@
 import { adminKeyRejected } from '../audit/security-log.js';
 import type { ClientId, CredentialId, PrincipalId } from '../domain/ids.js';
 import { ApiError } from '../errors/registry.js';
-import type { RequestContext, RouteDef } from '../http/types.js';
+import type { Authenticator, RequestContext, RouteDef } from '../http/types.js';
 import type { Databases } from '../storage/db.js';
 import type { AdminKeyVerifier } from './admin-key.js';
 import { type CredentialStore, isRejected, type ResolvedCredential, tokenKeyLive } from './credential-store.js';
@@ -14,7 +14,7 @@ import { AuthFailure, type AuthFailureClass } from './failure-guard.js';
 import { ipAllowed } from './ip-allowlist.js';
 import { parseScopes, scopeAllows } from './scopes.js';
 import type { TokenService } from './tokens.js';
-import type { AdminAuth, AuthContext, Authenticator, ClientAuth, PrincipalAuth } from './types.js';
+import type { AdminAuth, AuthContext, ClientAuth, PrincipalAuth } from './types.js';
 
 const ADMIN: AdminAuth = Object.freeze({ kind: 'admin' });
 

@@ -16,8 +16,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
 import { ApiError } from '../errors/registry.js';
-import type { RequestContext, RouteDef } from '../http/types.js';
-import type { AuthContext, Authenticator } from './types.js';
+import type { Authenticator, RequestContext, RouteDef } from '../http/types.js';
+import type { AuthContext } from './types.js';
 
 /** Why an authentication failed, as logged (the caller only ever sees the uniform 401/403). */
 export type AuthFailureClass =

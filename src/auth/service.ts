@@ -2,6 +2,7 @@
 // token signing key (from the live database), the operator key and the authenticator.
 import type { Logger } from 'pino';
 import type { Config } from '../config/config.js';
+import type { Authenticator } from '../http/types.js';
 import type { SecretBox } from '../secrets/box.js';
 import type { Databases } from '../storage/db.js';
 import { type AdminKeyVerifier, loadAdminKey } from './admin-key.js';
@@ -10,7 +11,6 @@ import { CredentialStore, type ResolvedCredential } from './credential-store.js'
 import { AuthFailureGuard, GuardedAuthenticator } from './failure-guard.js';
 import { ipAllowed } from './ip-allowlist.js';
 import { TokenService } from './tokens.js';
-import type { Authenticator } from './types.js';
 
 export interface AuthRuntime {
   readonly authenticator: CredentialAuthenticator;

@@ -1,8 +1,9 @@
 // Who a request is, once authenticated. Shared by the edge and every area's handlers.
-import type { ClientId, CredentialId, PrincipalId } from '../domain/ids.js';
-import type { RequestContext, RouteDef } from '../http/types.js';
 
-export type Environment = 'live' | 'sandbox';
+import type { Environment } from '../domain/environment.js';
+import type { ClientId, CredentialId, PrincipalId } from '../domain/ids.js';
+
+export type { Environment };
 
 export interface ClientAuth {
   readonly kind: 'client';
@@ -29,11 +30,3 @@ export interface AdminAuth {
 }
 
 export type AuthContext = ClientAuth | PrincipalAuth | AdminAuth;
-
-/**
- * Authenticates a request for a route; throws ApiError (401 unauthorized, 403 forbidden) or
- * returns who the caller is. Implemented in src/auth/authenticator.ts.
- */
-export interface Authenticator {
-  authenticate(ctx: RequestContext, route: RouteDef): Promise<AuthContext | null>;
-}

@@ -7,9 +7,10 @@
 //   docs/decision-engine.md and is pure apart from loading an agent's state.
 import type { Environment } from '../auth/types.js';
 import type { Sql } from '../storage/db.js';
+import type { Decision } from './decision.js';
 import type { DecisionReply } from './reply.js';
 
-export type Decision = 'APPROVE' | 'DECLINE' | 'STEP_UP';
+export type { Decision };
 
 /** One POST /authorize, validated and normalised on the main thread. */
 export interface AuthorizeRequest {

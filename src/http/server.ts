@@ -5,7 +5,6 @@
 import uWS from 'uWebSockets.js';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
-import type { Authenticator } from '../auth/types.js';
 import type { Config } from '../config/config.js';
 import { newId } from '../domain/ids.js';
 import { ApiError } from '../errors/registry.js';
@@ -19,7 +18,7 @@ import { DeadlineSweeper } from './deadline.js';
 import { errorEnvelope } from './envelope.js';
 import type { RequestLimits } from './rate-limit.js';
 import type { Router } from './router.js';
-import type { HttpMethod, Reply, RequestContext, RouteDef } from './types.js';
+import type { Authenticator, HttpMethod, Reply, RequestContext, RouteDef } from './types.js';
 
 const STATUS_TEXT: Record<number, string> = {
   200: '200 OK',

@@ -90,3 +90,11 @@ export interface RouteDef {
 export function json(status: number, body: unknown, headers?: Record<string, string>): Reply {
   return headers === undefined ? { status, body } : { status, body, headers };
 }
+
+/**
+ * Authenticates a request for a route; throws ApiError (401 unauthorized, 403 forbidden) or
+ * returns who the caller is. Implemented in src/auth/authenticator.ts; the edge's port to it.
+ */
+export interface Authenticator {
+  authenticate(ctx: RequestContext, route: RouteDef): Promise<AuthContext | null>;
+}

@@ -5,13 +5,14 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import postgres from 'postgres';
-import type { Environment } from '../auth/types.js';
 import type { Config } from '../config/config.js';
+import type { Environment } from '../domain/environment.js';
+import { connect, type Sql, socketTarget } from './connect.js';
 import { migrate } from './migrate.js';
 import { EMBEDDED_POSTGRESQL_CONF, pgliteModules, prepareEmbeddedDataDir } from './pglite-init.js';
 
-// biome-ignore lint/complexity/noBannedTypes: postgres.js's own default type parameter
-export type Sql = postgres.Sql<{}>;
+export type { Sql } from './connect.js';
+export { CONNECT_TIMEOUT_MS, connect, reconnectDelaySeconds, socketTarget } from './connect.js';
 
 export interface Databases {
   readonly live: Sql;
@@ -24,63 +25,6 @@ export interface Databases {
   /** True when both databases answer. */
   ping(): Promise<boolean>;
   close(): Promise<void>;
-}
-
-/**
- * Default time to open a connection (DATABASE_CONNECT_TIMEOUT_MS), in milliseconds. A connect
- * whose packets were lost in a partition is given up and tried afresh after this long, so it
- * bounds how late approvals resume once the network heals (target: 2 s); a healthy database
- * opens a connection in milliseconds.
- */
-export const CONNECT_TIMEOUT_MS = 1500;
-/** Longest wait between two connection attempts after failures, in seconds. */
-const MAX_RECONNECT_DELAY_SECONDS = 0.25;
-
-/**
- * Delay before a connection's next attempt after `retries` failed ones, in seconds: 10, 20,
- * 40 ms... at most MAX_RECONNECT_DELAY_SECONDS, with jitter. postgres.js's own default grows
- * as 3^retries / 100 s up to 20 s, so after a few seconds of outage every query waited seconds
- * for its connection's next attempt: requests hung and approvals resumed seconds after the
- * database did. With this cap a returning database is used within a quarter second; the
- * attempts cost nothing while it is away (a refused connect) and happen only for queued work.
- */
-export function reconnectDelaySeconds(retries: number): number {
-  return Math.min(0.01 * 2 ** retries, MAX_RECONNECT_DELAY_SECONDS) * (0.5 + Math.random() / 2);
-}
-
-/** postgres.js options shared by every connection this service opens. */
-export function connect(
-  url: string,
-  options: { max: number; embedded: boolean; connectTimeoutMs?: number | undefined },
-): Sql {
-  const target = socketTarget(url);
-  return postgres(target.url, {
-    ...target.options,
-    max: options.max,
-    idle_timeout: options.embedded ? 0 : 60,
-    // Seconds; fractions are honoured (a timer of connect_timeout * 1000 ms).
-    connect_timeout: (options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS) / 1000,
-    backoff: reconnectDelaySeconds,
-    onnotice: () => {},
-    // NUMERIC and BIGINT stay strings: money never becomes a binary float.
-    types: {},
-    connection: { application_name: 'agent-spending-authorization' },
-  });
-}
-
-/**
- * libpq's form for a Unix-domain socket, `postgres://user@/db?host=/var/run/postgresql`, which
- * postgres.js does not read from a URL: the socket path becomes its `path` option. A socket
- * avoids the loopback TCP stack on every group commit when the database runs on the same host.
- */
-export function socketTarget(url: string): { url: string; options: { path?: string } } {
-  const u = new URL(url);
-  const host = u.searchParams.get('host');
-  if (host === null || !host.startsWith('/')) return { url, options: {} };
-  u.searchParams.delete('host');
-  const port = u.port === '' ? '5432' : u.port;
-  u.hostname = 'localhost';
-  return { url: u.toString(), options: { path: `${host}/.s.PGSQL.${port}` } };
 }
 
 export function deriveSandboxUrl(liveUrl: string): string {

@@ -3,7 +3,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import type { Sql } from './db.js';
+import type { Sql } from './connect.js';
 import { MIGRATIONS_DIR } from './paths.js';
 
 const LOCK_KEY = 727_274_001;

@@ -12,7 +12,7 @@ import { dirname, join } from 'node:path';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import type { PGliteOptions } from '@electric-sql/pglite';
 import pino from 'pino';
-import { connect } from './db.js';
+import { connect } from './connect.js';
 import { migrate } from './migrate.js';
 import { MIGRATIONS_DIR } from './paths.js';
 
