@@ -8,7 +8,7 @@
 //   scale-out [--duration <s>] [--connections <n>]   one instance against two on one database
 //   --mode saturation|rate  --rate <req/s>  --connections <n>  --pipelining <n>
 //   --duration <s>  --warmup <s>  --agents <n>  --workers <n>  --no-echo
-//   --micro (micro-benchmarks only)  --no-micro  --out <dir>
+//   --micro (the micro-benchmarks of the hot functions, alone)  --out <dir>
 //   agents only: --agents <n> (default 100000)  --max-actors <n> (the started service's
 //   ENGINE_MAX_ACTORS)  --database-url <url> (the target's live database, for seeding)
 //
@@ -73,6 +73,7 @@ function parseCommandLine() {
         'database-url': { type: 'string' },
         'no-echo': { type: 'boolean', default: false },
         micro: { type: 'boolean', default: false },
+        // Accepted for old scripts: the micro-benchmarks no longer run unless --micro asks.
         'no-micro': { type: 'boolean', default: false },
         out: { type: 'string', default: 'bench/results' },
         quiet: { type: 'boolean', default: false },
@@ -98,7 +99,8 @@ if (args.help === true) {
   quality [--seed <n>] [--errors]    the labeled-corpus quality figures (same as npm run quality)
   --mode saturation|rate  --rate <req/s>  --connections <n>  --pipelining <n>
   --duration <s>  --warmup <s>  --agents <n>  --workers <n>  --no-echo
-  --micro (micro-benchmarks only)  --no-micro  --out <dir>  --quiet
+  --micro (the micro-benchmarks of the hot functions, alone)  --out <dir>  --quiet
+  scale-out [--duration <s>] [--connections <n>]   one instance against two on one database
   agents only: --agents <n> (default 100000)  --max-actors <n> (the started service's
   ENGINE_MAX_ACTORS)  --database-url <url> (the target's live database, for seeding)
 `);
@@ -144,6 +146,45 @@ const log = (s: string) => {
 
 const meta = { machine: machine(), commit: commit(process.cwd()), started_at: new Date().toISOString() };
 
+/** Seconds the echo ceiling is measured for at most (it settles within a few seconds). */
+const ECHO_SECONDS = 5;
+
+/** Says, before anything runs, what the run does and about how long it takes. */
+function announcePlan(): void {
+  if (args.micro) {
+    log('plan: the micro-benchmarks of the hot functions (about 20 s)');
+    return;
+  }
+  const steps: string[] = [];
+  let seconds = 0;
+  if (args.target === undefined) {
+    // Embedded PGlite creates its two databases (initdb and migrations) on every fresh start.
+    const start = process.env.DATABASE_URL === undefined ? 25 : 3;
+    steps.push(
+      `start the service (~${start} s${process.env.DATABASE_URL === undefined ? ': embedded PGlite creates its databases' : ''})`,
+    );
+    seconds += start;
+  }
+  const run = scenario === 'all' ? ['authorize', 'onboarding', 'webhook-lag'] : [scenario];
+  for (const s of run) {
+    if (s === 'authorize') {
+      steps.push(`provision ${agents + 26} agents (~${Math.max(4, Math.ceil(agents / 60))} s)`);
+      seconds += Math.max(4, Math.ceil(agents / 60));
+      if (!args['no-echo']) {
+        const e = Math.min(duration, ECHO_SECONDS) + Math.min(warmup, 1);
+        steps.push(`echo ceiling (${e} s)`);
+        seconds += e;
+      }
+      steps.push(`authorize (${warmup} s warm-up + ${duration} s)`);
+      seconds += warmup + duration + 2;
+    } else {
+      steps.push(`${s} (${duration} s and its set-up)`);
+      seconds += duration + 5;
+    }
+  }
+  log(`plan: ${steps.join(', ')}: about ${seconds} s in all`);
+}
+
 function progress(name: string) {
   return (s: {
     t: number;
@@ -188,6 +229,11 @@ async function openTarget(): Promise<Target> {
     return { url: args.target.replace(/\/$/, ''), adminKey: args['admin-key'], database: 'remote', started: null };
   }
   log('starting the service (built dist) ...');
+  const startedAt = Date.now();
+  const ticker = setInterval(
+    () => log(`  still starting (${Math.round((Date.now() - startedAt) / 1000)} s) ...`),
+    5000,
+  );
   const started = await startService({
     databaseUrl: process.env.DATABASE_URL ?? null,
     natsUrl: process.env.NATS_URL ?? null,
@@ -196,8 +242,8 @@ async function openTarget(): Promise<Target> {
       args['max-actors'] === undefined
         ? {}
         : { ENGINE_MAX_ACTORS: String(Math.max(1, int('max-actors', args['max-actors'], 1))) },
-  });
-  log(`  ${started.url} on ${started.database}`);
+  }).finally(() => clearInterval(ticker));
+  log(`  ${started.url} on ${started.database} (${((Date.now() - startedAt) / 1000).toFixed(1)} s)`);
   return { url: started.url, adminKey: started.adminKey, database: started.database, started };
 }
 
@@ -254,12 +300,17 @@ async function scenarioAuthorize(t: Target): Promise<void> {
 
   let echo: LoadResult | null = null;
   if (!args['no-echo']) {
-    log(`echo ceiling: bare uWebSockets.js JSON echo, saturation at ${connections} connections ...`);
+    log(
+      `echo ceiling: bare uWebSockets.js JSON echo, saturation at ${connections} connections, ${Math.min(duration, ECHO_SECONDS)} s ...`,
+    );
     const e = await startEcho();
     try {
       const ep = hostPort(e.url);
       echo = await runLoad({
         ...load,
+        // The ceiling of the stack settles within seconds: measured for at most ECHO_SECONDS.
+        durationSeconds: Math.min(duration, ECHO_SECONDS),
+        warmupSeconds: Math.min(warmup, 1),
         mode: 'saturation',
         host: ep.host,
         port: ep.port,
@@ -318,7 +369,7 @@ async function scenarioAuthorize(t: Target): Promise<void> {
   process.stdout.write(`${kindTable(result, expected)}\n\n`);
   if (ratio !== null) {
     process.stdout.write(
-      `decisions/s vs echo ceiling: ${(ratio * 100).toFixed(1)}% (target >= 40%); p99 ${result.latencyMs.p99} ms at ${connections} connections (target < 10 ms)\n`,
+      `decisions/s: ${(ratio * 100).toFixed(1)}% of the echo ceiling; p99 ${result.latencyMs.p99} ms at ${connections} connections\n`,
     );
   }
   process.stdout.write(
@@ -334,7 +385,6 @@ async function scenarioAuthorize(t: Target): Promise<void> {
     authorize: { ...result, decisions },
     echo,
     ratio_to_echo: ratio,
-    targets: ratio === null ? null : { ratio_min: 0.4, p99_max_ms: 10, met: ratio >= 0.4 && result.latencyMs.p99 < 10 },
     server: { rss_bytes_start: rssStart, rss_bytes_end: rssEnd, metrics_vs_bench: check },
   };
   const svg = renderChart(
@@ -749,7 +799,8 @@ async function scenarioAgents(t: Target): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  if (args.micro || !args['no-micro']) {
+  announcePlan();
+  if (args.micro) {
     const micro = await runMicro(log);
     process.stdout.write(`\n${micro.table}\n`);
     const files = writeResult(outDir, 'micro', { scenario: 'micro', ...meta, results: micro.results }, null);

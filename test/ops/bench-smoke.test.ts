@@ -57,6 +57,8 @@ describe('npm run bench', () => {
       { timeout: 60_000 },
     );
     expect(stdout).toMatch(/authorize\s+\d+\s+\d+/);
+    // A user's bench: no internal targets in what it prints.
+    expect(stdout).not.toMatch(/target/i);
     expect(stdout).toMatch(/echo ceiling\s+\d+/);
     const files = readdirSync(out);
     const json = files.find((f) => f.startsWith('authorize-') && f.endsWith('.json'));
@@ -101,6 +103,30 @@ describe('npm run bench', () => {
     expect(chart.startsWith('<svg')).toBe(true);
     expect(chart).toContain('<polyline');
     expect(chart.trim().endsWith('</svg>')).toBe(true);
+  });
+});
+
+describe('the bench chart', () => {
+  it('scales throughput to the service and names a far faster reference instead of drawing it', async () => {
+    const { renderChart } = (await import(
+      `../../${process.env.DIST_DIR ?? 'dist'}/bench/report/chart.js`
+    )) as typeof import('../../bench/report/chart.js');
+    const timeline = (rate: number) =>
+      Array.from({ length: 5 }, (_, i) => ({
+        t: i + 1,
+        completed: rate,
+        errors: 0,
+        backlog: 0,
+        latencyMs: { count: rate, mean: 1, p50: 1, p90: 2, p99: 3, p999: 4, max: 5 },
+      }));
+    const svg = renderChart('t', 's', [
+      { name: 'authorize', timeline: timeline(6000) },
+      { name: 'echo ceiling', timeline: timeline(84000) },
+    ]);
+    expect(svg).toContain('echo ceiling: 84k/s (off scale)');
+    // The throughput axis tops out just above the service's rate, not at the ceiling's.
+    expect(svg).toContain('>6.6k<');
+    expect(svg).not.toContain('>84k<');
   });
 });
 
