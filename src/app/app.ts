@@ -57,8 +57,21 @@ export async function startApp(config: Config, options: { log?: Logger } = {}): 
   }
   const authenticator = auth.edge;
   const metrics = new ServiceMetrics();
+  // Joins the instances sharing the live database before any background work starts; an
+  // unsafe set-up (the in-process bus next to another live instance) stops the start here.
+  let instances: InstanceRegistry;
+  try {
+    instances = await InstanceRegistry.start(dbs.live, log, {
+      heartbeatMs: config.instanceHeartbeatSeconds * 1000,
+      ttlMs: config.instanceHeartbeatSeconds * 3000,
+      bus: config.natsUrl === null ? 'memory' : 'nats',
+    });
+  } catch (err) {
+    await dbs.close().catch(() => {});
+    throw err;
+  }
   // Events start before any route can decide, and stop after the engine (see close()).
-  const events = await startEvents(config, dbs, log, secrets);
+  const events = await startEvents(config, dbs, log, secrets, instances.id);
   const engine = await ShardedEngine.start({
     workers: config.workers,
     urls: dbs.urls,
@@ -108,10 +121,6 @@ export async function startApp(config: Config, options: { log?: Logger } = {}): 
     { requestsPerSecond: config.rateLimitClientRequestsPerSecond, burstRequests: config.rateLimitClientBurstRequests },
   );
   // Instances sharing the live database share the rate limits (src/http/rate-limit.ts).
-  const instances = await InstanceRegistry.start(dbs.live, log, {
-    heartbeatMs: config.instanceHeartbeatSeconds * 1000,
-    ttlMs: config.instanceHeartbeatSeconds * 3000,
-  });
   rateLimiter.setShare(instances.live);
   instances.onChange((live) => rateLimiter.setShare(live));
   const idempotencySweep = new IdempotencySweep([dbs.live, dbs.sandbox], log, {
