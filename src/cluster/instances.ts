@@ -113,11 +113,12 @@ export class InstanceRegistry {
         const peers = await tx<PeerRow[]>`
           select id, bus, host, pid, heartbeat_at from instances
           where heartbeat_at >= now() - make_interval(secs => ${ttlSeconds}) and id <> ${this.id}`;
-        const live = peers.filter(
-          (p) =>
-            conflict(bus, p) !== null &&
-            !(p.host === host && p.pid !== null && p.pid !== process.pid && !processExists(p.pid)),
+        // A recent row of this host whose process is gone: a crashed predecessor, removed now.
+        const dead = peers.filter(
+          (p) => p.host === host && p.pid !== null && p.pid !== process.pid && !processExists(p.pid),
         );
+        if (dead.length > 0) await tx`delete from instances where id = any(${dead.map((p) => p.id)}::text[])`;
+        const live = peers.filter((p) => conflict(bus, p) !== null && !dead.includes(p));
         if (live.length > 0) return live;
         await tx`
           insert into instances (id, bus, host, pid) values (${this.id}, ${bus}, ${host}, ${process.pid})

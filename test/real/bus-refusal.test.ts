@@ -19,7 +19,7 @@ const NATS = ownStream('refusal');
 const started: ServiceProcess[] = [];
 const databases: string[] = [];
 
-function sharedEnv(db: string): Record<string, string> {
+function sharedEnv(db: string): Record<string, string> & { DATABASE_URL: string } {
   return {
     DATABASE_URL: `${PG_BASE_URL}/${db}`,
     // Instances on one database share its secrets key and admin key.
@@ -83,13 +83,13 @@ describe('start-up refuses an unsafe set-up', () => {
     expect((await request(first, 'GET', '/health')).status).toBe(200);
 
     const memory = startRefused(env);
-    expect(memory.status).toBe(2);
+    expect(memory.status, memory.lines.join('\n')).toBe(2);
     expect(memory.lines).toHaveLength(1);
     expect(memory.lines[0]).toMatch(/^configuration error: NATS_URL: another service instance \(ins_[0-9a-f]+/);
     expect(memory.lines[0]).toContain('must all set NATS_URL');
 
     const nats = startRefused({ ...env, ...NATS });
-    expect(nats.status).toBe(2);
+    expect(nats.status, nats.lines.join('\n')).toBe(2);
     expect(nats.lines).toHaveLength(1);
     expect(nats.lines[0]).toMatch(/^configuration error: NATS_URL: a service instance on the in-process bus/);
 
@@ -99,19 +99,19 @@ describe('start-up refuses an unsafe set-up', () => {
   });
 
   it('an in-process-bus instance next to a live NATS instance is refused; a second NATS instance starts', async () => {
-    const env = { ...sharedEnv(freshDatabase()), ...NATS };
+    const env: Record<string, string> = { ...sharedEnv(freshDatabase()), ...NATS };
     const first = await start(env);
     const { NATS_URL: _url, NATS_STREAM: _stream, NATS_SUBJECT_PREFIX: _prefix, ...withoutNats } = env;
 
     const memory = startRefused(withoutNats);
-    expect(memory.status).toBe(2);
+    expect(memory.status, memory.lines.join('\n')).toBe(2);
     expect(memory.lines).toHaveLength(1);
     expect(memory.lines[0]).toContain('NATS_URL');
     expect(memory.lines[0]).toContain('bus nats');
 
     const second = await start(env);
     expect((await request(second, 'GET', '/health')).status).toBe(200);
-    const sql = postgres(env.DATABASE_URL, { max: 1, onnotice: () => {} });
+    const sql = postgres(env.DATABASE_URL as string, { max: 1, onnotice: () => {} });
     try {
       const rows = await sql<{ bus: string; pid: number }[]>`select bus, pid from instances order by pid`;
       expect(rows.map((r) => r.bus)).toEqual(['nats', 'nats']);
