@@ -52,12 +52,15 @@ const keyOf = (r: ReceivedRequest) => `${r.path} ${String(r.headers['webhook-id'
 const tenants: { agentId: string; apiKey: string; path: string; goodHook: string; flakyHook: string }[] = [];
 
 beforeAll(async () => {
-  good = await startReceiver(() => 200);
+  // Slow receivers (700 ms of WEBHOOK_TIMEOUT_MS 1000): each attempt is in flight, its row
+  // due, long enough for another instance's sweep to meet it; a claim keeps it out.
+  const slow = (status: number) => ({ status, delayMs: 700 });
+  good = await startReceiver(() => slow(200));
   flaky = await startReceiver((req) => {
-    if (flakyMode === 'all') return 503;
-    if (flakyMode === 'none') return 200;
+    if (flakyMode === 'all') return slow(503);
+    if (flakyMode === 'none') return slow(200);
     const earlier = flaky.requests.filter((r) => keyOf(r) === keyOf(req)).length;
-    return earlier <= 2 ? 503 : 200;
+    return slow(earlier <= 2 ? 503 : 200);
   });
   // One after the other: the first applies the migrations, the second finds it live on NATS.
   a = await startServiceProcess(ENV);
