@@ -49,6 +49,8 @@ let flaky: Receiver;
 /** How the flaky receiver answers: fail each (path, event) twice then succeed, fail all, or succeed. */
 let flakyMode: 'twice' | 'all' | 'none' = 'twice';
 const keyOf = (r: ReceivedRequest) => `${r.path} ${String(r.headers['webhook-id'])}`;
+/** Every publish to the stream's subjects as core NATS sees it (duplicates the stream drops included). */
+const publishes = new Map<string, number>();
 const tenants: { agentId: string; apiKey: string; path: string; goodHook: string; flakyHook: string }[] = [];
 
 beforeAll(async () => {
@@ -67,6 +69,13 @@ beforeAll(async () => {
   b = await startServiceProcess(ENV);
   sql = postgres(DATABASE_URL, { max: 2, onnotice: () => {} });
   nc = await connect({ servers: NATS_URL });
+  nc.subscribe(`${NATS.NATS_SUBJECT_PREFIX}.>`, {
+    callback: (_err, m) => {
+      const id = m.headers?.get('Nats-Msg-Id') ?? '';
+      publishes.set(id, (publishes.get(id) ?? 0) + 1);
+    },
+  });
+  await nc.flush();
 
   const target = { url: a.url, adminKey: ADMIN_KEY };
   const client = await provisionClient(target);
@@ -189,6 +198,11 @@ describe('two instances on one database and one NATS', () => {
     expect(statuses.filter((s) => s !== 200)).toEqual([]);
 
     const events = await expectPublishedOnce();
+    // Not only stored once: published once. Core NATS sees every publish, also the ones the
+    // stream would drop as duplicates; two relays over the same rows would show here.
+    await nc.flush();
+    expect(publishes.size).toBe(events);
+    expect([...publishes.values()].filter((n) => n !== 1)).toEqual([]);
     const { webhook } = await outboxEventIds();
     expect(webhook.length).toBeGreaterThan(0);
     const expected = webhook.length * 2; // each webhook event to the good and the flaky hook of its Principal
