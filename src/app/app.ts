@@ -48,25 +48,29 @@ export async function startApp(config: Config, options: { log?: Logger } = {}): 
   const secrets = loadSecretBox(config, log);
   const dbs = await openDatabases(config, log);
   let auth: Awaited<ReturnType<typeof startAuth>>;
+  let instances: InstanceRegistry | null = null;
   try {
+    // First, before this instance writes anything: join the instances sharing the live
+    // database; an unsafe set-up (the in-process bus next to another live instance, or NATS
+    // next to one on the in-process bus) stops the start here (ConfigError naming NATS_URL).
+    instances = await InstanceRegistry.start(dbs.live, log, {
+      heartbeatMs: config.instanceHeartbeatSeconds * 1000,
+      ttlMs: config.instanceHeartbeatSeconds * 3000,
+      bus: config.natsUrl === null ? 'memory' : 'nats',
+    });
     // Before any request: plaintext and previous-key secrets are sealed under the current key,
     // and a key that opens none of them stops the start (ConfigError naming SECRETS_KEY).
     await resealSecrets(dbs, secrets, log);
     auth = await startAuth(config, log, dbs, secrets);
   } catch (err) {
+    await instances?.close().catch(() => {});
     await dbs.close().catch(() => {});
     throw err;
   }
   const authenticator = auth.edge;
   const metrics = new ServiceMetrics();
   // Events start before any route can decide, and stop after the engine (see close()).
-  const events = await startEvents(config, dbs, log, secrets);
-  // Instances sharing the live database share the rate limits (src/http/rate-limit.ts) and,
-  // with NATS on PostgreSQL, the shards of the agent keyspace (src/cluster/).
-  const instances = await InstanceRegistry.start(dbs.live, log, {
-    heartbeatMs: config.instanceHeartbeatSeconds * 1000,
-    ttlMs: config.instanceHeartbeatSeconds * 3000,
-  });
+  const events = await startEvents(config, dbs, log, secrets, instances.id);
   const local = await ShardedEngine.start({
     workers: config.workers,
     urls: dbs.urls,
@@ -120,6 +124,8 @@ export async function startApp(config: Config, options: { log?: Logger } = {}): 
     { requestsPerSecond: config.rateLimitRequestsPerSecond, burstRequests: config.rateLimitBurstRequests },
     { requestsPerSecond: config.rateLimitClientRequestsPerSecond, burstRequests: config.rateLimitClientBurstRequests },
   );
+  // Instances sharing the live database share the rate limits (src/http/rate-limit.ts) and,
+  // with NATS on PostgreSQL, the shards of the agent keyspace (src/cluster/).
   rateLimiter.setShare(instances.live);
   instances.onChange((live) => rateLimiter.setShare(live));
   const idempotencySweep = new IdempotencySweep([dbs.live, dbs.sandbox], log, {

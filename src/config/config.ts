@@ -34,6 +34,13 @@ export interface Config {
   readonly webhookRetryScheduleMs: readonly number[];
   readonly webhookTimeoutMs: number;
   readonly webhookDisableAfter: number;
+  /**
+   * How long an instance's claim on a webhook delivery outlives its attempt or retry wait
+   * (WEBHOOK_CLAIM_LEASE_MS; default WEBHOOK_TIMEOUT_MS + 20 s, must exceed WEBHOOK_TIMEOUT_MS).
+   */
+  readonly webhookClaimLeaseMs: number;
+  /** Lease of the outbox relay among instances sharing a database (OUTBOX_RELAY_LEASE_MS; default 5000). */
+  readonly outboxRelayLeaseMs: number;
   readonly oauthTokenTtlSeconds: number;
   readonly keyRotationGraceSeconds: number;
   /** Failed authentications a source may have per window before 429; 0 turns throttling off. */
@@ -213,6 +220,14 @@ export function loadConfig(env: Env): Config {
   if (secretsKey === null && secretsKeyPrevious.length > 0) {
     throw new ConfigError('SECRETS_KEY_PREVIOUS', 'is only read together with SECRETS_KEY (the new key)');
   }
+  const webhookTimeoutMs = int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 1, 600_000);
+  const webhookClaimLeaseMs = int(env, 'WEBHOOK_CLAIM_LEASE_MS', webhookTimeoutMs + 20_000, 100, 3_600_000);
+  if (webhookClaimLeaseMs <= webhookTimeoutMs) {
+    throw new ConfigError(
+      'WEBHOOK_CLAIM_LEASE_MS',
+      `must exceed WEBHOOK_TIMEOUT_MS (${webhookTimeoutMs}), got ${webhookClaimLeaseMs}`,
+    );
+  }
   const adminKey = str(env, 'ADMIN_KEY') ?? null;
   if (adminKey !== null && adminKey.length < 16) {
     throw new ConfigError('ADMIN_KEY', 'must be at least 16 characters');
@@ -232,7 +247,9 @@ export function loadConfig(env: Env): Config {
     webhookUrlPolicy: policy,
     webhookAllowedPorts: Object.freeze([...new Set(ports.map(Number))]),
     webhookRetryScheduleMs: Object.freeze(schedule.map(Number)),
-    webhookTimeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 1, 600_000),
+    webhookTimeoutMs,
+    webhookClaimLeaseMs,
+    outboxRelayLeaseMs: int(env, 'OUTBOX_RELAY_LEASE_MS', 5_000, 500, 60_000),
     webhookDisableAfter: int(env, 'WEBHOOK_DISABLE_AFTER', 50, 1, 1_000_000),
     oauthTokenTtlSeconds: int(env, 'OAUTH_TOKEN_TTL_SECONDS', 3600, 1, 31_536_000),
     keyRotationGraceSeconds: int(env, 'KEY_ROTATION_GRACE_SECONDS', 900, 0, 31_536_000),

@@ -4,6 +4,16 @@
 // bus accepted every one of its events, so a crash or a partial failure in between re-publishes
 // it (deduplicated by Nats-Msg-Id). Batches are selected by `published_at is null`, not by a seq
 // cursor, so a transaction that commits a lower seq late is still relayed.
+//
+// Several instances on one database: only the holder of the database's 'outbox' lease
+// (table work_leases, migrations/0130_claims.sql) relays, so the outbox is published in seq
+// order by one relay at a time, as with one instance (every agent's events keep their order).
+// The lease is one short statement, renewed when half of it is left, never a transaction held
+// across a publish. The holder publishes only while its lease is valid by its own clock (taken
+// before the statement was sent, so it ends no later than the database's); another instance
+// takes the lease over once it expired. A batch the old holder published but had not marked is
+// published again by the new holder and dropped by the stream as a duplicate (Nats-Msg-Id =
+// event_id, duplicate window 2 minutes >> the lease). docs/background-claims.md.
 import type { Logger } from 'pino';
 import type { Environment } from '../auth/types.js';
 import type { Sql } from '../storage/db.js';
@@ -24,6 +34,10 @@ export interface OutboxRelayOptions {
   readonly idlePollMs?: number;
   /** Published rows older than this are deleted, in milliseconds. */
   readonly retentionMs?: number;
+  /** This instance's id (src/cluster/instances.ts): the holder name of the relay lease. */
+  readonly holder: string;
+  /** Lifetime of the relay lease, in milliseconds; a dead holder is replaced after at most this. */
+  readonly leaseMs?: number;
 }
 
 interface OutboxBatchRow {
@@ -42,11 +56,67 @@ export class OutboxRelay {
   #loop: Promise<void> | null = null;
   #wake: (() => void) | null = null;
   #lastCleanupMs = Date.now();
+  /** Until when (performance.now()) this instance may publish under its lease; 0: not holding. */
+  #leaseValidUntil = 0;
+  /** When (performance.now()) a non-holder next tries to take the lease. */
+  #nextTryAt = 0;
   /** Events published since start (metrics, tests). */
   published = 0;
 
   constructor(options: OutboxRelayOptions) {
-    this.#o = { batchSize: 64, busyPollMs: 20, idlePollMs: 50, retentionMs: 3_600_000, ...options };
+    this.#o = { batchSize: 64, busyPollMs: 20, idlePollMs: 50, retentionMs: 3_600_000, leaseMs: 5_000, ...options };
+  }
+
+  /** True while this instance holds the relay lease (by its own clock). */
+  get holding(): boolean {
+    return performance.now() < this.#leaseValidUntil;
+  }
+
+  /**
+   * Holds the relay lease: renews it when less than half is left, or (not holding) tries to take
+   * it at most every quarter lease. One statement; false when another instance holds it.
+   */
+  async #lease(): Promise<boolean> {
+    const { leaseMs, holder, sql } = this.#o;
+    const now = performance.now();
+    if (now < this.#leaseValidUntil - leaseMs / 2) return true;
+    if (!this.holding && now < this.#nextTryAt) return false;
+    const sent = performance.now();
+    const rows = await sql<{ epoch: string }[]>`
+      insert into work_leases (name, holder, lease_until)
+      values ('outbox', ${holder}, now() + ${`${leaseMs} milliseconds`}::interval)
+      on conflict (name) do update set
+        holder = excluded.holder,
+        lease_until = excluded.lease_until,
+        epoch = work_leases.epoch + case when work_leases.holder = excluded.holder then 0 else 1 end,
+        acquired_at = case when work_leases.holder = excluded.holder then work_leases.acquired_at else now() end
+      where work_leases.holder = excluded.holder or work_leases.lease_until < now()
+      returning epoch`;
+    if (rows.length === 1) {
+      if (!this.holding)
+        this.#o.log.info({ env: this.#o.env, holder, epoch: rows[0]?.epoch }, 'outbox relay lease taken');
+      // The database's lease ends at (its now() at the update) + leaseMs, never before sent + leaseMs.
+      // A tenth is kept back for clock-rate differences and the publish in flight.
+      this.#leaseValidUntil = sent + leaseMs * 0.9;
+      return true;
+    }
+    if (this.holding) this.#o.log.warn({ env: this.#o.env, holder }, 'outbox relay lease lost');
+    this.#leaseValidUntil = 0;
+    this.#nextTryAt = performance.now() + leaseMs / 4;
+    return false;
+  }
+
+  /** Gives the lease up (clean stop), so another instance takes it at its next try. */
+  async #release(): Promise<void> {
+    if (this.#leaseValidUntil === 0) return;
+    this.#leaseValidUntil = 0;
+    try {
+      await this.#o.sql`
+        update work_leases set lease_until = now() - interval '1 millisecond'
+        where name = 'outbox' and holder = ${this.#o.holder}`;
+    } catch (err) {
+      this.#o.log.warn({ err, env: this.#o.env }, 'cannot release the outbox relay lease; it expires by itself');
+    }
   }
 
   start(): void {
@@ -81,13 +151,19 @@ export class OutboxRelay {
         await Promise.race([this.#o.bus.whenConnected(), this.#sleep(250)]);
         continue;
       }
-      let result: { fetched: number; published: number };
+      let result: { fetched: number; published: number; held: boolean };
       try {
         result = await this.relayOnce();
       } catch (err) {
         if (!this.#running) break;
         this.#o.log.warn({ err, env: this.#o.env }, 'outbox relay failed; retrying');
         await this.#sleep(500);
+        continue;
+      }
+      if (!result.held) {
+        // Another instance relays: wait for the next try (nudges end the wait early, cheaply).
+        if (this.#stopping) break;
+        await this.#sleep(Math.max(1, Math.min(this.#o.idlePollMs * 4, this.#nextTryAt - performance.now())));
         continue;
       }
       if (result.fetched === this.#o.batchSize && result.published === result.fetched) {
@@ -113,13 +189,17 @@ export class OutboxRelay {
   }
 
   /** One round: fetch up to batchSize outbox batches, publish their events pipelined, mark what the bus accepted. */
-  async relayOnce(): Promise<{ fetched: number; published: number }> {
+  async relayOnce(): Promise<{ fetched: number; published: number; held: boolean }> {
     const { sql, env, batchSize } = this.#o;
+    if (!(await this.#lease())) return { fetched: 0, published: 0, held: false };
     // The batches' events come as the text the shard worker wrote, parsed here rather than in
     // the database; each payload is the envelope's JSON text, relayed verbatim.
     const rows = await sql<OutboxBatchRow[]>`
       select seq, events from outbox_batches where published_at is null order by seq limit ${batchSize}`;
-    if (rows.length === 0) return { fetched: 0, published: 0 };
+    if (rows.length === 0) return { fetched: 0, published: 0, held: true };
+    // Publish only under a lease still valid by this instance's clock: after a pause longer
+    // than the lease another instance may relay these rows already.
+    if (!this.holding) return { fetched: 0, published: 0, held: true };
     const events: OutgoingEvent[] = [];
     const ends: number[] = [];
     for (const row of rows) {
@@ -152,7 +232,7 @@ export class OutboxRelay {
       await sql`update outbox_batches set published_at = now() where seq = any(${seqs}::bigint[])`;
       this.published += publishedEvents;
     }
-    return { fetched: rows.length, published: seqs.length };
+    return { fetched: rows.length, published: seqs.length, held: true };
   }
 
   async #maybeCleanup(): Promise<void> {
@@ -180,5 +260,6 @@ export class OutboxRelay {
     this.#running = false;
     this.nudge();
     await this.#loop;
+    await this.#release();
   }
 }

@@ -28,6 +28,8 @@ export async function startEvents(
   dbs: Databases,
   log: Logger,
   secrets: SecretBox,
+  /** This instance's id (src/cluster/instances.ts): the holder of its claims on background work. */
+  holder: string,
 ): Promise<EventsRuntime> {
   const elog = log.child({ component: 'events' });
   // Own connections, so relaying and delivery never queue behind request handling (and, on
@@ -71,20 +73,23 @@ export async function startEvents(
     serialize: dbs.embedded,
     log: elog,
     secrets,
+    holder,
+    leaseMs: config.webhookClaimLeaseMs,
   });
   await dispatcher.start();
   bus.consume(dispatcher.handleBatch);
   bus.start();
-  const relays = {
-    live: new OutboxRelay({ env: 'live', sql: relaySql.live, bus, subjectPrefix: config.natsSubjectPrefix, log: elog }),
-    sandbox: new OutboxRelay({
-      env: 'sandbox',
-      sql: relaySql.sandbox,
+  const relay = (env: Environment) =>
+    new OutboxRelay({
+      env,
+      sql: relaySql[env],
       bus,
       subjectPrefix: config.natsSubjectPrefix,
       log: elog,
-    }),
-  };
+      holder,
+      leaseMs: config.outboxRelayLeaseMs,
+    });
+  const relays = { live: relay('live'), sandbox: relay('sandbox') };
   relays.live.start();
   relays.sandbox.start();
   elog.info({ bus: bus.kind, stream: bus.kind === 'nats' ? config.natsStream : undefined }, 'events started');

@@ -4,6 +4,15 @@
 // webhook's failure counters kept current and the webhook disabled after WEBHOOK_DISABLE_AFTER
 // consecutive failures. Each webhook has its own lane with a small concurrency cap, so a slow or
 // dead receiver only ever occupies its own lane: nothing waits behind it.
+//
+// Several instances on one database: every pending delivery is held by one instance at a time
+// (webhook_deliveries.claimed_by until lease_until, migrations/0130_claims.sql). The instance
+// that records a delivery holds it; an attempt first re-claims its row for this retry slot
+// (attempts unchanged, held by this instance or by nobody live) in the statement that reads the
+// webhook, and records its outcome only while still holding it. The holder keeps the claim
+// through the retry wait (lease_until = next attempt + lease), so the next slot is attempted
+// by it alone; a dead holder's rows are taken by any instance's sweep once the lease passed. A
+// clean stop releases its claims. docs/background-claims.md.
 import type { Logger } from 'pino';
 import type { Environment } from '../auth/types.js';
 import type { Config } from '../config/config.js';
@@ -30,6 +39,13 @@ export interface DispatcherOptions {
   readonly perWebhookConcurrency?: number;
   /** How long a Principal's webhook list is cached, in milliseconds. */
   readonly cacheTtlMs?: number;
+  /** This instance's id (src/cluster/instances.ts): the holder of its claimed deliveries. */
+  readonly holder: string;
+  /**
+   * How long a claim outlives the attempt it was taken for (or the retry it waits for), in
+   * milliseconds: longer than WEBHOOK_TIMEOUT_MS, so a live holder never loses a claim mid-attempt.
+   */
+  readonly leaseMs: number;
 }
 
 interface Job {
@@ -104,20 +120,39 @@ export class WebhookDispatcher {
     this.#sweepTimer = setTimeout(() => void sweep(), SWEEP_MS).unref();
   }
 
+  /**
+   * Claims pending deliveries nobody holds (released at a clean stop, or whose holder's lease
+   * passed: a dead instance's) and this instance's own due ones it lost track of, then schedules
+   * them. At start every such row, due or not; on the periodic sweep only due ones.
+   */
   async #resume(env: Environment, dueOnly: boolean): Promise<void> {
+    const { holder } = this.#o;
+    const lease = this.#lease();
     const rows = await this.#db(
       env,
       (sql) => sql<DeliveryRow[]>`
-        select id, webhook_id, event_id, event_type, body, attempts, next_attempt_at
-        from webhook_deliveries
-        where status = 'pending' ${dueOnly ? sql`and next_attempt_at <= now()` : sql``}
-        order by next_attempt_at limit 5000`,
+        update webhook_deliveries d set claimed_by = ${holder},
+          lease_until = greatest(d.next_attempt_at, now()) + ${lease}::interval
+        where d.id in (
+          select id from webhook_deliveries
+          where status = 'pending'
+            and (claimed_by is null or lease_until < now()
+              ${dueOnly ? sql`or claimed_by = ${holder}` : sql``})
+            ${dueOnly ? sql`and next_attempt_at <= now()` : sql``}
+          order by next_attempt_at limit 5000
+          for update skip locked)
+        returning d.id, d.webhook_id, d.event_id, d.event_type, d.body, d.attempts, d.next_attempt_at`,
     );
     const now = Date.now();
     for (const r of rows) {
       if (this.#known.has(`${env}:${r.id}`)) continue;
       this.#schedule(this.#job(env, r), Math.max(0, r.next_attempt_at.getTime() - now));
     }
+  }
+
+  /** The claim lease as a PostgreSQL interval literal. */
+  #lease(): string {
+    return `${this.#o.leaseMs} milliseconds`;
   }
 
   #job(env: Environment, r: Omit<DeliveryRow, 'next_attempt_at'>): Job {
@@ -183,10 +218,14 @@ export class WebhookDispatcher {
     for (const env of ['live', 'sandbox'] as const) {
       const list = rows[env];
       if (list.length === 0) continue;
+      // Claimed by this instance as it records them: it makes the first attempt.
       const inserted = await this.#db(
         env,
         async (sql) => sql<DeliveryRow[]>`
-          insert into webhook_deliveries ${sql(list)}
+          insert into webhook_deliveries (webhook_id, event_id, event_type, body, claimed_by, lease_until)
+          select w, e, t, b, ${this.#o.holder}, now() + ${this.#lease()}::interval
+          from unnest(${list.map((r) => r.webhook_id)}::text[], ${list.map((r) => r.event_id)}::text[],
+            ${list.map((r) => r.event_type)}::text[], ${list.map((r) => r.body)}::text[]) as x(w, e, t, b)
           on conflict (webhook_id, event_id) do nothing
           returning id, webhook_id, event_id, event_type, body, attempts`,
       );
@@ -243,22 +282,31 @@ export class WebhookDispatcher {
 
   async #attempt(job: Job): Promise<void> {
     const key = `${job.env}:${job.id}`;
+    // Claims this retry slot (the row still pending at this attempt count, held by this instance
+    // or by nobody live) and reads the webhook, in one statement.
     const hooks = await this.#db(
       job.env,
       (sql) => sql<{ id: string; url: string; secret: string | null; secret_sealed: string | null; active: boolean }[]>`
-        select id, url, secret, secret_sealed, active from webhooks where id = ${job.webhookId}`,
+        with slot as (
+          update webhook_deliveries set claimed_by = ${this.#o.holder}, lease_until = now() + ${this.#lease()}::interval
+          where id = ${job.id} and status = 'pending' and attempts = ${job.attempts}
+            and (claimed_by = ${this.#o.holder} or claimed_by is null or lease_until < now())
+          returning webhook_id)
+        select w.id, w.url, w.secret, w.secret_sealed, w.active from webhooks w join slot on w.id = slot.webhook_id`,
     );
     const hook = hooks[0];
     if (hook === undefined) {
-      this.#known.delete(key); // webhook deleted: its deliveries went with it
+      // Another instance holds this delivery (or already made this attempt), it is finished, or
+      // the webhook was deleted with its deliveries: nothing to do here.
+      this.#known.delete(key);
       return;
     }
     if (!hook.active) {
       await this.#db(
         job.env,
         (sql) => sql`
-          update webhook_deliveries set status = 'failed', last_error = 'webhook inactive'
-          where id = ${job.id} and status = 'pending'`,
+          update webhook_deliveries set status = 'failed', last_error = 'webhook inactive', lease_until = null
+          where id = ${job.id} and status = 'pending' and claimed_by = ${this.#o.holder}`,
       );
       this.#known.delete(key);
       return;
@@ -279,6 +327,9 @@ export class WebhookDispatcher {
     const baseDelay = attempt - 1 < schedule.length ? (schedule[attempt - 1] as number) : null;
     const delayMs = baseDelay === null ? null : Math.round(baseDelay * (1 + Math.random() * 0.1));
     const status = await this.#record(job, attempt, result, delayMs);
+    if (status === 'lost') {
+      this.#o.log.warn({ webhookId: job.webhookId, eventId: job.eventId }, 'webhook delivery claim lost mid-attempt');
+    }
     if (status === 'pending' && delayMs !== null) {
       job.attempts = attempt;
       this.#schedule(job, delayMs);
@@ -287,7 +338,11 @@ export class WebhookDispatcher {
     }
   }
 
-  /** Records one attempt and updates the delivery and the webhook; returns the delivery status. */
+  /**
+   * Records one attempt and updates the delivery and the webhook; returns the delivery status,
+   * or 'lost' when this instance no longer holds the delivery (its lease passed mid-attempt and
+   * another instance took it: the attempt is recorded, the delivery is the new holder's).
+   */
   #record(job: Job, attempt: number, r: DeliveryResult, retryDelayMs: number | null): Promise<string> {
     const disableAfter = this.#o.config.webhookDisableAfter;
     return this.#db(job.env, (sql) =>
@@ -311,11 +366,16 @@ export class WebhookDispatcher {
                 updated_at = now()
               where id = ${job.webhookId} returning active`;
         const status = r.ok ? 'succeeded' : retryDelayMs !== null && hook?.active === true ? 'pending' : 'failed';
-        await tx`
+        // A pending delivery stays this instance's through the retry wait: lease_until is the
+        // next attempt's time plus the lease.
+        const next = `${retryDelayMs ?? 0} milliseconds`;
+        const updated = await tx`
           update webhook_deliveries set status = ${status}, attempts = ${attempt},
-            next_attempt_at = now() + ${`${retryDelayMs ?? 0} milliseconds`}::interval,
+            next_attempt_at = now() + ${next}::interval,
+            lease_until = ${status === 'pending' ? tx`now() + ${next}::interval + ${this.#lease()}::interval` : null},
             last_status_code = ${r.statusCode}, last_error = ${r.error}, last_attempt_at = now()
-          where id = ${job.id}`;
+          where id = ${job.id} and claimed_by = ${this.#o.holder} and attempts = ${job.attempts}`;
+        if (updated.count === 0) return 'lost';
         if (hook !== undefined && !hook.active && !r.ok) {
           this.#o.log.warn({ webhookId: job.webhookId }, 'webhook disabled after consecutive failures');
         }
@@ -329,7 +389,8 @@ export class WebhookDispatcher {
     const rows = await this.#db(
       env,
       (sql) => sql<DeliveryRow[]>`
-        update webhook_deliveries set status = 'pending', attempts = 0, next_attempt_at = now(), last_error = null
+        update webhook_deliveries set status = 'pending', attempts = 0, next_attempt_at = now(), last_error = null,
+          claimed_by = ${this.#o.holder}, lease_until = now() + ${this.#lease()}::interval
         where webhook_id = ${webhookId} and event_id = ${eventId} and status <> 'pending'
         returning id, webhook_id, event_id, event_type, body, attempts`,
     );
@@ -354,5 +415,15 @@ export class WebhookDispatcher {
     this.#lanes.clear();
     const wait = Promise.allSettled([...this.#inFlight]);
     await Promise.race([wait, new Promise((r) => setTimeout(r, timeoutMs).unref())]);
+    // Pending deliveries are released, so another instance (or this one restarted) takes them
+    // at once instead of after the lease.
+    for (const env of ['live', 'sandbox'] as const) {
+      await this.#db(
+        env,
+        (sql) => sql`
+          update webhook_deliveries set claimed_by = null, lease_until = null
+          where claimed_by = ${this.#o.holder} and status = 'pending'`,
+      ).catch((err: unknown) => this.#o.log.warn({ err, env }, 'cannot release webhook delivery claims; they expire'));
+    }
   }
 }

@@ -5,17 +5,21 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertPrincipalRow, issuePrincipalKey, provisionClient } from '../fixtures/provision.js';
 import { request, startTestServer, type TestServer } from '../helpers/server.js';
+import { deleteStream, ownStream } from './support/nats-stream.js';
 
 const DIST = new URL(`../../${process.env.DIST_DIR ?? 'dist'}/src/`, import.meta.url).href;
 const { startApp } = (await import(`${DIST}app/app.js`)) as typeof import('../../src/app/app.js');
 const { loadConfig } = (await import(`${DIST}config/config.js`)) as typeof import('../../src/config/config.js');
 
+// Instances sharing a database share one NATS (an in-process bus next to another live
+// instance is refused at start): this file's own stream.
+const NATS = ownStream('authmi');
 let a: TestServer;
 let b: Awaited<ReturnType<typeof startApp>>;
 let principalId: string;
 
 beforeAll(async () => {
-  a = await startTestServer();
+  a = await startTestServer(NATS);
   b = await startApp(
     loadConfig({
       PORT: '0',
@@ -25,6 +29,7 @@ beforeAll(async () => {
       DATABASE_URL: a.dbUrls.live,
       SANDBOX_DATABASE_URL: a.dbUrls.sandbox,
       DATA_DIR: a.app.services.config.dataDir,
+      ...NATS,
     }),
   );
   const tenant = await provisionClient(a);
@@ -33,6 +38,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await b?.close();
   await a?.close();
+  await deleteStream(NATS.NATS_STREAM);
 });
 
 const me = (server: { url: string }, opts: { apiKey?: string; bearer?: string }) =>

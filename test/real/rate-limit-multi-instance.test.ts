@@ -7,8 +7,14 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertPrincipalRow, issuePrincipalKey, provisionClient } from '../fixtures/provision.js';
 import { request, startTestServer, type TestServer } from '../helpers/server.js';
+import { deleteStream, ownStream } from './support/nats-stream.js';
+
+// Instances sharing a database must share one NATS (src/cluster/instances.ts refuses the
+// in-process bus next to another live instance); this file's own stream and subject prefix.
+const NATS = ownStream('rlmi');
 
 const LIMITS = {
+  ...NATS,
   RATE_LIMIT_REQUESTS_PER_SECOND: '1',
   RATE_LIMIT_BURST_REQUESTS: '10',
   RATE_LIMIT_CLIENT_REQUESTS_PER_SECOND: '0',
@@ -27,6 +33,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await b?.close();
   await a?.close();
+  await deleteStream(NATS.NATS_STREAM);
 });
 
 async function until(cond: () => boolean, ms: number): Promise<void> {
