@@ -2,13 +2,16 @@
 // one NATS server, each agent's requests spread over all of them, one at a time and at once;
 // then one owner is killed with SIGKILL in the middle of the stream, and then every instance is
 // restarted in turn under load (a rolling deploy). Whatever happens: no 5xx, every answered
-// approval is in the audit log, and no agent is ever approved beyond its daily cap.
+// approval is in the audit log, no agent is ever approved beyond its daily cap, every event is
+// on the stream exactly once and reaches the webhook.
 import { randomBytes } from 'node:crypto';
 import { connect } from 'nats';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addAgentWithMandate, authorizeBody, relaxRateGates, setup } from '../engine/support.js';
+import { type Receiver, startReceiver } from '../fixtures/webhook-receiver.js';
 import type { TestServer } from '../helpers/server.js';
+import { request } from '../helpers/server.js';
 import { type ServiceProcess, startServiceProcess } from './support/service-process.js';
 
 const DIST = new URL(`../../${process.env.DIST_DIR ?? 'dist'}/src/`, import.meta.url).href;
@@ -25,6 +28,7 @@ const ENV = {
   WORKERS: '1',
   // A rolling restart waits for each stop: keep the keep-alive drain short.
   SHUTDOWN_TIMEOUT_MS: '3000',
+  WEBHOOK_URL_POLICY: 'any',
 };
 const CAP = 60;
 const AMOUNT = '5.00';
@@ -45,6 +49,7 @@ const retired: ServiceProcess[] = [];
 let apiKey: string;
 let agents: string[];
 const answers: Answer[] = [];
+let receiver: Receiver;
 const transportErrors: number[] = [];
 
 async function startInstance(): Promise<ServiceProcess> {
@@ -64,6 +69,12 @@ beforeAll(async () => {
   const f = await setup(first);
   apiKey = f.apiKey;
   await relaxRateGates(first, apiKey);
+  receiver = await startReceiver(() => 200);
+  const hook = await request(first, 'POST', '/api/v1/webhooks', {
+    apiKey,
+    body: { url: `${receiver.url}/hook`, event_types: ['*'] },
+  });
+  expect(hook.status, hook.text).toBe(201);
   agents = [];
   for (let i = 0; i < AGENTS; i++) {
     agents.push(
@@ -75,6 +86,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const p of [...instances, ...retired]) if (p !== null && p !== first) await p.cleanup();
+  await receiver?.close();
   await first?.cleanup();
   const nc = await connect({ servers: NATS_URL });
   await (await nc.jetstreamManager()).streams.delete(ENV.NATS_STREAM).catch(() => {});
@@ -282,4 +294,54 @@ describe('three instances, one database, one NATS', () => {
     );
     expect(atCap.length).toBeGreaterThan(AGENTS / 2);
   });
+});
+
+describe('events of the drill', () => {
+  it('put every event on the stream exactly once and delivered every webhook event', async () => {
+    const events = await db(
+      (sql) => sql<{ event_id: string; event_type: string }[]>`
+      select event_id, event_type from outbox_events`,
+    );
+    // The survivors relay what the killed and paused instances left.
+    await until(
+      async () =>
+        (
+          await db(
+            (sql) => sql<{ n: number }[]>`
+          select count(*)::int as n from outbox_batches where published_at is null`,
+          )
+        )[0]?.n === 0,
+      20_000,
+    );
+    const nc = await connect({ servers: NATS_URL });
+    const counts = new Map<string, number>();
+    try {
+      const jsm = await nc.jetstreamManager();
+      const info = await jsm.streams.info(ENV.NATS_STREAM);
+      for (let seq = info.state.first_seq; seq <= info.state.last_seq && info.state.messages > 0; seq++) {
+        const id = (await jsm.streams.getMessage(ENV.NATS_STREAM, { seq })).header.get('Nats-Msg-Id');
+        counts.set(id, (counts.get(id) ?? 0) + 1);
+      }
+    } finally {
+      await nc.close();
+    }
+    expect(events.length).toBeGreaterThan(100);
+    expect(events.filter((e) => counts.get(e.event_id) !== 1)).toEqual([]);
+    expect(counts.size).toBe(events.length);
+
+    const forHooks = events.filter((e) => e.event_type !== 'authorization.decided').map((e) => e.event_id);
+    const received = new Map<string, number>();
+    await until(async () => {
+      received.clear();
+      for (const r of receiver.requests) {
+        const id = String(r.headers['webhook-id']);
+        received.set(id, (received.get(id) ?? 0) + 1);
+      }
+      return forHooks.every((id) => received.has(id));
+    }, 60_000);
+    // At least once; twice only for an attempt cut by the SIGKILL before it was recorded.
+    const twice = [...received.values()].filter((n) => n > 1).length;
+    console.log(JSON.stringify({ events: events.length, webhook_events: forHooks.length, delivered_twice: twice }));
+    expect(twice).toBeLessThanOrEqual(3);
+  }, 90_000);
 });
