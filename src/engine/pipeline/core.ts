@@ -343,7 +343,7 @@ export function evaluate(state: AgentState, req: AuthorizeRequest, nowMs: number
   state.auditRowsSinceRollup++;
   state.requests.push(nowMs, t.rapid_fire_max_count + 1);
   if (req.country !== null && countryNovelty(state, req.country, nowMs) > 0)
-    noteNovelCountry(state, req.country, nowMs);
+    noteNovelCountry(state, req.country, nowMs, decision === 'APPROVE');
   if (decision === 'APPROVE') {
     if (mandate !== null) {
       mandate.dayAmount += amount;

@@ -63,7 +63,23 @@ export const UNCONFIRMED_CAP_SHARE = 0.25;
 /** Country-jump score at or above which the request steps up. */
 export const COUNTRY_JUMP_THRESHOLD = 0.65;
 /** Country-jump weight of a new country on the elevated card-not-present fraud list. */
-export const COUNTRY_JUMP_ELEVATED = 0.3;
+export const COUNTRY_JUMP_ELEVATED = 0.1;
+/** Country-jump weight of surprise: x (1 - 2 x newCountryChance), x the country's novelty. */
+export const JUMP_SURPRISE = 0.4;
+/** ... of a merchant the agent was never approved at. */
+export const JUMP_NEW_MERCHANT = 0.1;
+/** ... of the amount: x (robust z - 1) clamped to [0, 1]; the full weight in a cold currency above 0.25 of the cap. */
+export const JUMP_AMOUNT = 0.2;
+/** ... of a merchant category the agent never paid in, outside / inside what its intent and capabilities name. */
+export const JUMP_NEW_CATEGORY = 0.35;
+export const JUMP_NEW_CATEGORY_IN_PURPOSE = 0.2;
+/** ... of another request in that new country within 24 hours that was refused / approved. */
+export const JUMP_PERSISTENCE_REFUSED = 0.35;
+export const JUMP_PERSISTENCE_APPROVED = 0.15;
+/** ... of a region none of the agent's countries is in (an agent that pays in 2+ countries). */
+export const JUMP_NEW_REGION = 0.15;
+/** Discount of a travel or dining merchant for an agent whose intent or capabilities name travel. */
+export const JUMP_TRIP = 0.45;
 
 /**
  * Jurisdictions with elevated card-not-present fraud or sanctions exposure (ISO 3166 alpha-3),
@@ -173,12 +189,35 @@ function judgesBursts(state: AgentState): boolean {
   return !state.burstsNormal && state.stats.approved >= state.thresholds.amount_outlier_min_history;
 }
 
-/** Whether the agent made another request in `country` while it was new, since `fromMs`. */
-function recentNovel(state: AgentState, country: string, fromMs: number): boolean {
+/**
+ * Persistence of a jump: 2 when the agent made a request in `country` while it was new, since
+ * `fromMs`, that was not approved (a STEP_UP nobody confirmed, a DECLINE) and no approval
+ * there followed; 1 when the requests there since `fromMs` were approved; 0 when none.
+ */
+export function recentNovel(state: AgentState, country: string, fromMs: number): number {
+  let approved = Number.NEGATIVE_INFINITY;
+  let refused = Number.NEGATIVE_INFINITY;
   for (let i = 0; i < RECENT_SIZE; i++) {
-    if ((state.novelMs[i] as number) >= fromMs && state.novelCountries[i] === country) return true;
+    const at = state.novelMs[i] as number;
+    if (at < fromMs || state.novelCountries[i] !== country) continue;
+    if (state.novelApproved[i] === 1) approved = Math.max(approved, at);
+    else refused = Math.max(refused, at);
   }
-  return false;
+  if (refused > approved) return 2;
+  return approved > Number.NEGATIVE_INFINITY ? 1 : 0;
+}
+
+/**
+ * How expected a new country is from the agent's own record: the chance that its next
+ * approval is in a country it never paid in, estimated as k / (n + k) from its n approvals
+ * with a country in k countries (a Chinese-restaurant estimate). An agent that pays in one
+ * country 15 times: 0.06; one that spread 10 approvals over 4 countries: 0.29.
+ */
+export function newCountryChance(state: AgentState): number {
+  let n = 0;
+  for (const c of state.countries.values()) n += c.approvals;
+  const k = state.countries.size;
+  return n + k === 0 ? 1 : k / (n + k);
 }
 
 /** Scores the request against the agent's own windows and baselines. Does not mutate state. */
@@ -280,28 +319,33 @@ export function assessRisk(
     raise(r, 'medium');
   }
 
-  // Country jump: a country new to the agent, weighed with merchant novelty, amount, category
-  // and other new countries just before; a trip the intent or capabilities explain weighs less.
+  // Country jump: a country new to the agent, weighed by how unexpected a new country is from
+  // its record, with merchant and category novelty, the amount against its baseline, other
+  // requests in that country just before (refused ones weigh most), the region and the
+  // country's fraud tier; a trip the intent or capabilities explain weighs less.
   const novelty = countryNovelty(state, request.country, nowMs);
   if (novelty > 0 && request.country !== null) {
     const mccGroups = groupsOfMcc(request.mcc);
-    let j = (state.countries.size >= 3 ? 0.25 : 0.35) * novelty;
-    if (merchant !== '' && !state.knownMerchants.has(merchant)) j += 0.1;
-    if (r.amountRatio > 3 || (r.amountRatio === 0 && r.capShare > 0.25)) j += 0.3;
-    const purpose = groupsOfIntent(request.intent.intentType) | state.capabilityGroups;
-    if (mccGroups !== 0 && (mccGroups & state.groupsSeen) === 0) j += (mccGroups & purpose) === 0 ? 0.4 : 0.25;
-    if (recentNovel(state, request.country, nowMs - 86_400_000)) j += 0.25;
-    if (ELEVATED_RISK_COUNTRIES.has(request.country)) j += COUNTRY_JUMP_ELEVATED;
     const home = state.countries.size;
-    if (home === 1 && state.stats.approved >= 5) j += 0.1;
+    let j = novelty * JUMP_SURPRISE * Math.max(0, 1 - 2 * newCountryChance(state));
+    if (merchant !== '' && !state.knownMerchants.has(merchant)) j += JUMP_NEW_MERCHANT;
+    if (r.amountRatio > 0) j += JUMP_AMOUNT * Math.min(1, Math.max(0, r.amountZ - 1));
+    else if (r.capShare > 0.25) j += JUMP_AMOUNT;
+    const purpose = groupsOfIntent(request.intent.intentType) | state.capabilityGroups;
+    if (mccGroups !== 0 && (mccGroups & state.groupsSeen) === 0)
+      j += (mccGroups & purpose) === 0 ? JUMP_NEW_CATEGORY : JUMP_NEW_CATEGORY_IN_PURPOSE;
+    const persistence = recentNovel(state, request.country, nowMs - 86_400_000);
+    if (persistence === 2) j += JUMP_PERSISTENCE_REFUSED;
+    else if (persistence === 1) j += JUMP_PERSISTENCE_APPROVED;
+    if (ELEVATED_RISK_COUNTRIES.has(request.country)) j += COUNTRY_JUMP_ELEVATED;
     // A region the agent never paid in: telling for an agent that already pays abroad (a
     // single-country agent's first trip abroad is always to a new region: no information).
     if (home >= 2) {
       let regions = 0;
       for (const c of state.countries.keys()) regions |= regionOf(c);
-      if ((regions & regionOf(request.country)) === 0) j += home >= 3 ? 0.3 : 0.2;
+      if ((regions & regionOf(request.country)) === 0) j += JUMP_NEW_REGION;
     }
-    if ((mccGroups & (G_TRAVEL | G_DINING)) !== 0 && (purpose & G_TRAVEL) !== 0) j -= 0.45;
+    if ((mccGroups & (G_TRAVEL | G_DINING)) !== 0 && (purpose & G_TRAVEL) !== 0) j -= JUMP_TRIP;
     r.countryJump = round4(Math.max(0, j));
     if (r.countryJump >= COUNTRY_JUMP_THRESHOLD + 0.05 * trust) {
       r.jump = true;

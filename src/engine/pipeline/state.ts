@@ -305,6 +305,8 @@ export interface AgentState {
   /** The last RECENT_SIZE requests in a country new to the agent (a jump goes on over several). */
   readonly novelMs: Float64Array;
   readonly novelCountries: string[];
+  /** 1 when that request was approved (a confirmed STEP_UP included), 0 when it was not. */
+  readonly novelApproved: Uint8Array;
   novelHead: number;
   /** Merchant key -> declines of this agent at that merchant that point to compromise. */
   readonly merchantDeclines: Map<string, number>;
@@ -496,6 +498,7 @@ export function newAgentState(seed: AgentSeed): AgentState {
     burstsNormal: false,
     novelMs: new Float64Array(RECENT_SIZE).fill(Number.NEGATIVE_INFINITY),
     novelCountries: new Array<string>(RECENT_SIZE).fill(''),
+    novelApproved: new Uint8Array(RECENT_SIZE),
     novelHead: 0,
     merchantDeclines: new Map(),
     merchantChars: 0,
@@ -594,10 +597,11 @@ export function countryNovelty(state: AgentState, country: string | null, nowMs:
   return c.approvals < 3 && nowMs - c.firstMs < DAY ? 0.8 : 0;
 }
 
-/** Remembers a request in a country new to the agent. */
-export function noteNovelCountry(state: AgentState, country: string, nowMs: number): void {
+/** Remembers a request in a country new to the agent, and whether it was approved. */
+export function noteNovelCountry(state: AgentState, country: string, nowMs: number, approved: boolean): void {
   state.novelMs[state.novelHead] = nowMs;
   state.novelCountries[state.novelHead] = country;
+  state.novelApproved[state.novelHead] = approved ? 1 : 0;
   state.novelHead = (state.novelHead + 1) % RECENT_SIZE;
 }
 
@@ -716,7 +720,8 @@ export function replayHistory(state: AgentState, rows: readonly HistoryRow[], no
   for (const r of rows) {
     state.requests.push(r.atMs, t.rapid_fire_max_count + 1);
     const country = r.country ?? null;
-    if (countryNovelty(state, country, r.atMs) > 0) noteNovelCountry(state, country as string, r.atMs);
+    if (countryNovelty(state, country, r.atMs) > 0)
+      noteNovelCountry(state, country as string, r.atMs, r.decision === 'APPROVE');
     let outcome = OUTCOME_OTHER_DECLINE;
     if (r.decision === 'APPROVE') {
       outcome = OUTCOME_APPROVE;
