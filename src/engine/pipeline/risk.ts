@@ -4,15 +4,20 @@ import type { Units } from '../../domain/money.js';
 import type { AuthorizeRequest } from '../contract.js';
 import {
   type AgentState,
-  type AmountBaseline,
   approvalsAtSince,
-  BASELINE_SIZE,
   burstSize,
   countBurst,
   countryNovelty,
+  LARGE_Z,
   type MandateState,
+  medianMad,
+  NOVEL_CONFIRMED,
+  NOVEL_REFUSED,
   RECENT_SIZE,
 } from './state.js';
+
+export { MIN_LOG_SPREAD, medianMad, PRIOR_LOG_SPREAD, PRIOR_WEIGHT } from './state.js';
+
 import { G_DINING, G_TRAVEL, groupsOfIntent, groupsOfMcc, regionOf } from './taxonomy.js';
 
 /** MCCs treated as high risk: gambling, quasi-cash, money transfer, stored value, pawn, dating, telemarketing. */
@@ -43,11 +48,6 @@ export const RISK_WEIGHT_COUNTRY_JUMP = 0.3;
  * request ever is bounded by the mandate alone.
  */
 export const COLD_CAP_SHARE = 0.75;
-/** Floor of the robust spread (log units): identical prices (subscriptions) have MAD 0. */
-export const MIN_LOG_SPREAD = 0.25;
-/** Prior spread of log amounts (about x2.2 either way) and its weight in amounts. */
-export const PRIOR_LOG_SPREAD = 0.8;
-export const PRIOR_WEIGHT = 5;
 /** Robust z (log amount above the median, in spreads) beyond which an amount is an outlier. */
 export const OUTLIER_Z = 3.3;
 /** Share of max_amount_per_transaction from which an amount is "near the cap". */
@@ -60,6 +60,12 @@ export const NEAR_CAP_SHARE = 0.75;
 export const UNCONFIRMED_OUTLIER_MS = 6 * 3_600_000;
 export const UNCONFIRMED_OUTLIER_RATIO = 3;
 export const UNCONFIRMED_CAP_SHARE = 0.25;
+/**
+ * Within this long after an approved large amount (above amount_outlier_multiplier x the
+ * median and LARGE_Z robust spreads; not a confirmed STEP_UP), another one is an outlier: one large purchase is an event, a
+ * run of them is a drain.
+ */
+export const REPEAT_LARGE_MS = 6 * 3_600_000;
 /** Country-jump score at or above which the request steps up. */
 export const COUNTRY_JUMP_THRESHOLD = 0.65;
 /** Country-jump weight of a new country on the elevated card-not-present fraud list. */
@@ -73,11 +79,17 @@ export const JUMP_AMOUNT = 0.2;
 /** ... of a merchant category the agent never paid in, outside / inside what its intent and capabilities name. */
 export const JUMP_NEW_CATEGORY = 0.35;
 export const JUMP_NEW_CATEGORY_IN_PURPOSE = 0.2;
-/** ... of another request in that new country within 24 hours that was refused / approved. */
+/**
+ * ... of other requests in that new country within 24 hours: one refused since the last
+ * STEP_UP the Principal confirmed there; each approved one (at most 2).
+ */
 export const JUMP_PERSISTENCE_REFUSED = 0.35;
-export const JUMP_PERSISTENCE_APPROVED = 0.15;
-/** ... of a region none of the agent's countries is in (an agent that pays in 2+ countries). */
-export const JUMP_NEW_REGION = 0.15;
+export const JUMP_PERSISTENCE_APPROVED = 0.2;
+/**
+ * ... of a region none of the agent's countries is in (an agent that pays in 2+ countries):
+ * x (1 - 2 r / (n + r)), r its regions, n its approvals (how unexpected a new region is).
+ */
+export const JUMP_NEW_REGION = 0.25;
 /** Discount of a travel or dining merchant for an agent whose intent or capabilities name travel. */
 export const JUMP_TRIP = 0.45;
 
@@ -116,6 +128,8 @@ export interface RiskResult {
   velocity: boolean;
   burst: boolean;
   outlier: boolean;
+  /** Above amount_outlier_multiplier x the median (judged baselines only). */
+  large: boolean;
   jump: boolean;
   merchantFlagged: boolean;
   hardDecline: boolean;
@@ -139,25 +153,6 @@ export function round4(n: number): number {
 export function trustFactor(state: AgentState): number {
   const level = state.trustLevel === 'TRUSTED' ? 1 : state.trustLevel === 'VERIFIED' ? 0.5 : 0;
   return 0.5 * level + 0.5 * (state.kyaScore ?? 0);
-}
-
-// Scratch for the median/MAD of a baseline (one decision at a time per thread).
-const SCRATCH = new Float64Array(BASELINE_SIZE);
-
-/** Median and MAD of a baseline's log amounts (MAD x 1.4826 estimates a standard deviation). */
-export function medianMad(b: AmountBaseline): { median: number; spread: number } {
-  const n = b.count;
-  const xs = SCRATCH.subarray(0, n);
-  xs.set(b.logs.subarray(0, n));
-  xs.sort();
-  const median = n % 2 === 1 ? (xs[(n - 1) >> 1] as number) : ((xs[n / 2 - 1] as number) + (xs[n / 2] as number)) / 2;
-  for (let i = 0; i < n; i++) xs[i] = Math.abs((xs[i] as number) - median);
-  xs.sort();
-  const mad = n % 2 === 1 ? (xs[(n - 1) >> 1] as number) : ((xs[n / 2 - 1] as number) + (xs[n / 2] as number)) / 2;
-  // A few amounts give a noisy MAD: shrink towards PRIOR_LOG_SPREAD (weight of PRIOR_WEIGHT amounts).
-  const s = 1.4826 * mad;
-  const spread = Math.sqrt((n * s * s + PRIOR_WEIGHT * PRIOR_LOG_SPREAD * PRIOR_LOG_SPREAD) / (n + PRIOR_WEIGHT));
-  return { median, spread: Math.max(MIN_LOG_SPREAD, spread) };
 }
 
 // Evidence across a Principal: merchant -> compromise-pointing declines by any of its agents
@@ -190,21 +185,32 @@ function judgesBursts(state: AgentState): boolean {
 }
 
 /**
- * Persistence of a jump: 2 when the agent made a request in `country` while it was new, since
- * `fromMs`, that was not approved (a STEP_UP nobody confirmed, a DECLINE) and no approval
- * there followed; 1 when the requests there since `fromMs` were approved; 0 when none.
+ * Persistence of a jump: the requests the agent made in `country` since `fromMs` while it was
+ * new: `approved` counts the approved ones, `refused` those not approved (a STEP_UP nobody
+ * confirmed, a DECLINE) since the Principal last confirmed a STEP_UP there.
  */
-export function recentNovel(state: AgentState, country: string, fromMs: number): number {
-  let approved = Number.NEGATIVE_INFINITY;
-  let refused = Number.NEGATIVE_INFINITY;
+export function recentNovel(state: AgentState, country: string, fromMs: number): { refused: number; approved: number } {
+  let confirmedAt = Number.NEGATIVE_INFINITY;
+  let approved = 0;
   for (let i = 0; i < RECENT_SIZE; i++) {
     const at = state.novelMs[i] as number;
-    if (at < fromMs || state.novelCountries[i] !== country) continue;
-    if (state.novelApproved[i] === 1) approved = Math.max(approved, at);
-    else refused = Math.max(refused, at);
+    const outcome = state.novelApproved[i] as number;
+    if (at < fromMs || state.novelCountries[i] !== country || outcome === NOVEL_REFUSED) continue;
+    approved++;
+    if (outcome === NOVEL_CONFIRMED && at > confirmedAt) confirmedAt = at;
   }
-  if (refused > approved) return 2;
-  return approved > Number.NEGATIVE_INFINITY ? 1 : 0;
+  let refused = 0;
+  for (let i = 0; i < RECENT_SIZE; i++) {
+    const at = state.novelMs[i] as number;
+    if (
+      at >= fromMs &&
+      at > confirmedAt &&
+      state.novelCountries[i] === country &&
+      state.novelApproved[i] === NOVEL_REFUSED
+    )
+      refused++;
+  }
+  return { refused, approved };
 }
 
 /**
@@ -249,6 +255,7 @@ export function assessRisk(
     velocity: false,
     burst: false,
     outlier: false,
+    large: false,
     jump: false,
     merchantFlagged: false,
     hardDecline: false,
@@ -300,8 +307,10 @@ export function assessRisk(
       ? Math.log(t.amount_outlier_multiplier)
       : Math.max(Math.log(t.amount_outlier_multiplier), OUTLIER_Z * spread) + (explained ? Math.log(4) : 0);
     if (excess > 0) score += RISK_WEIGHT_OUTLIER * Math.min(1, excess / limit);
+    r.large = excess > Math.log(t.amount_outlier_multiplier) && r.amountZ > LARGE_Z;
     if (
       excess > limit ||
+      (!explicit && r.large && nowMs - state.lastLargeMs < REPEAT_LARGE_MS) ||
       (nearCap && excess > Math.log(2)) ||
       (unconfirmed && excess > Math.log(UNCONFIRMED_OUTLIER_RATIO))
     )
@@ -335,15 +344,23 @@ export function assessRisk(
     if (mccGroups !== 0 && (mccGroups & state.groupsSeen) === 0)
       j += (mccGroups & purpose) === 0 ? JUMP_NEW_CATEGORY : JUMP_NEW_CATEGORY_IN_PURPOSE;
     const persistence = recentNovel(state, request.country, nowMs - 86_400_000);
-    if (persistence === 2) j += JUMP_PERSISTENCE_REFUSED;
-    else if (persistence === 1) j += JUMP_PERSISTENCE_APPROVED;
+    if (persistence.refused > 0) j += JUMP_PERSISTENCE_REFUSED;
+    j += JUMP_PERSISTENCE_APPROVED * Math.min(2, persistence.approved);
     if (ELEVATED_RISK_COUNTRIES.has(request.country)) j += COUNTRY_JUMP_ELEVATED;
     // A region the agent never paid in: telling for an agent that already pays abroad (a
     // single-country agent's first trip abroad is always to a new region: no information).
     if (home >= 2) {
       let regions = 0;
-      for (const c of state.countries.keys()) regions |= regionOf(c);
-      if ((regions & regionOf(request.country)) === 0) j += JUMP_NEW_REGION;
+      let n = 0;
+      for (const [c, seen] of state.countries) {
+        regions |= regionOf(c);
+        n += seen.approvals;
+      }
+      if ((regions & regionOf(request.country)) === 0) {
+        let k = 0;
+        for (let bits = regions; bits !== 0; bits &= bits - 1) k++;
+        j += JUMP_NEW_REGION * Math.max(0, 1 - (2 * k) / (n + k));
+      }
     }
     if ((mccGroups & (G_TRAVEL | G_DINING)) !== 0 && (purpose & G_TRAVEL) !== 0) j -= JUMP_TRIP;
     r.countryJump = round4(Math.max(0, j));
