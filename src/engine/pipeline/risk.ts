@@ -85,6 +85,8 @@ export const JUMP_NEW_CATEGORY_IN_PURPOSE = 0.2;
  */
 export const JUMP_PERSISTENCE_REFUSED = 0.35;
 export const JUMP_PERSISTENCE_APPROVED = 0.2;
+/** Window of the approved requests that count for persistence (a spree, not a stay). */
+export const JUMP_SPREE_MS = 2 * 3_600_000;
 /**
  * ... of a region none of the agent's countries is in (an agent that pays in 2+ countries):
  * x (1 - 2 r / (n + r)), r its regions, n its approvals (how unexpected a new region is).
@@ -186,17 +188,22 @@ function judgesBursts(state: AgentState): boolean {
 
 /**
  * Persistence of a jump: the requests the agent made in `country` since `fromMs` while it was
- * new: `approved` counts the approved ones, `refused` those not approved (a STEP_UP nobody
+ * new: `approved` counts the approved ones since `spreeFromMs`, `refused` those not approved (a STEP_UP nobody
  * confirmed, a DECLINE) since the Principal last confirmed a STEP_UP there.
  */
-export function recentNovel(state: AgentState, country: string, fromMs: number): { refused: number; approved: number } {
+export function recentNovel(
+  state: AgentState,
+  country: string,
+  fromMs: number,
+  spreeFromMs: number,
+): { refused: number; approved: number } {
   let confirmedAt = Number.NEGATIVE_INFINITY;
   let approved = 0;
   for (let i = 0; i < RECENT_SIZE; i++) {
     const at = state.novelMs[i] as number;
     const outcome = state.novelApproved[i] as number;
     if (at < fromMs || state.novelCountries[i] !== country || outcome === NOVEL_REFUSED) continue;
-    approved++;
+    if (at >= spreeFromMs) approved++;
     if (outcome === NOVEL_CONFIRMED && at > confirmedAt) confirmedAt = at;
   }
   let refused = 0;
@@ -343,7 +350,7 @@ export function assessRisk(
     const purpose = groupsOfIntent(request.intent.intentType) | state.capabilityGroups;
     if (mccGroups !== 0 && (mccGroups & state.groupsSeen) === 0)
       j += (mccGroups & purpose) === 0 ? JUMP_NEW_CATEGORY : JUMP_NEW_CATEGORY_IN_PURPOSE;
-    const persistence = recentNovel(state, request.country, nowMs - 86_400_000);
+    const persistence = recentNovel(state, request.country, nowMs - 86_400_000, nowMs - JUMP_SPREE_MS);
     if (persistence.refused > 0) j += JUMP_PERSISTENCE_REFUSED;
     j += JUMP_PERSISTENCE_APPROVED * Math.min(2, persistence.approved);
     if (ELEVATED_RISK_COUNTRIES.has(request.country)) j += COUNTRY_JUMP_ELEVATED;
