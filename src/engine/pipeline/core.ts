@@ -362,7 +362,7 @@ export function evaluate(state: AgentState, req: AuthorizeRequest, nowMs: number
     state.approvals.push(nowMs, t.risk_velocity_max_count + 1);
     state.amounts.push(amount);
     if (risk?.large === true && !confirmed) state.lastLargeMs = nowMs;
-    learnApproval(state, amount, req.currency, req.mcc, req.country, merchant, nowMs);
+    learnApproval(state, amount, req.currency, req.mcc, req.country, merchant, nowMs, mandate?.perTransaction ?? null);
     noteApproval(state, merchant, nowMs, state.stats.approved);
     state.stats.approved++;
     recordOutcome(state, OUTCOME_APPROVE);

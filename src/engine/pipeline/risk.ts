@@ -4,6 +4,7 @@ import type { Units } from '../../domain/money.js';
 import type { AuthorizeRequest } from '../contract.js';
 import {
   type AgentState,
+  type AmountBaseline,
   approvalsAtSince,
   burstSize,
   countBurst,
@@ -14,6 +15,7 @@ import {
   NOVEL_CONFIRMED,
   NOVEL_REFUSED,
   RECENT_SIZE,
+  SHARE_BASELINE,
 } from './state.js';
 
 export { MIN_LOG_SPREAD, medianMad, PRIOR_LOG_SPREAD, PRIOR_WEIGHT } from './state.js';
@@ -296,6 +298,7 @@ export function assessRisk(
   const cap = Number(mandate.perTransaction) / 1e8;
   r.capShare = cap > 0 ? round4(value / cap) : 0;
   const baseline = state.baselines.get(request.currency);
+  const shares = state.baselines.get(SHARE_BASELINE);
   // A Principal's own amount_outlier_multiplier replaces the adaptive rule: only "above that
   // multiple of the median" steps up, with no near-cap or cold-start rule.
   const explicit = state.overrides.amount_outlier_multiplier !== undefined;
@@ -322,6 +325,17 @@ export function assessRisk(
       (unconfirmed && excess > Math.log(UNCONFIRMED_OUTLIER_RATIO))
     )
       r.outlier = true;
+  } else if (
+    !explicit &&
+    shares !== undefined &&
+    shares.count >= t.amount_outlier_min_history &&
+    r.capShare > 0 &&
+    shareOutlier(shares, r.capShare, request.intent.reasoningSummary, t.amount_outlier_multiplier)
+  ) {
+    // A currency the agent has too little history in: its amounts as shares of their
+    // mandates' per-transaction limits, all currencies together, judged the same way.
+    r.outlier = true;
+    score += RISK_WEIGHT_OUTLIER;
   } else if (
     !explicit &&
     state.stats.approved > 0 &&
@@ -411,6 +425,19 @@ export function assessRisk(
     r.condition = 'ELEVATED';
   }
   return r;
+}
+
+/** Whether a share of the per-transaction limit is an outlier against the agent's shares baseline. */
+export function shareOutlier(
+  shares: AmountBaseline,
+  capShare: number,
+  reasoning: string | null,
+  multiplier: number,
+): boolean {
+  const { median, spread } = medianMad(shares);
+  const excess = Math.log(capShare) - median;
+  const limit = Math.max(Math.log(multiplier), OUTLIER_Z * spread) + (explainsLarge(reasoning) ? Math.log(4) : 0);
+  return excess > limit;
 }
 
 // Words that say why an amount is large. Routine words ("team", "seats", "licenses") alone do

@@ -556,6 +556,18 @@ export function pointsToCompromise(reasons: readonly string[]): boolean {
   return false;
 }
 
+/**
+ * Key in `baselines` of the amounts as shares of their mandate's max_amount_per_transaction,
+ * all currencies together: the baseline of a currency the agent has too little history in.
+ */
+export const SHARE_BASELINE = '*share';
+
+/** The per-transaction limit of the agent's first mandate in `currency` (null: none). */
+export function capOf(state: AgentState, currency: string): Units | null {
+  for (const m of state.mandates) if (m.currency === currency) return m.perTransaction;
+  return null;
+}
+
 /** Learns from an APPROVE: amount baseline, countries, merchant categories, known merchants. */
 export function learnApproval(
   state: AgentState,
@@ -565,6 +577,7 @@ export function learnApproval(
   country: string | null,
   merchant: string,
   nowMs: number,
+  cap: Units | null = null,
 ): void {
   let b = state.baselines.get(currency);
   if (b === undefined) {
@@ -572,6 +585,14 @@ export function learnApproval(
     state.baselines.set(currency, b);
   }
   b.push(Number(amount) / 1e8);
+  if (cap !== null && cap > 0n) {
+    let shares = state.baselines.get(SHARE_BASELINE);
+    if (shares === undefined) {
+      shares = new AmountBaseline();
+      state.baselines.set(SHARE_BASELINE, shares);
+    }
+    shares.push(Number(amount) / Number(cap));
+  }
   state.groupsSeen |= groupsOfMcc(mcc);
   if (country !== null) {
     const c = state.countries.get(country);
@@ -792,7 +813,7 @@ export function replayHistory(state: AgentState, rows: readonly HistoryRow[], no
       state.amounts.push(r.amount);
       if (!r.reasonCodes.includes('step_up_confirmed') && isLargeAmount(state, r.currency, r.amount))
         state.lastLargeMs = r.atMs;
-      learnApproval(state, r.amount, r.currency, r.mcc ?? null, country, r.merchant, r.atMs);
+      learnApproval(state, r.amount, r.currency, r.mcc ?? null, country, r.merchant, r.atMs, capOf(state, r.currency));
       // stats hold every approval already (rollup and totals): the ones before this row.
       noteApproval(state, r.merchant, r.atMs, state.stats.approved - approvalsLeft);
       approvalsLeft--;
