@@ -76,7 +76,7 @@ export const COUNTRY_JUMP_ELEVATED = 0.1;
 export const JUMP_SURPRISE = 0.4;
 /** ... of a merchant the agent was never approved at. */
 export const JUMP_NEW_MERCHANT = 0.1;
-/** ... of the amount: x (robust z - 1) clamped to [0, 1]; the full weight in a cold currency above 0.25 of the cap. */
+/** ... of the amount: x log4(amount / median) clamped to [0, 1]; the full weight in a cold currency above 0.25 of the cap. */
 export const JUMP_AMOUNT = 0.2;
 /** ... of a merchant category the agent never paid in, outside / inside what its intent and capabilities name. */
 export const JUMP_NEW_CATEGORY = 0.35;
@@ -359,7 +359,7 @@ export function assessRisk(
     const home = state.countries.size;
     let j = novelty * JUMP_SURPRISE * Math.max(0, 1 - 2 * newCountryChance(state));
     if (merchant !== '' && !state.knownMerchants.has(merchant)) j += JUMP_NEW_MERCHANT;
-    if (r.amountRatio > 0) j += JUMP_AMOUNT * Math.min(1, Math.max(0, r.amountZ - 1));
+    if (r.amountRatio > 0) j += JUMP_AMOUNT * Math.min(1, Math.max(0, Math.log(r.amountRatio) / Math.log(4)));
     else if (r.capShare > 0.25) j += JUMP_AMOUNT;
     const purpose = groupsOfIntent(request.intent.intentType) | state.capabilityGroups;
     if (mccGroups !== 0 && (mccGroups & state.groupsSeen) === 0)
