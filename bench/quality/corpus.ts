@@ -1002,9 +1002,9 @@ function compromisedHistory(rng: Rng, id: string, kind: Kind, startMs: number): 
 }
 
 export interface CorpusOptions {
-  /** Honest histories per archetype (default 9). */
+  /** Honest histories per archetype (default 18). */
   readonly honestPerArchetype?: number;
-  /** Compromised histories per kind (default 10). */
+  /** Compromised histories per kind (default 20). */
   readonly perKind?: number;
 }
 
@@ -1012,8 +1012,8 @@ export interface CorpusOptions {
 export function generateCorpus(seed: number, opts: CorpusOptions = {}): Corpus {
   const rng = new Rng(seed);
   const histories: CorpusHistory[] = [];
-  const honestN = opts.honestPerArchetype ?? 9;
-  const kindN = opts.perKind ?? 10;
+  const honestN = opts.honestPerArchetype ?? 18;
+  const kindN = opts.perKind ?? 20;
   let n = 0;
   for (const a of ARCHETYPES) {
     for (let i = 0; i < honestN; i++) histories.push(honestHistory(rng, `h${seed}x${n++}`, a, CORPUS_START_MS));
