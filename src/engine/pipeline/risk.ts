@@ -69,7 +69,9 @@ export const UNCONFIRMED_CAP_SHARE = 0.25;
  */
 export const REPEAT_LARGE_MS = 6 * 3_600_000;
 /** Country-jump score at or above which the request steps up. */
-export const COUNTRY_JUMP_THRESHOLD = 0.65;
+export const COUNTRY_JUMP_THRESHOLD = 0.55;
+/** How much an established agent (trustFactor 1) raises the country-jump threshold. */
+export const COUNTRY_JUMP_TRUST = 0.05;
 /** Country-jump weight of a new country on the elevated card-not-present fraud list. */
 export const COUNTRY_JUMP_ELEVATED = 0.1;
 /** Country-jump weight of surprise: x (1 - 2 x newCountryChance), x the country's novelty. */
@@ -370,7 +372,7 @@ export function assessRisk(
     if (ELEVATED_RISK_COUNTRIES.has(request.country)) j += COUNTRY_JUMP_ELEVATED;
     // A region the agent never paid in: telling for an agent that already pays abroad (a
     // single-country agent's first trip abroad is always to a new region: no information).
-    if (home >= 2) {
+    if (home >= 3) {
       let regions = 0;
       let n = 0;
       for (const [c, seen] of state.countries) {
@@ -385,7 +387,7 @@ export function assessRisk(
     }
     if ((mccGroups & (G_TRAVEL | G_DINING)) !== 0 && (purpose & G_TRAVEL) !== 0) j -= JUMP_TRIP;
     r.countryJump = round4(Math.max(0, j));
-    if (r.countryJump >= COUNTRY_JUMP_THRESHOLD + 0.05 * trust) {
+    if (r.countryJump >= COUNTRY_JUMP_THRESHOLD + COUNTRY_JUMP_TRUST * trust) {
       r.jump = true;
       score += RISK_WEIGHT_COUNTRY_JUMP;
       r.signals.push('country_jump');
