@@ -7,7 +7,7 @@ import { corpusStats, generateCorpus, KINDS, TUNING_SEED } from '../../bench/qua
 import { replay, score } from '../../bench/quality/harness.js';
 
 // Measured on this slice when they were set (the test prints the figures), after the corpus
-// made country jumps go to ordinary countries too (2025-11-25): recall mean over kinds 0.963
+// made country jumps go to ordinary countries too (2026-11-25): recall mean over kinds 0.963
 // (worst kinds country_jump 0.913, task_drift 0.913, rapid_fire 0.954, outlier_spend 0.963),
 // stopped within 3 1.0, false declines 0.57% (worst archetype first_abroad 1.46%). The floors
 // leave a small margin below the measurement.
