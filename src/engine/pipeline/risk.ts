@@ -64,8 +64,8 @@ export const UNCONFIRMED_OUTLIER_RATIO = 3;
 export const UNCONFIRMED_CAP_SHARE = 0.25;
 /**
  * Within this long after an approved large amount (above amount_outlier_multiplier x the
- * median and LARGE_Z robust spreads; not a confirmed STEP_UP), another one is an outlier: one large purchase is an event, a
- * run of them is a drain.
+ * median and LARGE_Z robust spreads; not a confirmed STEP_UP), another one is an outlier: one
+ * large purchase is an event, a run of them is a drain.
  */
 export const REPEAT_LARGE_MS = 6 * 3_600_000;
 /** Country-jump score at or above which the request steps up. */
@@ -84,15 +84,15 @@ export const JUMP_AMOUNT = 0.2;
 export const JUMP_NEW_CATEGORY = 0.35;
 export const JUMP_NEW_CATEGORY_IN_PURPOSE = 0.2;
 /**
- * ... of other requests in that new country within 24 hours: one refused since the last
- * STEP_UP the Principal confirmed there; each approved one (at most 2).
+ * ... of other requests in that new country: one not approved in the last 24 hours since the
+ * last STEP_UP the Principal confirmed there; each approved one within JUMP_SPREE_MS (at most 2).
  */
 export const JUMP_PERSISTENCE_REFUSED = 0.35;
 export const JUMP_PERSISTENCE_APPROVED = 0.2;
 /** Window of the approved requests that count for persistence (a spree, not a stay). */
 export const JUMP_SPREE_MS = 2 * 3_600_000;
 /**
- * ... of a region none of the agent's countries is in (an agent that pays in 2+ countries):
+ * ... of a region none of the agent's countries is in (an agent that pays in 3+ countries):
  * x (1 - 2 r / (n + r)), r its regions, n its approvals (how unexpected a new region is).
  */
 export const JUMP_NEW_REGION = 0.25;
@@ -370,8 +370,8 @@ export function assessRisk(
     if (persistence.refused > 0) j += JUMP_PERSISTENCE_REFUSED;
     j += JUMP_PERSISTENCE_APPROVED * Math.min(2, persistence.approved);
     if (ELEVATED_RISK_COUNTRIES.has(request.country)) j += COUNTRY_JUMP_ELEVATED;
-    // A region the agent never paid in: telling for an agent that already pays abroad (a
-    // single-country agent's first trip abroad is always to a new region: no information).
+    // A region the agent never paid in: telling for an agent that already pays in 3+ countries
+    // (for one or two countries, the USA and Canada say, the country surprise already says it).
     if (home >= 3) {
       let regions = 0;
       let n = 0;
