@@ -554,7 +554,39 @@ const DRIFT_TARGETS: readonly { intent: string; task: string; merchants: readonl
   },
 ];
 
-const JUMP_COUNTRIES: readonly string[] = ['NGA', 'VNM', 'IDN', 'BRA', 'RUS', 'UKR', 'ROU', 'PHL', 'KHM', 'PAK'];
+// A jump goes to any country: half of the compromised histories jump to a country on the
+// elevated card-not-present fraud lists, half to an ordinary one (a gate that only keys on
+// the country list would catch the first half only).
+const JUMP_COUNTRIES_ELEVATED: readonly string[] = [
+  'NGA',
+  'VNM',
+  'IDN',
+  'BRA',
+  'RUS',
+  'UKR',
+  'ROU',
+  'PHL',
+  'KHM',
+  'PAK',
+];
+const JUMP_COUNTRIES_ORDINARY: readonly string[] = [
+  'GBR',
+  'FRA',
+  'DEU',
+  'ESP',
+  'ITA',
+  'NLD',
+  'POL',
+  'CAN',
+  'MEX',
+  'JPN',
+  'AUS',
+  'SGP',
+  'ARE',
+  'HKG',
+  'TUR',
+  'IND',
+];
 const JUMP_MERCHANTS: readonly { name: string; mcc: string }[] = [
   { name: 'Mega Electronics', mcc: '5732' },
   { name: 'Prime Jewellers', mcc: '5944' },
@@ -694,8 +726,14 @@ function honestHistory(rng: Rng, id: string, archetype: Archetype, startMs: numb
       // One purchase from a shop abroad, in the agent's own category, at a usual amount.
       b.session++;
       const home = rng.pick(p.merchants);
-      const abroad = rng.pick(['GBR', 'JPN', 'DEU', 'CAN', 'FRA', 'AUS']);
-      const shop = m(`${rng.pick(['Maruzen', 'Foyles', 'Thalia', 'Indigo', 'Gibert'])} Online`, home.mcc, abroad);
+      // Abroad is sometimes a country on the elevated-fraud lists (a book from a shop in
+      // Brazil or Romania): honest traffic is not confined to "safe" countries either.
+      const abroad = rng.pick(['GBR', 'JPN', 'DEU', 'CAN', 'FRA', 'AUS', 'MEX', 'POL', 'BRA', 'ROU']);
+      const shop = m(
+        `${rng.pick(['Maruzen', 'Foyles', 'Thalia', 'Indigo', 'Gibert', 'Cultura', 'Carturesti'])} Online`,
+        home.mcc,
+        abroad,
+      );
       push(
         b,
         shop,
@@ -919,7 +957,8 @@ function compromisedHistory(rng: Rng, id: string, kind: Kind, startMs: number): 
       break;
     }
     case 'country_jump': {
-      const country = rng.pick(JUMP_COUNTRIES.filter((c) => !p.merchants.some((x) => x.country === c)));
+      const pool = rng.chance(0.5) ? JUMP_COUNTRIES_ORDINARY : JUMP_COUNTRIES_ELEVATED;
+      const country = rng.pick(pool.filter((c) => !p.merchants.some((x) => x.country === c)));
       const n = rng.int(3, 6);
       for (let i = 0; i < n; i++) {
         const jm = rng.pick(JUMP_MERCHANTS);
@@ -963,9 +1002,9 @@ function compromisedHistory(rng: Rng, id: string, kind: Kind, startMs: number): 
 }
 
 export interface CorpusOptions {
-  /** Honest histories per archetype (default 9). */
+  /** Honest histories per archetype (default 18). */
   readonly honestPerArchetype?: number;
-  /** Compromised histories per kind (default 10). */
+  /** Compromised histories per kind (default 20). */
   readonly perKind?: number;
 }
 
@@ -973,8 +1012,8 @@ export interface CorpusOptions {
 export function generateCorpus(seed: number, opts: CorpusOptions = {}): Corpus {
   const rng = new Rng(seed);
   const histories: CorpusHistory[] = [];
-  const honestN = opts.honestPerArchetype ?? 9;
-  const kindN = opts.perKind ?? 10;
+  const honestN = opts.honestPerArchetype ?? 18;
+  const kindN = opts.perKind ?? 20;
   let n = 0;
   for (const a of ARCHETYPES) {
     for (let i = 0; i < honestN; i++) histories.push(honestHistory(rng, `h${seed}x${n++}`, a, CORPUS_START_MS));

@@ -3,10 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { INJECTIONS, OBFUSCATIONS, obfuscate, Rng } from '../../bench/quality/corpus.js';
 import { decodeEmbedded, detectInjection, normalizeText } from '../../src/engine/pipeline/injection.js';
 import { intentSimilarity } from '../../src/engine/pipeline/intent.js';
-import { explainsLarge, medianMad } from '../../src/engine/pipeline/risk.js';
+import { explainsLarge, medianMad, newCountryChance } from '../../src/engine/pipeline/risk.js';
 import { AmountBaseline, pointsToCompromise } from '../../src/engine/pipeline/state.js';
 import { groupsOfIntent, groupsOfMcc, HIGH_RISK_GROUPS } from '../../src/engine/pipeline/taxonomy.js';
-import { agent, decide, mandate, request, T0 } from './support.js';
+import { agent, DAY, decide, HOUR, mandate, request, T0 } from './support.js';
 
 describe('prompt injection: evasions caught, look-alikes spared', () => {
   const pairs: [string, string][] = [
@@ -138,6 +138,42 @@ describe('robust amount baseline', () => {
     );
     expect(decide(confirmed, request({ amount: '80' }), at(11)).res.decision).toBe('APPROVE');
   });
+  it('a second large amount within 6 hours of an approved one steps up; one large amount, or two 7 hours apart, pass', () => {
+    function learned() {
+      const s = agent();
+      for (let i = 0; i < 6; i++) decide(s, request({ amount: '20' }), T0 + i * HOUR);
+      return s;
+    }
+    const drain = learned();
+    expect(decide(drain, request({ amount: '105' }), T0 + 10 * HOUR).res.decision).toBe('APPROVE');
+    expect(decide(drain, request({ amount: '105' }), T0 + 11 * HOUR).res).toMatchObject({
+      decision: 'STEP_UP',
+      reason_codes: ['amount_outlier'],
+    });
+    const usual = learned();
+    expect(decide(usual, request({ amount: '105' }), T0 + 10 * HOUR).res.decision).toBe('APPROVE');
+    expect(decide(usual, request({ amount: '22' }), T0 + 11 * HOUR).res.decision).toBe('APPROVE');
+    const spaced = learned();
+    expect(decide(spaced, request({ amount: '105' }), T0 + 10 * HOUR).res.decision).toBe('APPROVE');
+    expect(decide(spaced, request({ amount: '105' }), T0 + 17 * HOUR).res.decision).toBe('APPROVE');
+  });
+  it('a currency without history is judged as a share of its mandate limit against the other currencies', () => {
+    function twoCurrencies() {
+      const s = agent({
+        mandates: [mandate({ id: 'mnd_usd' }), mandate({ id: 'mnd_gbp', currency: 'GBP' })],
+      });
+      for (let i = 0; i < 6; i++) decide(s, request({ amount: '20' }), T0 + i * HOUR);
+      return s;
+    }
+    // 0.4 of the GBP limit is 20x this agent's usual share (0.02): an outlier, though far from the cap.
+    expect(decide(twoCurrencies(), request({ amount: '400', currency: 'GBP' }), T0 + 10 * HOUR).res).toMatchObject({
+      decision: 'STEP_UP',
+      reason_codes: ['amount_outlier'],
+    });
+    expect(decide(twoCurrencies(), request({ amount: '25', currency: 'GBP' }), T0 + 10 * HOUR).res.decision).toBe(
+      'APPROVE',
+    );
+  });
   it('cold start: a second purchase near the per-transaction limit steps up; the first is bounded by the mandate', () => {
     const s = agent({ mandates: [mandate({ perTransaction: '100' })] });
     expect(decide(s, request({ amount: '95' })).res.decision).toBe('APPROVE');
@@ -162,13 +198,43 @@ describe('country jump', () => {
     ).res;
     expect(jump).toMatchObject({ decision: 'STEP_UP', reason_codes: ['country_jump'], gates_fired: ['risk_score'] });
   });
-  it('the same first purchase abroad steps up in an elevated-risk jurisdiction', () => {
+  it('a usual first purchase abroad passes in an ordinary and in an elevated-risk country; the list alone does not step up', () => {
     const usual = { amount: '22', mcc: '5411', merchantName: 'Corner Market' };
-    expect(decide(home(), request({ ...usual, country: 'CAN' }), T0 + 10 * 3_600_000).res.decision).toBe('APPROVE');
-    expect(decide(home(), request({ ...usual, country: 'NGA' }), T0 + 10 * 3_600_000).res).toMatchObject({
+    expect(decide(home(), request({ ...usual, country: 'CAN' }), T0 + 10 * HOUR).res.decision).toBe('APPROVE');
+    expect(decide(home(), request({ ...usual, country: 'NGA' }), T0 + 10 * HOUR).res.decision).toBe('APPROVE');
+  });
+  it('a jump to an ordinary country steps up on category and amount, not on the country list', () => {
+    const res = decide(
+      home(),
+      request({ amount: '90', country: 'FRA', mcc: '5944', merchantName: 'Bijouterie Express' }),
+      T0 + 10 * HOUR,
+    ).res;
+    expect(res).toMatchObject({ decision: 'STEP_UP', reason_codes: ['country_jump'] });
+  });
+  it('after a refused request in a new country the next usual one there steps up; after a confirmed one it passes', () => {
+    const jump = request({ amount: '90', country: 'FRA', mcc: '5944', merchantName: 'Bijouterie Express' });
+    const next = request({ amount: '22', country: 'FRA', mcc: '5411', merchantName: 'Carrefour City' });
+    const refused = home();
+    expect(decide(refused, jump, T0 + 10 * HOUR).res.decision).toBe('STEP_UP');
+    expect(decide(refused, next, T0 + 10.2 * HOUR).res).toMatchObject({
       decision: 'STEP_UP',
       reason_codes: ['country_jump'],
     });
+    const confirmed = home();
+    expect(decide(confirmed, jump, T0 + 10 * HOUR).res.decision).toBe('STEP_UP');
+    expect(decide(confirmed, { ...jump, stepUpConfirmed: true }, T0 + 10.1 * HOUR).res.decision).toBe('APPROVE');
+    expect(decide(confirmed, next, T0 + 10.2 * HOUR).res.decision).toBe('APPROVE');
+  });
+  it('a new country is less surprising for an agent that already pays in several', () => {
+    const one = agent();
+    for (let i = 0; i < 15; i++) decide(one, request({ amount: '20', country: 'USA' }), T0 + i * HOUR);
+    expect(newCountryChance(one)).toBeCloseTo(1 / 16, 4);
+    const spread = agent();
+    const countries = ['USA', 'GBR', 'FRA', 'DEU', 'USA', 'GBR', 'FRA', 'DEU', 'USA', 'GBR'];
+    countries.forEach((c, i) => {
+      decide(spread, request({ amount: '20', country: c }), T0 + i * DAY);
+    });
+    expect(newCountryChance(spread)).toBeCloseTo(4 / 14, 4);
   });
   it('a trip the intent explains is not a jump', () => {
     const res = decide(

@@ -6,26 +6,26 @@ import { describe, expect, it } from 'vitest';
 import { corpusStats, generateCorpus, KINDS, TUNING_SEED } from '../../bench/quality/corpus.js';
 import { replay, score } from '../../bench/quality/harness.js';
 
-// Measured on this slice when they were set (the test prints the figures): recall mean over
-// kinds 0.984 (worst kind rapid_fire 0.953, outlier_spend 0.938), stopped within 3 1.0, false
-// declines 1.01% (worst archetype procurement 3.06%). Before the country-risk and unconfirmed-
-// outlier signals the slice measured recall mean 0.948 (worst kind 0.81): the recall floors
-// fail on that engine. The floors leave a small margin below the measurement.
+// Measured on this slice when they were set (the test prints the figures), after the corpus
+// made country jumps go to ordinary countries too (2026-11-25): recall mean over kinds 0.963
+// (worst kinds country_jump 0.913, task_drift 0.913, rapid_fire 0.954, outlier_spend 0.963),
+// stopped within 3 1.0, false declines 0.57% (worst archetype first_abroad 1.46%). The floors
+// leave a small margin below the measurement.
 const FLOORS = {
-  recallMean: 0.96,
-  recallPerKind: 0.9,
+  recallMean: 0.95,
+  recallPerKind: 0.89,
   stoppedWithin3: 0.95,
-  falseDeclinesMax: 0.013,
-  falseDeclinesPerArchetypeMax: 0.035,
+  falseDeclinesMax: 0.008,
+  falseDeclinesPerArchetypeMax: 0.025,
 };
 
 describe('quality on a fixed-seed corpus slice', () => {
-  const corpus = generateCorpus(TUNING_SEED, { honestPerArchetype: 5, perKind: 6 });
+  const corpus = generateCorpus(TUNING_SEED, { honestPerArchetype: 9, perKind: 10 });
 
   it('the slice is labeled: every kind present, every compromised history has its compromise point', () => {
     const stats = corpusStats(corpus);
-    expect(stats.histories).toBe(11 * 5 + KINDS.length * 6);
-    expect(stats.requests).toBeGreaterThan(1000);
+    expect(stats.histories).toBe(11 * 9 + KINDS.length * 10);
+    expect(stats.requests).toBeGreaterThan(2000);
     for (const h of corpus.histories) {
       if (h.kind === null) {
         expect(h.requests.every((r) => r.label === 'honest')).toBe(true);

@@ -26,6 +26,9 @@ import {
   type MandateState,
   merchantKeyOf,
   monthKeyOf,
+  NOVEL_APPROVED,
+  NOVEL_CONFIRMED,
+  NOVEL_REFUSED,
   noteApproval,
   noteNovelCountry,
   OUTCOME_APPROVE,
@@ -343,7 +346,12 @@ export function evaluate(state: AgentState, req: AuthorizeRequest, nowMs: number
   state.auditRowsSinceRollup++;
   state.requests.push(nowMs, t.rapid_fire_max_count + 1);
   if (req.country !== null && countryNovelty(state, req.country, nowMs) > 0)
-    noteNovelCountry(state, req.country, nowMs);
+    noteNovelCountry(
+      state,
+      req.country,
+      nowMs,
+      decision !== 'APPROVE' ? NOVEL_REFUSED : confirmed ? NOVEL_CONFIRMED : NOVEL_APPROVED,
+    );
   if (decision === 'APPROVE') {
     if (mandate !== null) {
       mandate.dayAmount += amount;
@@ -353,7 +361,8 @@ export function evaluate(state: AgentState, req: AuthorizeRequest, nowMs: number
     }
     state.approvals.push(nowMs, t.risk_velocity_max_count + 1);
     state.amounts.push(amount);
-    learnApproval(state, amount, req.currency, req.mcc, req.country, merchant, nowMs);
+    if (risk?.large === true && !confirmed) state.lastLargeMs = nowMs;
+    learnApproval(state, amount, req.currency, req.mcc, req.country, merchant, nowMs, mandate?.perTransaction ?? null);
     noteApproval(state, merchant, nowMs, state.stats.approved);
     state.stats.approved++;
     recordOutcome(state, OUTCOME_APPROVE);

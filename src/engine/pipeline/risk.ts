@@ -6,13 +6,20 @@ import {
   type AgentState,
   type AmountBaseline,
   approvalsAtSince,
-  BASELINE_SIZE,
   burstSize,
   countBurst,
   countryNovelty,
+  LARGE_Z,
   type MandateState,
+  medianMad,
+  NOVEL_CONFIRMED,
+  NOVEL_REFUSED,
   RECENT_SIZE,
+  SHARE_BASELINE,
 } from './state.js';
+
+export { MIN_LOG_SPREAD, medianMad, PRIOR_LOG_SPREAD, PRIOR_WEIGHT } from './state.js';
+
 import { G_DINING, G_TRAVEL, groupsOfIntent, groupsOfMcc, regionOf } from './taxonomy.js';
 
 /** MCCs treated as high risk: gambling, quasi-cash, money transfer, stored value, pawn, dating, telemarketing. */
@@ -43,11 +50,6 @@ export const RISK_WEIGHT_COUNTRY_JUMP = 0.3;
  * request ever is bounded by the mandate alone.
  */
 export const COLD_CAP_SHARE = 0.75;
-/** Floor of the robust spread (log units): identical prices (subscriptions) have MAD 0. */
-export const MIN_LOG_SPREAD = 0.25;
-/** Prior spread of log amounts (about x2.2 either way) and its weight in amounts. */
-export const PRIOR_LOG_SPREAD = 0.8;
-export const PRIOR_WEIGHT = 5;
 /** Robust z (log amount above the median, in spreads) beyond which an amount is an outlier. */
 export const OUTLIER_Z = 3.3;
 /** Share of max_amount_per_transaction from which an amount is "near the cap". */
@@ -60,10 +62,42 @@ export const NEAR_CAP_SHARE = 0.75;
 export const UNCONFIRMED_OUTLIER_MS = 6 * 3_600_000;
 export const UNCONFIRMED_OUTLIER_RATIO = 3;
 export const UNCONFIRMED_CAP_SHARE = 0.25;
+/**
+ * Within this long after an approved large amount (above amount_outlier_multiplier x the
+ * median and LARGE_Z robust spreads; not a confirmed STEP_UP), another one is an outlier: one
+ * large purchase is an event, a run of them is a drain.
+ */
+export const REPEAT_LARGE_MS = 6 * 3_600_000;
 /** Country-jump score at or above which the request steps up. */
-export const COUNTRY_JUMP_THRESHOLD = 0.65;
+export const COUNTRY_JUMP_THRESHOLD = 0.55;
+/** How much an established agent (trustFactor 1) raises the country-jump threshold. */
+export const COUNTRY_JUMP_TRUST = 0.05;
 /** Country-jump weight of a new country on the elevated card-not-present fraud list. */
-export const COUNTRY_JUMP_ELEVATED = 0.3;
+export const COUNTRY_JUMP_ELEVATED = 0.1;
+/** Country-jump weight of surprise: x (1 - 2 x newCountryChance), x the country's novelty. */
+export const JUMP_SURPRISE = 0.4;
+/** ... of a merchant the agent was never approved at. */
+export const JUMP_NEW_MERCHANT = 0.1;
+/** ... of the amount: x log4(amount / median) clamped to [0, 1]; the full weight in a cold currency above 0.25 of the cap. */
+export const JUMP_AMOUNT = 0.2;
+/** ... of a merchant category the agent never paid in, outside / inside what its intent and capabilities name. */
+export const JUMP_NEW_CATEGORY = 0.35;
+export const JUMP_NEW_CATEGORY_IN_PURPOSE = 0.2;
+/**
+ * ... of other requests in that new country: one not approved in the last 24 hours since the
+ * last STEP_UP the Principal confirmed there; each approved one within JUMP_SPREE_MS (at most 2).
+ */
+export const JUMP_PERSISTENCE_REFUSED = 0.35;
+export const JUMP_PERSISTENCE_APPROVED = 0.2;
+/** Window of the approved requests that count for persistence (a spree, not a stay). */
+export const JUMP_SPREE_MS = 2 * 3_600_000;
+/**
+ * ... of a region none of the agent's countries is in (an agent that pays in 3+ countries):
+ * x (1 - 2 r / (n + r)), r its regions, n its approvals (how unexpected a new region is).
+ */
+export const JUMP_NEW_REGION = 0.25;
+/** Discount of a travel or dining merchant for an agent whose intent or capabilities name travel. */
+export const JUMP_TRIP = 0.45;
 
 /**
  * Jurisdictions with elevated card-not-present fraud or sanctions exposure (ISO 3166 alpha-3),
@@ -100,6 +134,8 @@ export interface RiskResult {
   velocity: boolean;
   burst: boolean;
   outlier: boolean;
+  /** Above amount_outlier_multiplier x the median (judged baselines only). */
+  large: boolean;
   jump: boolean;
   merchantFlagged: boolean;
   hardDecline: boolean;
@@ -123,25 +159,6 @@ export function round4(n: number): number {
 export function trustFactor(state: AgentState): number {
   const level = state.trustLevel === 'TRUSTED' ? 1 : state.trustLevel === 'VERIFIED' ? 0.5 : 0;
   return 0.5 * level + 0.5 * (state.kyaScore ?? 0);
-}
-
-// Scratch for the median/MAD of a baseline (one decision at a time per thread).
-const SCRATCH = new Float64Array(BASELINE_SIZE);
-
-/** Median and MAD of a baseline's log amounts (MAD x 1.4826 estimates a standard deviation). */
-export function medianMad(b: AmountBaseline): { median: number; spread: number } {
-  const n = b.count;
-  const xs = SCRATCH.subarray(0, n);
-  xs.set(b.logs.subarray(0, n));
-  xs.sort();
-  const median = n % 2 === 1 ? (xs[(n - 1) >> 1] as number) : ((xs[n / 2 - 1] as number) + (xs[n / 2] as number)) / 2;
-  for (let i = 0; i < n; i++) xs[i] = Math.abs((xs[i] as number) - median);
-  xs.sort();
-  const mad = n % 2 === 1 ? (xs[(n - 1) >> 1] as number) : ((xs[n / 2 - 1] as number) + (xs[n / 2] as number)) / 2;
-  // A few amounts give a noisy MAD: shrink towards PRIOR_LOG_SPREAD (weight of PRIOR_WEIGHT amounts).
-  const s = 1.4826 * mad;
-  const spread = Math.sqrt((n * s * s + PRIOR_WEIGHT * PRIOR_LOG_SPREAD * PRIOR_LOG_SPREAD) / (n + PRIOR_WEIGHT));
-  return { median, spread: Math.max(MIN_LOG_SPREAD, spread) };
 }
 
 // Evidence across a Principal: merchant -> compromise-pointing declines by any of its agents
@@ -173,12 +190,51 @@ function judgesBursts(state: AgentState): boolean {
   return !state.burstsNormal && state.stats.approved >= state.thresholds.amount_outlier_min_history;
 }
 
-/** Whether the agent made another request in `country` while it was new, since `fromMs`. */
-function recentNovel(state: AgentState, country: string, fromMs: number): boolean {
+/**
+ * Persistence of a jump: the requests the agent made in `country` since `fromMs` while it was
+ * new: `approved` counts the approved ones since `spreeFromMs`, `refused` those not approved (a STEP_UP nobody
+ * confirmed, a DECLINE) since the Principal last confirmed a STEP_UP there.
+ */
+export function recentNovel(
+  state: AgentState,
+  country: string,
+  fromMs: number,
+  spreeFromMs: number,
+): { refused: number; approved: number } {
+  let confirmedAt = Number.NEGATIVE_INFINITY;
+  let approved = 0;
   for (let i = 0; i < RECENT_SIZE; i++) {
-    if ((state.novelMs[i] as number) >= fromMs && state.novelCountries[i] === country) return true;
+    const at = state.novelMs[i] as number;
+    const outcome = state.novelApproved[i] as number;
+    if (at < fromMs || state.novelCountries[i] !== country || outcome === NOVEL_REFUSED) continue;
+    if (at >= spreeFromMs) approved++;
+    if (outcome === NOVEL_CONFIRMED && at > confirmedAt) confirmedAt = at;
   }
-  return false;
+  let refused = 0;
+  for (let i = 0; i < RECENT_SIZE; i++) {
+    const at = state.novelMs[i] as number;
+    if (
+      at >= fromMs &&
+      at > confirmedAt &&
+      state.novelCountries[i] === country &&
+      state.novelApproved[i] === NOVEL_REFUSED
+    )
+      refused++;
+  }
+  return { refused, approved };
+}
+
+/**
+ * How expected a new country is from the agent's own record: the chance that its next
+ * approval is in a country it never paid in, estimated as k / (n + k) from its n approvals
+ * with a country in k countries (a Chinese-restaurant estimate). An agent that pays in one
+ * country 15 times: 0.06; one that spread 10 approvals over 4 countries: 0.29.
+ */
+export function newCountryChance(state: AgentState): number {
+  let n = 0;
+  for (const c of state.countries.values()) n += c.approvals;
+  const k = state.countries.size;
+  return n + k === 0 ? 1 : k / (n + k);
 }
 
 /** Scores the request against the agent's own windows and baselines. Does not mutate state. */
@@ -210,6 +266,7 @@ export function assessRisk(
     velocity: false,
     burst: false,
     outlier: false,
+    large: false,
     jump: false,
     merchantFlagged: false,
     hardDecline: false,
@@ -243,6 +300,7 @@ export function assessRisk(
   const cap = Number(mandate.perTransaction) / 1e8;
   r.capShare = cap > 0 ? round4(value / cap) : 0;
   const baseline = state.baselines.get(request.currency);
+  const shares = state.baselines.get(SHARE_BASELINE);
   // A Principal's own amount_outlier_multiplier replaces the adaptive rule: only "above that
   // multiple of the median" steps up, with no near-cap or cold-start rule.
   const explicit = state.overrides.amount_outlier_multiplier !== undefined;
@@ -261,12 +319,25 @@ export function assessRisk(
       ? Math.log(t.amount_outlier_multiplier)
       : Math.max(Math.log(t.amount_outlier_multiplier), OUTLIER_Z * spread) + (explained ? Math.log(4) : 0);
     if (excess > 0) score += RISK_WEIGHT_OUTLIER * Math.min(1, excess / limit);
+    r.large = excess > Math.log(t.amount_outlier_multiplier) && r.amountZ > LARGE_Z;
     if (
       excess > limit ||
+      (!explicit && r.large && nowMs - state.lastLargeMs < REPEAT_LARGE_MS) ||
       (nearCap && excess > Math.log(2)) ||
       (unconfirmed && excess > Math.log(UNCONFIRMED_OUTLIER_RATIO))
     )
       r.outlier = true;
+  } else if (
+    !explicit &&
+    shares !== undefined &&
+    shares.count >= t.amount_outlier_min_history &&
+    r.capShare > 0 &&
+    shareOutlier(shares, r.capShare, request.intent.reasoningSummary, t.amount_outlier_multiplier)
+  ) {
+    // A currency the agent has too little history in: its amounts as shares of their
+    // mandates' per-transaction limits, all currencies together, judged the same way.
+    r.outlier = true;
+    score += RISK_WEIGHT_OUTLIER;
   } else if (
     !explicit &&
     state.stats.approved > 0 &&
@@ -280,30 +351,43 @@ export function assessRisk(
     raise(r, 'medium');
   }
 
-  // Country jump: a country new to the agent, weighed with merchant novelty, amount, category
-  // and other new countries just before; a trip the intent or capabilities explain weighs less.
+  // Country jump: a country new to the agent, weighed by how unexpected a new country is from
+  // its record, with merchant and category novelty, the amount against its baseline, other
+  // requests in that country just before (refused ones weigh most), the region and the
+  // country's fraud tier; a trip the intent or capabilities explain weighs less.
   const novelty = countryNovelty(state, request.country, nowMs);
   if (novelty > 0 && request.country !== null) {
     const mccGroups = groupsOfMcc(request.mcc);
-    let j = (state.countries.size >= 3 ? 0.25 : 0.35) * novelty;
-    if (merchant !== '' && !state.knownMerchants.has(merchant)) j += 0.1;
-    if (r.amountRatio > 3 || (r.amountRatio === 0 && r.capShare > 0.25)) j += 0.3;
-    const purpose = groupsOfIntent(request.intent.intentType) | state.capabilityGroups;
-    if (mccGroups !== 0 && (mccGroups & state.groupsSeen) === 0) j += (mccGroups & purpose) === 0 ? 0.4 : 0.25;
-    if (recentNovel(state, request.country, nowMs - 86_400_000)) j += 0.25;
-    if (ELEVATED_RISK_COUNTRIES.has(request.country)) j += COUNTRY_JUMP_ELEVATED;
     const home = state.countries.size;
-    if (home === 1 && state.stats.approved >= 5) j += 0.1;
-    // A region the agent never paid in: telling for an agent that already pays abroad (a
-    // single-country agent's first trip abroad is always to a new region: no information).
-    if (home >= 2) {
+    let j = novelty * JUMP_SURPRISE * Math.max(0, 1 - 2 * newCountryChance(state));
+    if (merchant !== '' && !state.knownMerchants.has(merchant)) j += JUMP_NEW_MERCHANT;
+    if (r.amountRatio > 0) j += JUMP_AMOUNT * Math.min(1, Math.max(0, Math.log(r.amountRatio) / Math.log(4)));
+    else if (r.capShare > 0.25) j += JUMP_AMOUNT;
+    const purpose = groupsOfIntent(request.intent.intentType) | state.capabilityGroups;
+    if (mccGroups !== 0 && (mccGroups & state.groupsSeen) === 0)
+      j += (mccGroups & purpose) === 0 ? JUMP_NEW_CATEGORY : JUMP_NEW_CATEGORY_IN_PURPOSE;
+    const persistence = recentNovel(state, request.country, nowMs - 86_400_000, nowMs - JUMP_SPREE_MS);
+    if (persistence.refused > 0) j += JUMP_PERSISTENCE_REFUSED;
+    j += JUMP_PERSISTENCE_APPROVED * Math.min(2, persistence.approved);
+    if (ELEVATED_RISK_COUNTRIES.has(request.country)) j += COUNTRY_JUMP_ELEVATED;
+    // A region the agent never paid in: telling for an agent that already pays in 3+ countries
+    // (for one or two countries, the USA and Canada say, the country surprise already says it).
+    if (home >= 3) {
       let regions = 0;
-      for (const c of state.countries.keys()) regions |= regionOf(c);
-      if ((regions & regionOf(request.country)) === 0) j += home >= 3 ? 0.3 : 0.2;
+      let n = 0;
+      for (const [c, seen] of state.countries) {
+        regions |= regionOf(c);
+        n += seen.approvals;
+      }
+      if ((regions & regionOf(request.country)) === 0) {
+        let k = 0;
+        for (let bits = regions; bits !== 0; bits &= bits - 1) k++;
+        j += JUMP_NEW_REGION * Math.max(0, 1 - (2 * k) / (n + k));
+      }
     }
-    if ((mccGroups & (G_TRAVEL | G_DINING)) !== 0 && (purpose & G_TRAVEL) !== 0) j -= 0.45;
+    if ((mccGroups & (G_TRAVEL | G_DINING)) !== 0 && (purpose & G_TRAVEL) !== 0) j -= JUMP_TRIP;
     r.countryJump = round4(Math.max(0, j));
-    if (r.countryJump >= COUNTRY_JUMP_THRESHOLD + 0.05 * trust) {
+    if (r.countryJump >= COUNTRY_JUMP_THRESHOLD + COUNTRY_JUMP_TRUST * trust) {
       r.jump = true;
       score += RISK_WEIGHT_COUNTRY_JUMP;
       r.signals.push('country_jump');
@@ -343,6 +427,19 @@ export function assessRisk(
     r.condition = 'ELEVATED';
   }
   return r;
+}
+
+/** Whether a share of the per-transaction limit is an outlier against the agent's shares baseline. */
+export function shareOutlier(
+  shares: AmountBaseline,
+  capShare: number,
+  reasoning: string | null,
+  multiplier: number,
+): boolean {
+  const { median, spread } = medianMad(shares);
+  const excess = Math.log(capShare) - median;
+  const limit = Math.max(Math.log(multiplier), OUTLIER_Z * spread) + (explainsLarge(reasoning) ? Math.log(4) : 0);
+  return excess > limit;
 }
 
 // Words that say why an amount is large. Routine words ("team", "seats", "licenses") alone do

@@ -305,6 +305,8 @@ export interface AgentState {
   /** The last RECENT_SIZE requests in a country new to the agent (a jump goes on over several). */
   readonly novelMs: Float64Array;
   readonly novelCountries: string[];
+  /** NOVEL_REFUSED, NOVEL_APPROVED or NOVEL_CONFIRMED (approved on a confirmed STEP_UP). */
+  readonly novelApproved: Uint8Array;
   novelHead: number;
   /** Merchant key -> declines of this agent at that merchant that point to compromise. */
   readonly merchantDeclines: Map<string, number>;
@@ -317,6 +319,11 @@ export interface AgentState {
    * since (-Infinity: none): large amounts pushed while the Principal has not said yes weigh more.
    */
   unconfirmedOutlierMs: number;
+  /**
+   * When the agent last had an amount above amount_outlier_multiplier x its median approved
+   * without a confirmation (-Infinity: never): a second one soon after is an outlier.
+   */
+  lastLargeMs: number;
   lastZone: Zone | null;
   lastTrustScore: number | null;
   /**
@@ -496,12 +503,14 @@ export function newAgentState(seed: AgentSeed): AgentState {
     burstsNormal: false,
     novelMs: new Float64Array(RECENT_SIZE).fill(Number.NEGATIVE_INFINITY),
     novelCountries: new Array<string>(RECENT_SIZE).fill(''),
+    novelApproved: new Uint8Array(RECENT_SIZE),
     novelHead: 0,
     merchantDeclines: new Map(),
     merchantChars: 0,
     sessions: new Map(),
     pendingStepUps: [],
     unconfirmedOutlierMs: Number.NEGATIVE_INFINITY,
+    lastLargeMs: Number.NEGATIVE_INFINITY,
     auditRowsSinceRollup: 0,
     lastZone: null,
     lastTrustScore: null,
@@ -547,6 +556,18 @@ export function pointsToCompromise(reasons: readonly string[]): boolean {
   return false;
 }
 
+/**
+ * Key in `baselines` of the amounts as shares of their mandate's max_amount_per_transaction,
+ * all currencies together: the baseline of a currency the agent has too little history in.
+ */
+export const SHARE_BASELINE = '*share';
+
+/** The per-transaction limit of the agent's first mandate in `currency` (null: none). */
+export function capOf(state: AgentState, currency: string): Units | null {
+  for (const m of state.mandates) if (m.currency === currency) return m.perTransaction;
+  return null;
+}
+
 /** Learns from an APPROVE: amount baseline, countries, merchant categories, known merchants. */
 export function learnApproval(
   state: AgentState,
@@ -556,6 +577,7 @@ export function learnApproval(
   country: string | null,
   merchant: string,
   nowMs: number,
+  cap: Units | null = null,
 ): void {
   let b = state.baselines.get(currency);
   if (b === undefined) {
@@ -563,6 +585,14 @@ export function learnApproval(
     state.baselines.set(currency, b);
   }
   b.push(Number(amount) / 1e8);
+  if (cap !== null && cap > 0n) {
+    let shares = state.baselines.get(SHARE_BASELINE);
+    if (shares === undefined) {
+      shares = new AmountBaseline();
+      state.baselines.set(SHARE_BASELINE, shares);
+    }
+    shares.push(Number(amount) / Number(cap));
+  }
   state.groupsSeen |= groupsOfMcc(mcc);
   if (country !== null) {
     const c = state.countries.get(country);
@@ -573,6 +603,49 @@ export function learnApproval(
     state.knownMerchants.add(merchant);
     state.knownChars += merchant.length;
   }
+}
+
+/** Floor of the robust spread (log units): identical prices (subscriptions) have MAD 0. */
+export const MIN_LOG_SPREAD = 0.25;
+/** Prior spread of log amounts (about x2.2 either way) and its weight in amounts. */
+export const PRIOR_LOG_SPREAD = 0.8;
+export const PRIOR_WEIGHT = 5;
+/** Robust z above which an amount (also above amount_outlier_multiplier x the median) is large. */
+export const LARGE_Z = 2.2;
+
+// Scratch for the median/MAD of a baseline (one decision at a time per thread).
+const SCRATCH = new Float64Array(BASELINE_SIZE);
+
+/** Median and MAD of a baseline's log amounts (MAD x 1.4826 estimates a standard deviation). */
+export function medianMad(b: AmountBaseline): { median: number; spread: number } {
+  const n = b.count;
+  const xs = SCRATCH.subarray(0, n);
+  xs.set(b.logs.subarray(0, n));
+  xs.sort();
+  const median = n % 2 === 1 ? (xs[(n - 1) >> 1] as number) : ((xs[n / 2 - 1] as number) + (xs[n / 2] as number)) / 2;
+  for (let i = 0; i < n; i++) xs[i] = Math.abs((xs[i] as number) - median);
+  xs.sort();
+  const mad = n % 2 === 1 ? (xs[(n - 1) >> 1] as number) : ((xs[n / 2 - 1] as number) + (xs[n / 2] as number)) / 2;
+  // A few amounts give a noisy MAD: shrink towards PRIOR_LOG_SPREAD (weight of PRIOR_WEIGHT amounts).
+  const s = 1.4826 * mad;
+  const spread = Math.sqrt((n * s * s + PRIOR_WEIGHT * PRIOR_LOG_SPREAD * PRIOR_LOG_SPREAD) / (n + PRIOR_WEIGHT));
+  return { median, spread: Math.max(MIN_LOG_SPREAD, spread) };
+}
+
+/**
+ * Whether `amount` is large for the agent: above amount_outlier_multiplier x its median approved
+ * amount in `currency` and above LARGE_Z robust spreads (false while fewer than
+ * amount_outlier_min_history amounts were approved). risk.ts judges the same at decision time.
+ */
+export function isLargeAmount(state: AgentState, currency: string, amount: Units): boolean {
+  const b = state.baselines.get(currency);
+  if (b === undefined || b.count < state.thresholds.amount_outlier_min_history) return false;
+  const { median, spread } = medianMad(b);
+  const excess = Math.log(Math.max(Number(amount) / 1e8, 1e-8)) - median;
+  return (
+    excess > Math.log(state.thresholds.amount_outlier_multiplier) &&
+    Math.round((excess / spread) * 10_000) / 10_000 > LARGE_Z
+  );
 }
 
 const DAY = 86_400_000;
@@ -594,10 +667,16 @@ export function countryNovelty(state: AgentState, country: string | null, nowMs:
   return c.approvals < 3 && nowMs - c.firstMs < DAY ? 0.8 : 0;
 }
 
-/** Remembers a request in a country new to the agent. */
-export function noteNovelCountry(state: AgentState, country: string, nowMs: number): void {
+/** Outcomes of a request in a new country: not approved, approved, approved on a confirmed STEP_UP. */
+export const NOVEL_REFUSED = 0;
+export const NOVEL_APPROVED = 1;
+export const NOVEL_CONFIRMED = 2;
+
+/** Remembers a request in a country new to the agent, with its outcome (NOVEL_*). */
+export function noteNovelCountry(state: AgentState, country: string, nowMs: number, outcome: number): void {
   state.novelMs[state.novelHead] = nowMs;
   state.novelCountries[state.novelHead] = country;
+  state.novelApproved[state.novelHead] = outcome;
   state.novelHead = (state.novelHead + 1) % RECENT_SIZE;
 }
 
@@ -716,13 +795,25 @@ export function replayHistory(state: AgentState, rows: readonly HistoryRow[], no
   for (const r of rows) {
     state.requests.push(r.atMs, t.rapid_fire_max_count + 1);
     const country = r.country ?? null;
-    if (countryNovelty(state, country, r.atMs) > 0) noteNovelCountry(state, country as string, r.atMs);
+    if (countryNovelty(state, country, r.atMs) > 0)
+      noteNovelCountry(
+        state,
+        country as string,
+        r.atMs,
+        r.decision !== 'APPROVE'
+          ? NOVEL_REFUSED
+          : r.reasonCodes.includes('step_up_confirmed')
+            ? NOVEL_CONFIRMED
+            : NOVEL_APPROVED,
+      );
     let outcome = OUTCOME_OTHER_DECLINE;
     if (r.decision === 'APPROVE') {
       outcome = OUTCOME_APPROVE;
       state.approvals.push(r.atMs, t.risk_velocity_max_count + 1);
       state.amounts.push(r.amount);
-      learnApproval(state, r.amount, r.currency, r.mcc ?? null, country, r.merchant, r.atMs);
+      if (!r.reasonCodes.includes('step_up_confirmed') && isLargeAmount(state, r.currency, r.amount))
+        state.lastLargeMs = r.atMs;
+      learnApproval(state, r.amount, r.currency, r.mcc ?? null, country, r.merchant, r.atMs, capOf(state, r.currency));
       // stats hold every approval already (rollup and totals): the ones before this row.
       noteApproval(state, r.merchant, r.atMs, state.stats.approved - approvalsLeft);
       approvalsLeft--;
