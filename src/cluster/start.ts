@@ -26,7 +26,7 @@ export async function startCluster(
   log: Logger,
   metrics?: ServiceMetrics,
 ): Promise<RunningCluster> {
-  const transport = await ClusterTransport.connect(natsUrl, instanceId, log);
+  const transport = new ClusterTransport(natsUrl, instanceId, log);
   let engine: ClusterEngine | null = null;
   const leases = new ShardLeases(
     dbs.live,

@@ -13,32 +13,54 @@ const SUBJECT_ROOT = '_ASAS.cluster';
 const KINDS: readonly ClusterMessageKind[] = ['authorize', 'invalidateAgent', 'invalidatePrincipal', 'nudge'];
 
 export class ClusterTransport {
-  readonly #nc: NatsConnection;
+  #nc: NatsConnection | null = null;
   readonly #id: string;
   readonly #log: Logger;
+  #handler: ClusterHandler | null = null;
   #subscription: Subscription | null = null;
+  #closed = false;
+  readonly #connecting: Promise<void>;
   readonly #encoder = new TextEncoder();
   readonly #decoder = new TextDecoder();
 
-  private constructor(nc: NatsConnection, id: string, log: Logger) {
-    this.#nc = nc;
-    this.#id = id;
+  /**
+   * Connects in the background, retrying until NATS answers: an instance starts (and decides
+   * for the shards it owns) while NATS is down; forwards fail until the connection is up.
+   */
+  constructor(url: string, instanceId: string, log: Logger) {
+    this.#id = instanceId;
     this.#log = log;
+    this.#connecting = this.#connect(url);
   }
 
-  static async connect(url: string, instanceId: string, log: Logger): Promise<ClusterTransport> {
-    const nc = await connect({
-      servers: url,
-      name: `asas-cluster-${instanceId}`,
-      maxReconnectAttempts: -1,
-      reconnectTimeWait: 250,
-    });
-    return new ClusterTransport(nc, instanceId, log);
+  async #connect(url: string): Promise<void> {
+    try {
+      const nc = await connect({
+        servers: url,
+        name: `asas-cluster-${this.#id}`,
+        waitOnFirstConnect: true,
+        maxReconnectAttempts: -1,
+        reconnectTimeWait: 250,
+      });
+      if (this.#closed) {
+        await nc.close().catch(() => {});
+        return;
+      }
+      this.#nc = nc;
+      if (this.#handler !== null) this.#subscribe(nc, this.#handler);
+    } catch (err) {
+      this.#log.error({ err }, 'cluster transport cannot connect to NATS');
+    }
   }
 
-  /** Starts answering this instance's subjects with `handler`. */
+  /** Starts answering this instance's subjects with `handler` (once connected). */
   listen(handler: ClusterHandler): void {
-    this.#subscription = this.#nc.subscribe(`${SUBJECT_ROOT}.${this.#id}.*`, {
+    this.#handler = handler;
+    if (this.#nc !== null) this.#subscribe(this.#nc, handler);
+  }
+
+  #subscribe(nc: NatsConnection, handler: ClusterHandler): void {
+    this.#subscription = nc.subscribe(`${SUBJECT_ROOT}.${this.#id}.*`, {
       callback: (err, msg) => {
         if (err !== null) return;
         const kind = msg.subject.slice(msg.subject.lastIndexOf('.') + 1) as ClusterMessageKind;
@@ -64,25 +86,30 @@ export class ClusterTransport {
 
   /** Sends `body` to `instance` and resolves with its answer; rejects on no responder or timeout. */
   async request(instance: string, kind: ClusterMessageKind, body: unknown, timeoutMs: number): Promise<unknown> {
-    const msg = await this.#nc.request(
-      `${SUBJECT_ROOT}.${instance}.${kind}`,
-      this.#encoder.encode(JSON.stringify(body)),
-      { timeout: Math.max(1, Math.floor(timeoutMs)) },
-    );
+    const nc = this.#nc;
+    if (nc === null) throw new Error('not connected to NATS yet');
+    const msg = await nc.request(`${SUBJECT_ROOT}.${instance}.${kind}`, this.#encoder.encode(JSON.stringify(body)), {
+      timeout: Math.max(1, Math.floor(timeoutMs)),
+    });
     return JSON.parse(this.#decoder.decode(msg.data));
   }
 
   /** Fire and forget (nudges). */
   publish(instance: string, kind: ClusterMessageKind, body: unknown): void {
     try {
-      this.#nc.publish(`${SUBJECT_ROOT}.${instance}.${kind}`, this.#encoder.encode(JSON.stringify(body)));
+      this.#nc?.publish(`${SUBJECT_ROOT}.${instance}.${kind}`, this.#encoder.encode(JSON.stringify(body)));
     } catch (err) {
       this.#log.debug({ err }, 'cluster publish failed');
     }
   }
 
   async close(): Promise<void> {
+    this.#closed = true;
     this.#subscription?.unsubscribe();
-    await this.#nc.drain().catch(() => {});
+    if (this.#nc !== null) await this.#nc.drain().catch(() => {});
+    else {
+      // Still connecting: the connect loop closes what it gets; do not wait for NATS.
+      void this.#connecting;
+    }
   }
 }

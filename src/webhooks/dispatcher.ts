@@ -88,6 +88,8 @@ export class WebhookDispatcher {
   readonly #known = new Set<string>();
   readonly #timers = new Set<NodeJS.Timeout>();
   readonly #inFlight = new Set<Promise<void>>();
+  /** Delivery ids with an attempt in flight, per database: their claims are never released early. */
+  readonly #attempting: Record<Environment, Set<string>> = { live: new Set(), sandbox: new Set() };
   readonly #locks: Record<Environment, Promise<unknown>> = { live: Promise.resolve(), sandbox: Promise.resolve() };
   #sweepTimer: NodeJS.Timeout | null = null;
   #closed = false;
@@ -262,6 +264,8 @@ export class WebhookDispatcher {
     while (!this.#closed && lane.inFlight < this.#o.perWebhookConcurrency && lane.queue.length > 0) {
       const job = lane.queue.shift() as Job;
       lane.inFlight++;
+      const attempting = this.#attempting[job.env];
+      attempting.add(job.id);
       const p = this.#attempt(job)
         .catch((err) => {
           if (!this.#closed) {
@@ -271,6 +275,7 @@ export class WebhookDispatcher {
           }
         })
         .finally(() => {
+          attempting.delete(job.id);
           this.#inFlight.delete(p);
           lane.inFlight--;
           if (lane.inFlight === 0 && lane.queue.length === 0) this.#lanes.delete(webhookId);
@@ -319,7 +324,8 @@ export class WebhookDispatcher {
         string
       >,
     );
-    if (this.#closed) return; // the row stays pending and is resumed after the restart
+    // Recorded even while closing: the receiver may have it, and an unrecorded attempt would be
+    // made again by whichever instance takes the delivery next.
     const outcome = result.ok ? 'success' : result.statusCode === null ? 'no_response' : 'http_error';
     this.attemptOutcomes[outcome] = (this.attemptOutcomes[outcome] ?? 0) + 1;
     const attempt = job.attempts + 1;
@@ -416,13 +422,17 @@ export class WebhookDispatcher {
     const wait = Promise.allSettled([...this.#inFlight]);
     await Promise.race([wait, new Promise((r) => setTimeout(r, timeoutMs).unref())]);
     // Pending deliveries are released, so another instance (or this one restarted) takes them
-    // at once instead of after the lease.
+    // at once instead of after the lease; except those whose attempt is still in flight (past
+    // the wait above): the receiver may have them, so their slot is left to the lease, never
+    // attempted twice.
     for (const env of ['live', 'sandbox'] as const) {
+      const busy = [...this.#attempting[env]];
       await this.#db(
         env,
         (sql) => sql`
           update webhook_deliveries set claimed_by = null, lease_until = null
-          where claimed_by = ${this.#o.holder} and status = 'pending'`,
+          where claimed_by = ${this.#o.holder} and status = 'pending'
+            and not (id::text = any(${busy}::text[]))`,
       ).catch((err: unknown) => this.#o.log.warn({ err, env }, 'cannot release webhook delivery claims; they expire'));
     }
   }

@@ -50,6 +50,7 @@ let apiKey: string;
 let agents: string[];
 const answers: Answer[] = [];
 let receiver: Receiver;
+let killedAt = 0;
 const transportErrors: number[] = [];
 
 async function startInstance(): Promise<ServiceProcess> {
@@ -208,7 +209,7 @@ describe('three instances, one database, one NATS', () => {
     const stream = load(6);
     await new Promise((r) => setTimeout(r, 500));
     victim.child.kill('SIGKILL');
-    const killedAt = Date.now();
+    killedAt = Date.now();
     await victim.exited;
     retired.push(victim);
     instances[1] = null;
@@ -339,9 +340,9 @@ describe('events of the drill', () => {
       }
       return forHooks.every((id) => received.has(id));
     }, 60_000);
-    // At least once; twice only for an attempt cut by the SIGKILL before it was recorded.
+    // Once; twice only for an attempt cut by the SIGKILL before it was recorded (the receiver
+    // has it, the database does not): at most the attempts in flight at that instant.
     const twice = [...received.values()].filter((n) => n > 1).length;
-    console.log(JSON.stringify({ events: events.length, webhook_events: forHooks.length, delivered_twice: twice }));
     expect(twice).toBeLessThanOrEqual(3);
   }, 90_000);
 });
