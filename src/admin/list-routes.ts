@@ -5,29 +5,13 @@ import { type CredentialRow, credentialJson } from '../auth/credentials.js';
 import type { Environment } from '../auth/types.js';
 import { hasPrefix } from '../domain/ids.js';
 import { ApiError } from '../errors/registry.js';
+import { decodeCursor, encodeCursor } from '../http/cursor.js';
 import { json, type RouteDef } from '../http/types.js';
 import type { Databases, Sql } from '../storage/db.js';
 
 const DEFAULT_LIMIT = 50;
 const MAX_LIMIT = 200;
 const ENVIRONMENTS: readonly Environment[] = ['live', 'sandbox'];
-
-/** Opaque cursor over (created_at with microseconds, id). */
-function encodeCursor(ts: string, id: string): string {
-  return Buffer.from(`${ts}|${id}`, 'utf8').toString('base64url');
-}
-
-function decodeCursor(cursor: string): { ts: string; id: string } {
-  const m = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z)\|(cli_[A-Za-z0-9]+)$/.exec(
-    Buffer.from(cursor, 'base64url').toString('utf8'),
-  );
-  if (m === null) {
-    throw new ApiError('validation_error', 'The request failed validation.', {
-      details: [{ field: 'cursor', code: 'invalid_cursor', message: 'is not a cursor returned by this endpoint' }],
-    });
-  }
-  return { ts: m[1] as string, id: m[2] as string };
-}
 
 function environments(q: Readonly<Record<string, string>>): readonly Environment[] {
   return q.environment === undefined ? ENVIRONMENTS : [q.environment as Environment];
@@ -57,7 +41,7 @@ export function adminListRoutes(dbs: Databases): RouteDef[] {
       summary: 'The Clients, newest first, cursor-paged',
       handler: async (ctx) => {
         const limit = ctx.query.limit === undefined ? DEFAULT_LIMIT : Math.min(Number(ctx.query.limit), MAX_LIMIT);
-        const after = ctx.query.cursor === undefined ? null : decodeCursor(ctx.query.cursor);
+        const after = ctx.query.cursor === undefined ? null : decodeCursor(ctx.query.cursor, 'cli_');
         // Clients exist in both databases with the same id; live is the record.
         const sql = dbs.live;
         const rows = await sql<{ id: string; name: string; ts: string }[]>`

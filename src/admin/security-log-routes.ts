@@ -1,7 +1,7 @@
 // GET /admin/v1/security-log: the operator pages through the append-only security log
 // (src/audit/security-log.ts), newest first, across both databases or one, with filters.
 import type { Environment } from '../auth/types.js';
-import { ApiError } from '../errors/registry.js';
+import { decodeCursor, encodeCursor } from '../http/cursor.js';
 import { json, type RouteDef } from '../http/types.js';
 import type { Databases, Sql } from '../storage/db.js';
 
@@ -28,22 +28,6 @@ interface Filters {
   actor: string | null;
   since: string | null;
   until: string | null;
-}
-
-/** Opaque cursor over (occurred_at with microseconds, id), the same in both databases. */
-function encodeCursor(ts: string, id: string): string {
-  return Buffer.from(`${ts}|${id}`, 'utf8').toString('base64url');
-}
-
-function decodeCursor(cursor: string): { ts: string; id: string } {
-  const text = Buffer.from(cursor, 'base64url').toString('utf8');
-  const m = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z)\|(sec_[A-Za-z0-9]+)$/.exec(text);
-  if (m === null) {
-    throw new ApiError('validation_error', 'The request failed validation.', {
-      details: [{ field: 'cursor', code: 'invalid_cursor', message: 'is not a cursor returned by this endpoint' }],
-    });
-  }
-  return { ts: m[1] as string, id: m[2] as string };
 }
 
 function actorFilter(sql: Sql, actor: string) {
@@ -83,7 +67,7 @@ export function securityLogRoutes(dbs: Databases): RouteDef[] {
         const q = ctx.query;
         const limit = q.limit === undefined ? DEFAULT_LIMIT : Number(q.limit);
         const filters: Filters = {
-          after: q.cursor === undefined ? null : decodeCursor(q.cursor),
+          after: q.cursor === undefined ? null : decodeCursor(q.cursor, 'sec_'),
           action: q.action ?? null,
           actor: q.actor ?? null,
           since: q.since ?? null,

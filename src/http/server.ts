@@ -9,6 +9,7 @@ import type { Config } from '../config/config.js';
 import { newId } from '../domain/ids.js';
 import { ApiError } from '../errors/registry.js';
 import type { ServiceMetrics } from '../observability/metrics.js';
+import { assertStorable, jsonTextDeeperThan, MAX_JSON_DEPTH } from '../onboarding/checks.js';
 import type { Databases } from '../storage/db.js';
 import { assertMetadataSize, metadataPaths } from '../validation/metadata.js';
 import { assertStorableFields, assertStorableText } from '../validation/storable-text.js';
@@ -299,6 +300,11 @@ export class HttpServer {
         ctx.body = body;
         const metadata = metadataPaths(route.body);
         if (metadata.length > 0) assertMetadataSize(ctx.body, metadata, this.#deps.config.metadataMaxBytes);
+        // Every body, not only metadata: a free-form value nested thousands of levels deep
+        // (POST /authorize's alternatives_considered) overflowed the stack of the structured
+        // clone that carries it to its shard worker, and failed every request of that batch,
+        // other tenants' too, with the safe decision. Refused here, naming the field.
+        if (jsonTextDeeperThan(ctx.rawBody, MAX_JSON_DEPTH)) assertStorable(ctx.body);
       }
       if (route.query !== undefined) validate(getValidator(route.query), ctx.query);
       const reply = await route.handler(ctx);

@@ -1,7 +1,7 @@
 // Business-rule checks shared by the onboarding handlers, after schema validation: who the
 // caller is, identifiers safe to look up, and bodies not nested too deep to store.
 import type { ClientAuth } from '../auth/types.js';
-import { ApiError, type ErrorDetail } from '../errors/registry.js';
+import { ApiError, type ErrorDetail, type FieldErrorCode } from '../errors/registry.js';
 import type { RequestContext } from '../http/types.js';
 import type { Sql } from '../storage/db.js';
 
@@ -25,8 +25,10 @@ export class Problems {
 
   constructor(private readonly root: string) {}
 
-  add(field: string, message: string): void {
-    this.details.push({ field: this.root === '' ? field : `${this.root}.${field}`, message });
+  add(field: string, message: string, code?: FieldErrorCode): void {
+    const detail: ErrorDetail = { field: this.root === '' ? field : `${this.root}.${field}`, message };
+    if (code !== undefined) detail.code = code;
+    this.details.push(detail);
   }
 
   throwIfAny(): void {
@@ -36,7 +38,8 @@ export class Problems {
 
 /**
  * Refuses what would exhaust the stack when serialised: nesting deeper than MAX_JSON_DEPTH.
- * Runs over bodies the schema already accepted. (Text PostgreSQL cannot store, NUL and lone
+ * Runs over bodies the schema already accepted (the edge runs it for every body whose text is
+ * nested that deep: jsonTextDeeperThan below). Recursive, but never deeper than MAX_JSON_DEPTH. (Text PostgreSQL cannot store, NUL and lone
  * surrogates, is refused for every request at the edge: src/validation/storable-text.ts.)
  */
 export function assertStorable(body: unknown): void {
@@ -48,7 +51,7 @@ export function assertStorable(body: unknown): void {
 function walk(value: unknown, path: string, depth: number, problems: Problems): void {
   if (problems.details.length > 0 || value === null || typeof value !== 'object') return;
   if (depth >= MAX_JSON_DEPTH) {
-    problems.add(path || '(body)', `is nested deeper than ${MAX_JSON_DEPTH} levels`);
+    problems.add(path || '(body)', `is nested deeper than ${MAX_JSON_DEPTH} levels`, 'too_deep');
     return;
   }
   if (Array.isArray(value)) {
@@ -67,4 +70,36 @@ export function iso(value: Date | string): string {
 /** True for a PostgreSQL unique violation (also through PGlite). */
 export function isUniqueViolation(err: unknown): boolean {
   return (err as { code?: unknown } | null)?.code === '23505';
+}
+
+const OPEN_BRACE = 0x7b;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACE = 0x7d;
+const CLOSE_BRACKET = 0x5d;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+/**
+ * True when the JSON text `raw` (UTF-8) nests objects and arrays more than `limit` levels deep.
+ * One pass over the bytes, no allocation: cheap enough for every request on the hot path, where
+ * a walk of the parsed document would not be. Brackets inside strings do not count (UTF-8
+ * continuation bytes are never ASCII, so a byte-level scan is exact). For text that is not JSON
+ * the answer means nothing, and costs nothing either.
+ */
+export function jsonTextDeeperThan(raw: Uint8Array, limit: number): boolean {
+  // Text shorter than this cannot open limit + 1 containers and close them.
+  if (raw.length < 2 * (limit + 1)) return false;
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < raw.length; i++) {
+    const b = raw[i] as number;
+    if (inString) {
+      if (b === BACKSLASH) i++;
+      else if (b === QUOTE) inString = false;
+    } else if (b === QUOTE) inString = true;
+    else if (b === OPEN_BRACE || b === OPEN_BRACKET) {
+      if (++depth > limit) return true;
+    } else if (b === CLOSE_BRACE || b === CLOSE_BRACKET) depth--;
+  }
+  return false;
 }

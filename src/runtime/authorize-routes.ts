@@ -16,6 +16,7 @@ import type { AuthorizeRequest, DecisionEngine } from '../engine/contract.js';
 import { type DecisionReply, finishReply, toReply } from '../engine/reply.js';
 import { safeDecision } from '../engine/safe-decision.js';
 import { ApiError, type ErrorDetail } from '../errors/registry.js';
+import { decodeCursor, encodeCursor } from '../http/cursor.js';
 import { amountText } from '../http/json-source.js';
 import { json, type Reply, type RequestContext, type RouteDef } from '../http/types.js';
 import type { Databases, Sql } from '../storage/db.js';
@@ -214,22 +215,6 @@ function roundMs(ms: number): number {
   return Math.round(ms * 1000) / 1000;
 }
 
-/** Opaque page cursor over (created_at, id), newest first. */
-function encodeCursor(ts: string, id: string): string {
-  return Buffer.from(`${ts}|${id}`, 'utf8').toString('base64url');
-}
-
-function decodeCursor(cursor: string): { ts: string; id: string } {
-  const text = Buffer.from(cursor, 'base64url').toString('utf8');
-  const m = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z)\|(auth_[A-Za-z0-9]+)$/.exec(text);
-  if (m === null) {
-    throw new ApiError('validation_error', 'The request failed validation.', {
-      details: [{ field: 'cursor', code: 'invalid_cursor', message: 'is not a cursor returned by this endpoint' }],
-    });
-  }
-  return { ts: m[1] as string, id: m[2] as string };
-}
-
 /**
  * What the safe decision echoes when the fault came before the body was validated (e.g. the
  * credential store was unreachable): the body's own agent_id, amount and currency if readable.
@@ -361,7 +346,7 @@ export function authorizeRoutes(deps: AuthorizeRouteDeps): RouteDef[] {
         const agentId = ctx.params.agent_id as string;
         const limit =
           ctx.query.limit === undefined ? DEFAULT_LOG_LIMIT : Math.min(Number(ctx.query.limit), MAX_LOG_LIMIT);
-        const after = ctx.query.cursor === undefined ? null : decodeCursor(ctx.query.cursor);
+        const after = ctx.query.cursor === undefined ? null : decodeCursor(ctx.query.cursor, 'auth_');
         const owner = await reading(
           () => sql<{ principal_id: string }[]>`select principal_id from agents where id = ${agentId}`,
         );

@@ -14,6 +14,9 @@ import type { Sql } from '../storage/db.js';
 import { generateSigningSecret, signedHeaders } from './signature.js';
 import { checkWebhookUrl, DESTINATION_NOT_ALLOWED } from './url-policy.js';
 
+/** The largest PostgreSQL bigint (webhooks.seq). */
+const MAX_BIGINT = 2n ** 63n - 1n;
+
 interface WebhookRow {
   seq: string;
   id: string;
@@ -139,6 +142,14 @@ export function webhookRoutes(config: Config, events: EventsRuntime, secrets: Se
         const { auth, sql } = principal(ctx);
         const limit = ctx.query.limit === undefined ? 20 : Number(ctx.query.limit);
         const after = ctx.query.cursor ?? '0';
+        // The schema admits 19 digits; seq is a bigint, and a larger cursor was a 500 from the cast.
+        if (BigInt(after) > MAX_BIGINT) {
+          throw new ApiError('validation_error', 'The request failed validation.', {
+            details: [
+              { field: 'cursor', code: 'invalid_cursor', message: 'is not a cursor returned by this endpoint' },
+            ],
+          });
+        }
         const rows = await sql<WebhookRow[]>`
           select ${sql.unsafe(COLUMNS)} from webhooks
           where principal_id = ${auth.principalId} and seq > ${after}

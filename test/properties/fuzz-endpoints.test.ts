@@ -5,7 +5,8 @@
 // (test/fixtures/fuzz-requests.ts: wrong types, huge, deep, not UTF-8, control characters, NUL
 // and lone surrogates, duplicate and unexpected keys), bad path segments, bad query strings,
 // other methods, odd headers. Then raw-TCP framing cases no HTTP client sends. Property: no
-// answer is 5xx, every request gets an answer, and every non-2xx answer is the error envelope
+// answer is 5xx (nor, on POST /authorize, the safe decision that stands in for one), every
+// request gets an answer, and every non-2xx answer is the error envelope
 // (schemas/ErrorEnvelope.json).
 //
 // Seeded: a failure prints FUZZ_SEED; `FUZZ_SEED=<n> npx vitest run test/properties/fuzz-endpoints.test.ts`
@@ -277,6 +278,8 @@ function describeRequest(r: FuzzRequest): string {
  * the input causes (the %00 path segment did) comes back every time and still fails the run.
  */
 const RETRIES_ON_503 = 4;
+/** POST /authorize itself, not its log. */
+const AUTHORIZE = /^\/api\/v1\/authorize\/?(\?|$)/;
 let transient503 = 0;
 
 /** Null when the answer is acceptable; otherwise what is wrong, with the request. */
@@ -305,8 +308,18 @@ async function send(r: FuzzRequest): Promise<string | null> {
       await new Promise((resolve) => setTimeout(resolve, 250 * (attempt + 1)));
       continue;
     }
+    // POST /authorize never answers 5xx: a fault there is the safe decision, 200 DECLINE
+    // system_unavailable. Sent again like a 503; one the input causes comes back every time.
+    const safeDecision =
+      status === 200 && r.method === 'POST' && AUTHORIZE.test(r.path) && text.includes('"system_unavailable"');
+    if (safeDecision && attempt < RETRIES_ON_503) {
+      transient503++;
+      await new Promise((resolve) => setTimeout(resolve, 250 * (attempt + 1)));
+      continue;
+    }
     statusCounts.set(status, (statusCounts.get(status) ?? 0) + 1);
     if (status >= 500) return `answered ${status} ${text.slice(0, 300)}`;
+    if (safeDecision) return `answered the safe decision (a fault, not a decision): ${text.slice(0, 300)}`;
     if (r.method === 'HEAD') return text === '' ? null : `HEAD answered a body: ${text.slice(0, 100)}`;
     if (status >= 200 && status < 300) return null;
     const problem = envelopeProblem(text, status);
