@@ -122,7 +122,10 @@ export class Gauge {
       registers: [registry],
       collect: () => {
         metric.reset();
-        for (const { values, value } of this.#samples()) metric.set(labelObject(labelNames, values), value);
+        for (const { values, value } of this.#samples()) {
+          // prom-client throws on a non-number, which would fail the whole scrape.
+          if (typeof value === 'number') metric.set(labelObject(labelNames, values), value);
+        }
       },
     });
   }

@@ -56,9 +56,13 @@ describe('metrics registry', () => {
     g.collect(() => {
       throw new Error('boom');
     });
+    // A collector that returns no number for a series: the series is left out, the scrape works.
+    g.collect(() => [[['2'], undefined as unknown as number]]);
     expect(await r.render()).toContain('cache_size{shard="1"} 2\n');
     n = 5;
-    expect(await r.render()).toContain('cache_size{shard="1"} 10\n');
+    const text = await r.render();
+    expect(text).toContain('cache_size{shard="1"} 10\n');
+    expect(text).not.toContain('shard="2"');
   });
 
   it('counts decisions by decision and first gate, and every gate fired', async () => {
