@@ -1,299 +1,22 @@
-// A small Prometheus registry: counters, gauges and histograms with fixed buckets and labels,
-// rendered in the text exposition format 0.0.4 at GET /metrics. Cheap on the hot path: a
-// labelled child is looked up once (Map by joined label values) and callers on hot paths may
-// keep the child; observe() is a short linear scan over a Float64Array of buckets.
-// Gauges can also be collectors, read only at scrape time (queue depths, cache sizes of other
-// threads), so nothing is sampled between scrapes.
+// Every metric the service exposes at GET /metrics (ServiceMetrics), its buckets, and what the
+// shard workers report for it. The families and the registry are in ./prometheus.ts (prom-client
+// underneath, read at scrape time); the process and runtime metrics in ./runtime-metrics.ts.
+import { type LocalHistogramData, Registry } from './prometheus.js';
+import { runtimeMetrics } from './runtime-metrics.js';
 
-export type LabelValues = readonly string[];
-
-interface Family {
-  readonly name: string;
-  readonly help: string;
-  readonly type: 'counter' | 'gauge' | 'histogram';
-  render(out: string[]): void;
-}
-
-const SEP = '\u0001';
-
-function escapeLabel(v: string): string {
-  return v.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"');
-}
-
-function labelText(names: readonly string[], values: LabelValues, extra?: string): string {
-  if (names.length === 0 && extra === undefined) return '';
-  const parts: string[] = [];
-  for (let i = 0; i < names.length; i++) parts.push(`${names[i]}="${escapeLabel(values[i] ?? '')}"`);
-  if (extra !== undefined) parts.push(extra);
-  return `{${parts.join(',')}}`;
-}
-
-function num(v: number): string {
-  if (Number.isNaN(v)) return 'NaN';
-  if (v === Number.POSITIVE_INFINITY) return '+Inf';
-  if (v === Number.NEGATIVE_INFINITY) return '-Inf';
-  return String(v);
-}
-
-function checkLabels(name: string, names: readonly string[], values: LabelValues): void {
-  if (values.length !== names.length) {
-    throw new Error(`metric ${name}: expected ${names.length} label values, got ${values.length}`);
-  }
-}
-
-export class CounterChild {
-  value = 0;
-  inc(n = 1): void {
-    this.value += n;
-  }
-}
-
-export class Counter implements Family {
-  readonly type = 'counter' as const;
-  readonly #children = new Map<string, { values: LabelValues; child: CounterChild }>();
-  constructor(
-    readonly name: string,
-    readonly help: string,
-    readonly labelNames: readonly string[] = [],
-  ) {}
-
-  labels(...values: string[]): CounterChild {
-    const key = values.join(SEP);
-    let e = this.#children.get(key);
-    if (e === undefined) {
-      checkLabels(this.name, this.labelNames, values);
-      e = { values, child: new CounterChild() };
-      this.#children.set(key, e);
-    }
-    return e.child;
-  }
-
-  inc(n = 1): void {
-    this.labels().inc(n);
-  }
-
-  /** Current value of one series (0 when never incremented). */
-  get(...values: string[]): number {
-    return this.#children.get(values.join(SEP))?.child.value ?? 0;
-  }
-
-  render(out: string[]): void {
-    for (const { values, child } of this.#children.values()) {
-      out.push(`${this.name}${labelText(this.labelNames, values)} ${num(child.value)}`);
-    }
-  }
-}
-
-export type GaugeSample = readonly [LabelValues, number];
-
-export class Gauge implements Family {
-  readonly type = 'gauge' as const;
-  readonly #values = new Map<string, { values: LabelValues; value: number }>();
-  readonly #collectors: (() => Iterable<GaugeSample>)[] = [];
-  constructor(
-    readonly name: string,
-    readonly help: string,
-    readonly labelNames: readonly string[] = [],
-  ) {}
-
-  set(value: number, ...values: string[]): void {
-    const key = values.join(SEP);
-    const e = this.#values.get(key);
-    if (e !== undefined) e.value = value;
-    else {
-      checkLabels(this.name, this.labelNames, values);
-      this.#values.set(key, { values, value });
-    }
-  }
-
-  inc(n = 1, ...values: string[]): void {
-    const e = this.#values.get(values.join(SEP));
-    this.set((e?.value ?? 0) + n, ...values);
-  }
-
-  /** Registers a function read at scrape time; it returns [label values, value] samples. */
-  collect(fn: () => Iterable<GaugeSample>): void {
-    this.#collectors.push(fn);
-  }
-
-  render(out: string[]): void {
-    const seen = new Map<string, { values: LabelValues; value: number }>(this.#values);
-    for (const fn of this.#collectors) {
-      let samples: Iterable<GaugeSample>;
-      try {
-        samples = fn();
-      } catch {
-        continue; // a failing collector must never break the scrape
-      }
-      for (const [values, value] of samples) {
-        checkLabels(this.name, this.labelNames, values);
-        seen.set(values.join(SEP), { values, value });
-      }
-    }
-    for (const { values, value } of seen.values()) {
-      out.push(`${this.name}${labelText(this.labelNames, values)} ${num(value)}`);
-    }
-  }
-}
-
-/**
- * A histogram kept on another thread (a shard worker): plain data that survives structured
- * cloning, returned with the worker's stats and loaded into a HistogramChild at scrape time.
- */
-export class LocalHistogram {
-  readonly counts: number[];
-  sum = 0;
-  count = 0;
-  constructor(readonly bounds: readonly number[]) {
-    this.counts = new Array<number>(bounds.length).fill(0);
-  }
-
-  observe(v: number): void {
-    const b = this.bounds;
-    let i = 0;
-    while (i < b.length && v > (b[i] as number)) i++;
-    if (i < b.length) this.counts[i] = (this.counts[i] as number) + 1;
-    this.sum += v;
-    this.count++;
-  }
-}
-
-export interface LocalHistogramData {
-  readonly bounds: readonly number[];
-  readonly counts: readonly number[];
-  readonly sum: number;
-  readonly count: number;
-}
-
-export class HistogramChild {
-  readonly counts: Float64Array;
-  sum = 0;
-  count = 0;
-  constructor(readonly bounds: Float64Array) {
-    this.counts = new Float64Array(bounds.length);
-  }
-
-  observe(v: number): void {
-    const b = this.bounds;
-    // Non-cumulative per-bucket counts; made cumulative at render time.
-    let i = 0;
-    while (i < b.length && v > (b[i] as number)) i++;
-    if (i < b.length) (this.counts as Float64Array)[i] = (this.counts[i] as number) + 1;
-    this.sum += v;
-    this.count++;
-  }
-
-  /** Replaces the content with the sum of snapshots taken elsewhere (same bounds). */
-  load(snapshots: readonly LocalHistogramData[]): void {
-    this.counts.fill(0);
-    this.sum = 0;
-    this.count = 0;
-    for (const s of snapshots) {
-      for (let i = 0; i < this.counts.length; i++) this.counts[i] = (this.counts[i] as number) + (s.counts[i] ?? 0);
-      this.sum += s.sum;
-      this.count += s.count;
-    }
-  }
-}
-
-export class Histogram implements Family {
-  readonly type = 'histogram' as const;
-  readonly bounds: Float64Array;
-  readonly #children = new Map<string, { values: LabelValues; child: HistogramChild }>();
-  constructor(
-    readonly name: string,
-    readonly help: string,
-    buckets: readonly number[],
-    readonly labelNames: readonly string[] = [],
-  ) {
-    const sorted = [...buckets].sort((a, b) => a - b);
-    this.bounds = Float64Array.from(sorted);
-  }
-
-  labels(...values: string[]): HistogramChild {
-    const key = values.join(SEP);
-    let e = this.#children.get(key);
-    if (e === undefined) {
-      checkLabels(this.name, this.labelNames, values);
-      e = { values, child: new HistogramChild(this.bounds) };
-      this.#children.set(key, e);
-    }
-    return e.child;
-  }
-
-  observe(v: number): void {
-    this.labels().observe(v);
-  }
-
-  render(out: string[]): void {
-    for (const { values, child } of this.#children.values()) {
-      let cumulative = 0;
-      for (let i = 0; i < this.bounds.length; i++) {
-        cumulative += child.counts[i] as number;
-        const le = `le="${num(this.bounds[i] as number)}"`;
-        out.push(`${this.name}_bucket${labelText(this.labelNames, values, le)} ${cumulative}`);
-      }
-      out.push(`${this.name}_bucket${labelText(this.labelNames, values, 'le="+Inf"')} ${child.count}`);
-      out.push(`${this.name}_sum${labelText(this.labelNames, values)} ${num(child.sum)}`);
-      out.push(`${this.name}_count${labelText(this.labelNames, values)} ${child.count}`);
-    }
-  }
-}
-
-export class Registry {
-  readonly #families = new Map<string, Family>();
-  readonly #refreshers: (() => Promise<void>)[] = [];
-
-  /** Registers an asynchronous refresh run before each scrape (worker stats, database counts). */
-  beforeScrape(fn: () => Promise<void>): void {
-    this.#refreshers.push(fn);
-  }
-
-  /** Runs the refreshers (each bounded by `timeoutMs`; a failing one is skipped), then renders. */
-  async collect(timeoutMs = 5000): Promise<string> {
-    await Promise.all(
-      this.#refreshers.map((fn) => {
-        let timer: NodeJS.Timeout | undefined;
-        const timeout = new Promise<void>((resolve) => {
-          timer = setTimeout(resolve, timeoutMs);
-        });
-        return Promise.race([fn().catch(() => {}), timeout]).finally(() => clearTimeout(timer));
-      }),
-    );
-    return this.render();
-  }
-
-  #add<F extends Family>(f: F): F {
-    if (this.#families.has(f.name)) throw new Error(`metric ${f.name} registered twice`);
-    this.#families.set(f.name, f);
-    return f;
-  }
-
-  counter(name: string, help: string, labelNames: readonly string[] = []): Counter {
-    return this.#add(new Counter(name, help, labelNames));
-  }
-
-  gauge(name: string, help: string, labelNames: readonly string[] = []): Gauge {
-    return this.#add(new Gauge(name, help, labelNames));
-  }
-
-  histogram(name: string, help: string, buckets: readonly number[], labelNames: readonly string[] = []): Histogram {
-    return this.#add(new Histogram(name, help, buckets, labelNames));
-  }
-
-  /** The Prometheus text exposition format (version 0.0.4). */
-  render(): string {
-    const out: string[] = [];
-    for (const f of this.#families.values()) {
-      out.push(`# HELP ${f.name} ${f.help.replace(/\\/g, '\\\\').replace(/\n/g, '\\n')}`);
-      out.push(`# TYPE ${f.name} ${f.type}`);
-      f.render(out);
-    }
-    return `${out.join('\n')}\n`;
-  }
-}
-
-export const PROMETHEUS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
+export {
+  Counter,
+  CounterChild,
+  Gauge,
+  type GaugeSample,
+  Histogram,
+  HistogramChild,
+  type LabelValues,
+  LocalHistogram,
+  type LocalHistogramData,
+  PROMETHEUS_CONTENT_TYPE,
+  Registry,
+} from './prometheus.js';
 
 /** Latency buckets in seconds: 100 µs to 2.5 s, dense below 10 ms where decisions live. */
 export const LATENCY_BUCKETS_SECONDS = [
@@ -421,10 +144,6 @@ export class ServiceMetrics {
     'Authorizations sent to a shard and not yet answered, by shard.',
     ['shard'],
   );
-  readonly processResidentBytes = this.registry.gauge(
-    'asas_process_resident_memory_bytes',
-    'Resident set size of the process.',
-  );
   readonly clusterShardsOwned = this.registry.gauge(
     'asas_cluster_shards_owned',
     'Virtual shards (of 1024) this instance decides for; several instances on one database only.',
@@ -438,7 +157,9 @@ export class ServiceMetrics {
   readonly processUptime = this.registry.gauge('asas_process_uptime_seconds', 'Seconds since the process started.');
 
   constructor() {
-    this.processResidentBytes.collect(() => [[[], process.memoryUsage.rss()]]);
+    // prom-client's process and runtime metrics (asas_process_*, asas_nodejs_*), among them
+    // asas_process_resident_memory_bytes, which this class exposed itself before.
+    this.registry.include(runtimeMetrics());
     this.processHeapBytes.collect(() => [[[], process.memoryUsage().heapUsed]]);
     this.processUptime.collect(() => [[[], process.uptime()]]);
   }
@@ -484,7 +205,8 @@ export class ServiceMetrics {
     this.webhookDeliveries.labels(outcome).inc();
   }
 
-  render(): string {
+  /** The exposition as it stands, without the scrape-time refresh. */
+  render(): Promise<string> {
     return this.registry.render();
   }
 
