@@ -194,24 +194,43 @@ export class ShardedEngine implements DecisionEngine {
       if (shard.queue.length === 0) continue;
       const waiters = shard.queue;
       shard.queue = [];
-      const requests = new Array<AuthorizeRequest>(waiters.length);
-      for (let i = 0; i < waiters.length; i++) requests[i] = (waiters[i] as Waiter).request;
-      shard.run({ kind: 'authorize', requests }).then(
-        (results) => {
-          shard.pending -= waiters.length;
-          const committed = deliver(waiters, results as readonly AuthorizeWireResult[]);
-          if (this.#onCommitted !== null) {
-            if (committed.live) this.#onCommitted('live');
-            if (committed.sandbox) this.#onCommitted('sandbox');
-          }
-        },
-        (err: unknown) => {
-          shard.pending -= waiters.length;
-          this.#log.error({ err, shard: shard.index, requests: waiters.length }, 'shard task failed; safe decisions');
-          for (const w of waiters) w.resolve(toReply(safeDecision(w.request)));
-        },
-      );
+      this.#send(shard, waiters);
     }
+  }
+
+  /** Sends `waiters` to `shard` as one task and answers each from its result. */
+  #send(shard: Shard, waiters: Waiter[]): void {
+    const requests = new Array<AuthorizeRequest>(waiters.length);
+    for (let i = 0; i < waiters.length; i++) requests[i] = (waiters[i] as Waiter).request;
+    shard.run({ kind: 'authorize', requests }).then(
+      (results) => {
+        shard.pending -= waiters.length;
+        const committed = deliver(waiters, results as readonly AuthorizeWireResult[]);
+        if (this.#onCommitted !== null) {
+          if (committed.live) this.#onCommitted('live');
+          if (committed.sandbox) this.#onCommitted('sandbox');
+        }
+      },
+      (err: unknown) => {
+        shard.pending -= waiters.length;
+        if (waiters.length > 1) {
+          // One request must not cost its batch-mates (other tenants) their decisions: a task
+          // that failed as a whole (e.g. a request the thread boundary cannot carry) is sent
+          // again one request per task, so only the request at fault gets the safe decision.
+          this.#log.warn(
+            { err, shard: shard.index, requests: waiters.length },
+            'shard task failed; retrying one by one',
+          );
+          for (const w of waiters) {
+            shard.pending++;
+            this.#send(shard, [w]);
+          }
+          return;
+        }
+        this.#log.error({ err, shard: shard.index, requests: 1 }, 'shard task failed; safe decision');
+        for (const w of waiters) w.resolve(toReply(safeDecision(w.request)));
+      },
+    );
   }
 
   async invalidateAgent(env: Environment, agentId: string): Promise<void> {

@@ -37,8 +37,10 @@ const ASCII = /^[\x00-\x7f]*$/;
 const PERCENT = /%[0-9a-f]{2}/i;
 const ENTITY = /&(#x[0-9a-f]+|#\d+|[a-z]+);/gi;
 const BASE64_RUN = /[A-Za-z0-9+/]{16,}={0,2}/g;
+// The optional word and its spaces are one group: `\s*(word)?\s*` let two space runs split one
+// run in every way, quadratic in its length (183 ms of shard CPU for "system" and 4,000 spaces).
 const MARKER =
-  /(^|[\s[<({|])(system|sys|admin|administrator|root|developer|assistant|operator)\s*(prompt|message|override|note|instruction)?\s*[:\]>|]\s*\S/;
+  /(^|[\s[<({|])(system|sys|admin|administrator|root|developer|assistant|operator)\s*(?:(prompt|message|override|note|instruction)\s*)?[:\]>|]\s*\S/;
 const CHAT_TOKENS = /<\|?(im_start|im_end|system|endoftext)\|?>|\[\/?inst\]|<<sys>>/;
 
 /** Confusable letters (Cyrillic, Greek, Latin look-alikes) and leetspeak -> Latin. */
