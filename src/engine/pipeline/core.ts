@@ -8,40 +8,36 @@
 import { newId } from '../../domain/ids.js';
 import { formatAmount, parseAmount, toJsonNumber, type Units } from '../../domain/money.js';
 import type { AuditRow, AuthorizeRequest, Decision, DecisionCore, EngineEvent, Evaluation } from '../contract.js';
+import {
+  type AgentState,
+  type MandateState,
+  OUTCOME_APPROVE,
+  OUTCOME_MANDATE_DECLINE,
+  OUTCOME_OTHER_DECLINE,
+  OUTCOME_STEP_UP,
+  type SessionState,
+  type TrustLevel,
+  type Zone,
+} from './agent-state.js';
+import { dayKeyOf, monthKeyOf } from './calendar.js';
+import { addMerchantDecline, learnApproval, MANDATE_GATES, pointsToCompromise } from './evidence.js';
 import { assessIntent, type IntentResult } from './intent.js';
+import { loadAgentState } from './load.js';
 import { checkMandate, rollTotals, selectMandate } from './mandate-check.js';
 import { estimateStateBytes } from './memory.js';
 import { type Gate, REASONS, type ReasonCode, STEP_UP_RECOMMENDATION } from './reasons.js';
-import { assessRisk, COUNTRY_JUMP_THRESHOLD, type RiskResult, recordMerchantEvidence } from './risk.js';
-import { ROLLUP_AFTER_ROWS, refreshRollup } from './rollup.js';
-import { recordInSession } from './sessions.js';
 import {
-  type AgentState,
-  addMerchantDecline,
   countryNovelty,
-  dayKeyOf,
-  learnApproval,
-  loadAgentState,
-  MANDATE_GATES,
-  type MandateState,
-  merchantKeyOf,
-  monthKeyOf,
   NOVEL_APPROVED,
   NOVEL_CONFIRMED,
   NOVEL_REFUSED,
   noteApproval,
   noteNovelCountry,
-  OUTCOME_APPROVE,
-  OUTCOME_MANDATE_DECLINE,
-  OUTCOME_OTHER_DECLINE,
-  OUTCOME_STEP_UP,
-  openSession,
-  pointsToCompromise,
-  recordOutcome,
-  type SessionState,
-  type TrustLevel,
-  type Zone,
-} from './state.js';
+} from './recent.js';
+import { assessRisk, COUNTRY_JUMP_THRESHOLD, type RiskResult, recordMerchantEvidence } from './risk.js';
+import { ROLLUP_AFTER_ROWS, refreshRollup } from './rollup.js';
+import { openSession, recordInSession } from './sessions.js';
+import { merchantKeyOf, recordOutcome } from './state.js';
 import { addPendingStepUp, consumePendingStepUp, findPendingStepUp } from './step-up.js';
 import { groupsOfMcc } from './taxonomy.js';
 import {
@@ -662,5 +658,5 @@ export const decisionCore: DecisionCore<AgentState> = {
   },
 };
 
-export type { AgentState } from './state.js';
+export type { AgentState } from './agent-state.js';
 export { setThresholdOverrides } from './state.js';

@@ -2,23 +2,12 @@
 // of documented contributions; the gates compare exact counts and exact amounts.
 import type { Units } from '../../domain/money.js';
 import type { AuthorizeRequest } from '../contract.js';
-import {
-  type AgentState,
-  type AmountBaseline,
-  approvalsAtSince,
-  burstSize,
-  countBurst,
-  countryNovelty,
-  LARGE_Z,
-  type MandateState,
-  medianMad,
-  NOVEL_CONFIRMED,
-  NOVEL_REFUSED,
-  RECENT_SIZE,
-  SHARE_BASELINE,
-} from './state.js';
+import { type AgentState, type MandateState, RECENT_SIZE } from './agent-state.js';
+import { LARGE_Z, medianMad, SHARE_BASELINE } from './amount-stats.js';
+import { approvalsAtSince, burstSize, countBurst, countryNovelty, NOVEL_CONFIRMED, NOVEL_REFUSED } from './recent.js';
+import type { AmountBaseline } from './rings.js';
 
-export { MIN_LOG_SPREAD, medianMad, PRIOR_LOG_SPREAD, PRIOR_WEIGHT } from './state.js';
+export { MIN_LOG_SPREAD, medianMad, PRIOR_LOG_SPREAD, PRIOR_WEIGHT } from './amount-stats.js';
 
 import { G_DINING, G_TRAVEL, groupsOfIntent, groupsOfMcc, regionOf } from './taxonomy.js';
 
@@ -184,7 +173,7 @@ function principalFlagged(principalId: string, merchant: string): boolean {
 
 /**
  * Bursts are judged once the agent's pace is learned (amount_outlier_min_history approvals) and
- * only when bursts were not part of it (state.ts noteApproval).
+ * only when bursts were not part of it (recent.ts noteApproval).
  */
 function judgesBursts(state: AgentState): boolean {
   return !state.burstsNormal && state.stats.approved >= state.thresholds.amount_outlier_min_history;
