@@ -4,8 +4,9 @@ import { INJECTIONS, OBFUSCATIONS, obfuscate, Rng } from '../../bench/quality/co
 import { pointsToCompromise } from '../../src/engine/pipeline/evidence.js';
 import { decodeEmbedded, detectInjection, normalizeText } from '../../src/engine/pipeline/injection.js';
 import { intentSimilarity } from '../../src/engine/pipeline/intent.js';
+import { newCountryChance } from '../../src/engine/pipeline/recent.js';
 import { AmountBaseline } from '../../src/engine/pipeline/rings.js';
-import { explainsLarge, medianMad, newCountryChance } from '../../src/engine/pipeline/risk.js';
+import { explainsLarge, medianMad } from '../../src/engine/pipeline/risk.js';
 import { groupsOfIntent, groupsOfMcc, HIGH_RISK_GROUPS } from '../../src/engine/pipeline/taxonomy.js';
 import { agent, DAY, decide, HOUR, mandate, request, T0 } from './support.js';
 

@@ -1,5 +1,6 @@
 // The short rings of recent requests: approvals at one merchant (bursts, and whether bursts are
-// the agent's normal pace) and requests in countries new to the agent (country jumps).
+// the agent's normal pace) and requests in countries new to the agent (country jumps: how new a
+// country is, how expected a new one is, and how persistently the agent goes on in it).
 import { type AgentState, RECENT_SIZE } from './agent-state.js';
 import type { Thresholds } from './thresholds.js';
 
@@ -77,4 +78,51 @@ export function noteRequest(state: AgentState, merchant: string, nowMs: number):
   state.recentMs[state.recentHead] = nowMs;
   state.recentMerchants[state.recentHead] = merchant;
   state.recentHead = (state.recentHead + 1) % RECENT_SIZE;
+}
+
+/**
+ * Persistence of a jump: the requests the agent made in `country` since `fromMs` while it was
+ * new: `approved` counts the approved ones since `spreeFromMs`, `refused` those not approved (a STEP_UP nobody
+ * confirmed, a DECLINE) since the Principal last confirmed a STEP_UP there.
+ */
+export function recentNovel(
+  state: AgentState,
+  country: string,
+  fromMs: number,
+  spreeFromMs: number,
+): { refused: number; approved: number } {
+  let confirmedAt = Number.NEGATIVE_INFINITY;
+  let approved = 0;
+  for (let i = 0; i < RECENT_SIZE; i++) {
+    const at = state.novelMs[i] as number;
+    const outcome = state.novelApproved[i] as number;
+    if (at < fromMs || state.novelCountries[i] !== country || outcome === NOVEL_REFUSED) continue;
+    if (at >= spreeFromMs) approved++;
+    if (outcome === NOVEL_CONFIRMED && at > confirmedAt) confirmedAt = at;
+  }
+  let refused = 0;
+  for (let i = 0; i < RECENT_SIZE; i++) {
+    const at = state.novelMs[i] as number;
+    if (
+      at >= fromMs &&
+      at > confirmedAt &&
+      state.novelCountries[i] === country &&
+      state.novelApproved[i] === NOVEL_REFUSED
+    )
+      refused++;
+  }
+  return { refused, approved };
+}
+
+/**
+ * How expected a new country is from the agent's own record: the chance that its next
+ * approval is in a country it never paid in, estimated as k / (n + k) from its n approvals
+ * with a country in k countries (a Chinese-restaurant estimate). An agent that pays in one
+ * country 15 times: 0.06; one that spread 10 approvals over 4 countries: 0.29.
+ */
+export function newCountryChance(state: AgentState): number {
+  let n = 0;
+  for (const c of state.countries.values()) n += c.approvals;
+  const k = state.countries.size;
+  return n + k === 0 ? 1 : k / (n + k);
 }

@@ -10,6 +10,7 @@ import {
   OUTCOME_STEP_UP,
 } from './agent-state.js';
 import { addMerchantDecline, learnApproval, MANDATE_GATES, pointsToCompromise } from './evidence.js';
+import { recordMerchantEvidence } from './principal-evidence.js';
 import {
   countryNovelty,
   NOVEL_APPROVED,
@@ -18,7 +19,6 @@ import {
   noteApproval,
   noteNovelCountry,
 } from './recent.js';
-import { recordMerchantEvidence } from './risk.js';
 import { recordOutcome } from './state.js';
 import type { Work } from './work.js';
 
