@@ -11,12 +11,17 @@ export type Zone = 'GREEN' | 'AMBER' | 'RED' | 'CRITICAL';
 
 /** Decisions kept for mandate compliance (share of mandate-gate declines). */
 export const OUTCOME_HISTORY_SIZE = 20;
+/** Sessions kept per agent (the least recently opened one is evicted). */
 export const MAX_SESSIONS = 32;
+/** STEP_UPs awaiting confirmation kept per agent. */
 export const MAX_PENDING_STEP_UPS = 8;
+/** Merchants whose declines pointing to compromise are counted (merchantDeclines). */
 export const MAX_FLAGGED_MERCHANTS = 64;
-
+/** Countries the agent was approved in that are remembered. */
 export const MAX_COUNTRIES = 64;
+/** Merchants the agent was approved at that are remembered. */
 export const MAX_KNOWN_MERCHANTS = 256;
+/** Slots of the rings of recent approvals and of requests in new countries (recent.ts). */
 export const RECENT_SIZE = 8;
 
 /** Outcome codes kept in AgentState.outcomes. */

@@ -4,7 +4,7 @@ import type { Units } from '../../domain/money.js';
 
 /** Approved amounts kept for the agent's baseline (mean approved amount). */
 export const AMOUNT_HISTORY_SIZE = 50;
-
+/** Approved amounts (as logs) kept by an AmountBaseline. */
 export const BASELINE_SIZE = 32;
 
 /**

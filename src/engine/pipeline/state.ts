@@ -29,7 +29,7 @@ export interface AgentSeed {
   overrides?: ThresholdOverrides | null;
 }
 
-/** A fresh state with no history (load() fills it from the database; tests use it directly). */
+/** A fresh state with no history (loadAgentState fills it from the database; tests use it directly). */
 export function newAgentState(seed: AgentSeed): AgentState {
   const thresholds = mergeThresholds(seed.overrides ?? {});
   return {
