@@ -221,7 +221,8 @@ async function addTokens(add: (name: string, fn: Fn) => void): Promise<void> {
 /** The decision pipeline's evaluate() on an in-memory agent (an approval and a decline). */
 async function addPipeline(add: (name: string, fn: Fn) => void): Promise<void> {
   const { evaluate } = await import('../src/engine/pipeline/core.js');
-  const { mandateFromRow, newAgentState } = await import('../src/engine/pipeline/state.js');
+  const { mandateFromRow } = await import('../src/engine/pipeline/mandate-row.js');
+  const { newAgentState } = await import('../src/engine/pipeline/state.js');
   const now = Date.now();
   const day = 86_400_000;
   const fresh = () =>

@@ -5,17 +5,17 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import type { AuthorizeRequest } from '../../src/engine/contract.js';
-import { evaluate } from '../../src/engine/pipeline/core.js';
-import { estimateStateBytes } from '../../src/engine/pipeline/memory.js';
 import {
   type AgentState,
-  AMOUNT_HISTORY_SIZE,
   MAX_FLAGGED_MERCHANTS,
   MAX_PENDING_STEP_UPS,
   MAX_SESSIONS,
   type MandateState,
-  newAgentState,
-} from '../../src/engine/pipeline/state.js';
+} from '../../src/engine/pipeline/agent-state.js';
+import { evaluate } from '../../src/engine/pipeline/core.js';
+import { estimateStateBytes } from '../../src/engine/pipeline/memory.js';
+import { AMOUNT_HISTORY_SIZE } from '../../src/engine/pipeline/rings.js';
+import { newAgentState } from '../../src/engine/pipeline/state.js';
 import type { ThresholdOverrides } from '../../src/engine/pipeline/thresholds.js';
 import { mandate, request, T0 } from './support.js';
 

@@ -5,8 +5,8 @@ import pino from 'pino';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuditRow, Evaluation } from '../../src/engine/contract.js';
+import type { AgentState } from '../../src/engine/pipeline/agent-state.js';
 import { decisionCore } from '../../src/engine/pipeline/core.js';
-import type { AgentState } from '../../src/engine/pipeline/state.js';
 import { migrate } from '../../src/storage/migrate.js';
 import { request, T0 } from './support.js';
 

@@ -1,7 +1,9 @@
 // Builders for unit tests of the decision core: agent states, mandates and requests.
 import type { AuthorizeRequest } from '../../src/engine/contract.js';
+import type { AgentState, MandateState } from '../../src/engine/pipeline/agent-state.js';
 import { evaluate } from '../../src/engine/pipeline/core.js';
-import { type AgentState, type MandateState, mandateFromRow, newAgentState } from '../../src/engine/pipeline/state.js';
+import { mandateFromRow } from '../../src/engine/pipeline/mandate-row.js';
+import { newAgentState } from '../../src/engine/pipeline/state.js';
 import type { ThresholdOverrides } from '../../src/engine/pipeline/thresholds.js';
 
 export const T0 = Date.UTC(2025, 4, 14, 12, 0, 0);

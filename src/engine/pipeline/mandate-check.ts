@@ -2,7 +2,7 @@
 // All money comparisons are bigint: a 0.30 cap is filled exactly by 0.10 + 0.20.
 import type { Units } from '../../domain/money.js';
 import type { AuthorizeRequest } from '../contract.js';
-import type { MandateState } from './state.js';
+import type { MandateState } from './agent-state.js';
 
 export type SelectionReason =
   | 'no_active_mandate'

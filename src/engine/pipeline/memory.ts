@@ -8,7 +8,7 @@
 // estimate within a tolerance of such a measurement). The estimate is O(sessions + mandates) to
 // compute and is computed after every decision, so it uses counts and string lengths the state
 // already tracks, never a walk of the whole object graph.
-import type { AgentState, MandateState } from './state.js';
+import type { AgentState, MandateState } from './agent-state.js';
 
 /** The state of an agent without mandates or history (objects, maps, windows, thresholds). */
 export const STATE_BASE_BYTES = 4950;

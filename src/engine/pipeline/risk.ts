@@ -2,23 +2,13 @@
 // of documented contributions; the gates compare exact counts and exact amounts.
 import type { Units } from '../../domain/money.js';
 import type { AuthorizeRequest } from '../contract.js';
-import {
-  type AgentState,
-  type AmountBaseline,
-  approvalsAtSince,
-  burstSize,
-  countBurst,
-  countryNovelty,
-  LARGE_Z,
-  type MandateState,
-  medianMad,
-  NOVEL_CONFIRMED,
-  NOVEL_REFUSED,
-  RECENT_SIZE,
-  SHARE_BASELINE,
-} from './state.js';
+import type { AgentState, MandateState } from './agent-state.js';
+import { LARGE_Z, medianMad, SHARE_BASELINE } from './amount-stats.js';
+import { principalFlagged } from './principal-evidence.js';
+import { approvalsAtSince, burstSize, countBurst, countryNovelty, newCountryChance, recentNovel } from './recent.js';
+import type { AmountBaseline } from './rings.js';
 
-export { MIN_LOG_SPREAD, medianMad, PRIOR_LOG_SPREAD, PRIOR_WEIGHT } from './state.js';
+export { MIN_LOG_SPREAD, medianMad, PRIOR_LOG_SPREAD, PRIOR_WEIGHT } from './amount-stats.js';
 
 import { G_DINING, G_TRAVEL, groupsOfIntent, groupsOfMcc, regionOf } from './taxonomy.js';
 
@@ -161,80 +151,12 @@ export function trustFactor(state: AgentState): number {
   return 0.5 * level + 0.5 * (state.kyaScore ?? 0);
 }
 
-// Evidence across a Principal: merchant -> compromise-pointing declines by any of its agents
-// decided on this thread (bounded; cleared when full). The per-agent counts are in the state.
-const principalEvidence = new Map<string, number>();
-const PRINCIPAL_EVIDENCE_SIZE = 50_000;
-/** Declines pointing to compromise, by any agent of the Principal, that flag a merchant. */
-export const PRINCIPAL_FLAG_COUNT = 2;
-
-export function recordMerchantEvidence(principalId: string, merchant: string): void {
-  if (merchant === '') return;
-  const key = `${principalId}\u0000${merchant}`;
-  if (principalEvidence.size >= PRINCIPAL_EVIDENCE_SIZE) principalEvidence.clear();
-  principalEvidence.set(key, (principalEvidence.get(key) ?? 0) + 1);
-}
-
-function principalFlagged(principalId: string, merchant: string): boolean {
-  return (
-    principalEvidence.size > 0 &&
-    (principalEvidence.get(`${principalId}\u0000${merchant}`) ?? 0) >= PRINCIPAL_FLAG_COUNT
-  );
-}
-
 /**
  * Bursts are judged once the agent's pace is learned (amount_outlier_min_history approvals) and
- * only when bursts were not part of it (state.ts noteApproval).
+ * only when bursts were not part of it (recent.ts noteApproval).
  */
 function judgesBursts(state: AgentState): boolean {
   return !state.burstsNormal && state.stats.approved >= state.thresholds.amount_outlier_min_history;
-}
-
-/**
- * Persistence of a jump: the requests the agent made in `country` since `fromMs` while it was
- * new: `approved` counts the approved ones since `spreeFromMs`, `refused` those not approved (a STEP_UP nobody
- * confirmed, a DECLINE) since the Principal last confirmed a STEP_UP there.
- */
-export function recentNovel(
-  state: AgentState,
-  country: string,
-  fromMs: number,
-  spreeFromMs: number,
-): { refused: number; approved: number } {
-  let confirmedAt = Number.NEGATIVE_INFINITY;
-  let approved = 0;
-  for (let i = 0; i < RECENT_SIZE; i++) {
-    const at = state.novelMs[i] as number;
-    const outcome = state.novelApproved[i] as number;
-    if (at < fromMs || state.novelCountries[i] !== country || outcome === NOVEL_REFUSED) continue;
-    if (at >= spreeFromMs) approved++;
-    if (outcome === NOVEL_CONFIRMED && at > confirmedAt) confirmedAt = at;
-  }
-  let refused = 0;
-  for (let i = 0; i < RECENT_SIZE; i++) {
-    const at = state.novelMs[i] as number;
-    if (
-      at >= fromMs &&
-      at > confirmedAt &&
-      state.novelCountries[i] === country &&
-      state.novelApproved[i] === NOVEL_REFUSED
-    )
-      refused++;
-  }
-  return { refused, approved };
-}
-
-/**
- * How expected a new country is from the agent's own record: the chance that its next
- * approval is in a country it never paid in, estimated as k / (n + k) from its n approvals
- * with a country in k countries (a Chinese-restaurant estimate). An agent that pays in one
- * country 15 times: 0.06; one that spread 10 approvals over 4 countries: 0.29.
- */
-export function newCountryChance(state: AgentState): number {
-  let n = 0;
-  for (const c of state.countries.values()) n += c.approvals;
-  const k = state.countries.size;
-  return n + k === 0 ? 1 : k / (n + k);
 }
 
 /** Scores the request against the agent's own windows and baselines. Does not mutate state. */

@@ -10,8 +10,7 @@
 // `upto`, so two refreshes racing (two shards after a resize, say) cannot count a row twice.
 import { fromDb, toDb, type Units } from '../../domain/money.js';
 import type { Sql } from '../../storage/db.js';
-// state.ts imports this module too; only functions cross the cycle, called after both load.
-import { dayStartMs, monthStartMs } from './state.js';
+import { dayStartMs, monthStartMs } from './calendar.js';
 
 /** Audit rows past an agent's rollup after which the worker refreshes it. */
 export const ROLLUP_AFTER_ROWS = 5_000;

@@ -2,7 +2,7 @@
 // only when an unexpired STEP_UP was issued to the same agent for the same amount, currency
 // and merchant. Mandate gates and every DECLINE gate still apply.
 import type { Units } from '../../domain/money.js';
-import { type AgentState, MAX_PENDING_STEP_UPS, type PendingStepUp } from './state.js';
+import { type AgentState, MAX_PENDING_STEP_UPS, type PendingStepUp } from './agent-state.js';
 
 /** Drops expired step-ups; returns the index of a match, or -1. */
 export function findPendingStepUp(

@@ -4,9 +4,6 @@
 // "Trust promotion").
 import type { Units } from '../../domain/money.js';
 import type { AuthorizeRequest } from '../contract.js';
-import type { IntentResult } from './intent.js';
-import type { RiskResult } from './risk.js';
-import { round4 } from './risk.js';
 import {
   type AgentState,
   type Derived,
@@ -15,8 +12,11 @@ import {
   type SessionState,
   type TrustLevel,
   type Zone,
-  zoneOf,
-} from './state.js';
+} from './agent-state.js';
+import type { IntentResult } from './intent.js';
+import type { RiskResult } from './risk.js';
+import { round4 } from './risk.js';
+import { zoneOf } from './state.js';
 import type { Thresholds } from './thresholds.js';
 
 const HOUR_MS = 3_600_000;

@@ -1,0 +1,195 @@
+// The in-memory state of one agent actor: its shape and the bounds of what it keeps. The
+// database stays the truth: everything here is either a copy of a row (agent, mandates,
+// thresholds) or derived from the audit log (running totals, windows, sessions, step-ups).
+// Types and constants only: state.ts creates a state, load.ts rebuilds one from PostgreSQL.
+import type { Units } from '../../domain/money.js';
+import type { AmountBaseline, AmountHistory, TimeWindow } from './rings.js';
+import type { ThresholdOverrides, Thresholds } from './thresholds.js';
+
+export type TrustLevel = 'REGISTERED' | 'VERIFIED' | 'TRUSTED';
+export type Zone = 'GREEN' | 'AMBER' | 'RED' | 'CRITICAL';
+
+/** Decisions kept for mandate compliance (share of mandate-gate declines). */
+export const OUTCOME_HISTORY_SIZE = 20;
+/** Sessions kept per agent (the least recently opened one is evicted). */
+export const MAX_SESSIONS = 32;
+/** STEP_UPs awaiting confirmation kept per agent. */
+export const MAX_PENDING_STEP_UPS = 8;
+/** Merchants whose declines pointing to compromise are counted (merchantDeclines). */
+export const MAX_FLAGGED_MERCHANTS = 64;
+/** Countries the agent was approved in that are remembered. */
+export const MAX_COUNTRIES = 64;
+/** Merchants the agent was approved at that are remembered. */
+export const MAX_KNOWN_MERCHANTS = 256;
+/** Slots of the rings of recent approvals and of requests in new countries (recent.ts). */
+export const RECENT_SIZE = 8;
+
+/** Outcome codes kept in AgentState.outcomes. */
+export const OUTCOME_NONE = 0;
+export const OUTCOME_APPROVE = 1;
+export const OUTCOME_MANDATE_DECLINE = 2;
+export const OUTCOME_OTHER_DECLINE = 3;
+export const OUTCOME_STEP_UP = 4;
+
+export interface MandateState {
+  readonly id: string;
+  readonly card: boolean;
+  readonly crypto: boolean;
+  readonly currency: string;
+  readonly perTransaction: Units;
+  readonly daily: Units | null;
+  readonly monthly: Units | null;
+  /** Per-transfer cap of the crypto block (onboarding plane max_transfer). */
+  readonly cryptoMaxTransfer: Units | null;
+  readonly allowedMccs: ReadonlySet<string> | null;
+  readonly blockedMccs: ReadonlySet<string> | null;
+  /** Alpha-3, upper case. */
+  readonly allowedCountries: ReadonlySet<string> | null;
+  readonly blockedCountries: ReadonlySet<string> | null;
+  /** Lower case. */
+  readonly allowedChains: ReadonlySet<string> | null;
+  readonly allowedAssets: ReadonlySet<string> | null;
+  readonly allowedCounterparties: ReadonlySet<string> | null;
+  readonly validFromMs: number;
+  readonly validUntilMs: number;
+  readonly createdAtMs: number;
+  // Running APPROVED totals of the current UTC day and month.
+  dayKey: number;
+  dayAmount: Units;
+  dayCount: number;
+  monthKey: number;
+  monthAmount: Units;
+  monthCount: number;
+}
+
+export interface SessionState {
+  /** Consecutive DECLINEs that point to compromise (pacing and mandate caps do not count). */
+  consecutiveDenials: number;
+  terminated: boolean;
+  /** task_reference that opened the session (null after a reload until the next request). */
+  task: string | null;
+  /** Root of the task_reference hierarchy of the session ("reading-list" of "reading-list/item-3"). */
+  root: string | null;
+  /** intent_type of the request that opened the session (null after a reload). */
+  intentType: string | null;
+  /** MCC groups (taxonomy.ts bits) of the session's approved requests. */
+  groups: number;
+  /** Distinct merchant keys seen in the session. */
+  merchants: string[];
+  lastSeenMs: number;
+  /** Characters of the strings the session holds (its id, task and merchants), for the memory estimate. */
+  chars: number;
+}
+
+export interface PendingStepUp {
+  readonly authorizationId: string;
+  readonly amount: Units;
+  readonly currency: string;
+  readonly merchant: string;
+  readonly expiresAtMs: number;
+}
+
+/** Thresholds with the values the hot path needs precomputed (ms, bigint multipliers). */
+export interface Derived {
+  readonly velocityWindowMs: number;
+  readonly rapidWindowMs: number;
+  readonly stepUpWindowMs: number;
+  /** Multipliers as bigint counts of 10^-8. */
+  readonly multiplierAmber: Units;
+  readonly multiplierRed: Units;
+  readonly outlierMultiplier: Units;
+}
+
+export interface CountrySeen {
+  approvals: number;
+  firstMs: number;
+}
+
+export interface TrustStats {
+  approved: number;
+  declined: number;
+  stepUps: number;
+}
+
+export interface AgentState {
+  readonly agentId: string;
+  readonly principalId: string;
+  readonly clientId: string;
+  status: string;
+  trustLevel: TrustLevel;
+  /** kya_score as stored (2 decimals), null until the first decision scores it. */
+  kyaScore: number | null;
+  /** kya_score as NUMERIC text for the audit row. */
+  kyaText: string | null;
+  readonly createdAtMs: number;
+  /** The agent's declared capabilities, lower case (goal misalignment reads them). */
+  readonly capabilities: readonly string[];
+  /** ACTIVE mandates, newest first. */
+  readonly mandates: MandateState[];
+  /** Estimated bytes of the mandates (memory.ts), fixed while the state is loaded. */
+  readonly mandateBytes: number;
+  overrides: ThresholdOverrides;
+  thresholds: Thresholds;
+  /** thresholdsVersion(thresholds), stored with every decision. */
+  thresholdsVersion: string;
+  derived: Derived;
+  readonly stats: TrustStats;
+  readonly amounts: AmountHistory;
+  /** Every decision (rapid-fire window). */
+  readonly requests: TimeWindow;
+  /** APPROVE decisions (velocity window). */
+  readonly approvals: TimeWindow;
+  /** Last OUTCOME_HISTORY_SIZE outcomes (OUTCOME_* codes), ring. */
+  readonly outcomes: Uint8Array;
+  outcomeHead: number;
+  /** Groups (taxonomy.ts bits) the agent's capabilities name. */
+  readonly capabilityGroups: number;
+  /** Groups of the MCCs the agent was approved at. */
+  groupsSeen: number;
+  /** Robust amount baselines (log amounts of approvals), per currency. */
+  readonly baselines: Map<string, AmountBaseline>;
+  /** Countries (alpha-3) the agent was approved in: approvals and first approval time. */
+  readonly countries: Map<string, CountrySeen>;
+  /** Merchants the agent was approved at (bounded: MAX_KNOWN_MERCHANTS). */
+  readonly knownMerchants: Set<string>;
+  /** Characters of the knownMerchants keys, for the memory estimate. */
+  knownChars: number;
+  /** The last RECENT_SIZE approvals: time and merchant key (bursts at one merchant). */
+  readonly recentMs: Float64Array;
+  readonly recentMerchants: string[];
+  recentHead: number;
+  /**
+   * Whether bursts at one merchant are this agent's normal pace: set when it had one while its
+   * pace was still being learned (fewer than amount_outlier_min_history approvals).
+   */
+  burstsNormal: boolean;
+  /** The last RECENT_SIZE requests in a country new to the agent (a jump goes on over several). */
+  readonly novelMs: Float64Array;
+  readonly novelCountries: string[];
+  /** NOVEL_REFUSED, NOVEL_APPROVED or NOVEL_CONFIRMED (approved on a confirmed STEP_UP). */
+  readonly novelApproved: Uint8Array;
+  novelHead: number;
+  /** Merchant key -> declines of this agent at that merchant that point to compromise. */
+  readonly merchantDeclines: Map<string, number>;
+  /** Characters of the merchantDeclines keys, for the memory estimate. */
+  merchantChars: number;
+  readonly sessions: Map<string, SessionState>;
+  readonly pendingStepUps: PendingStepUp[];
+  /**
+   * When the agent last got a STEP_UP for amount_outlier that no step_up_confirmed has cleared
+   * since (-Infinity: none): large amounts pushed while the Principal has not said yes weigh more.
+   */
+  unconfirmedOutlierMs: number;
+  /**
+   * When the agent last had an amount above amount_outlier_multiplier x its median approved
+   * without a confirmation (-Infinity: never): a second one soon after is an outlier.
+   */
+  lastLargeMs: number;
+  lastZone: Zone | null;
+  lastTrustScore: number | null;
+  /**
+   * Audit rows of the agent not summarised by its rollup (read past it at load, plus decisions
+   * since): past ROLLUP_AFTER_ROWS the worker refreshes the rollup in the background (rollup.ts).
+   */
+  auditRowsSinceRollup: number;
+}

@@ -1,0 +1,171 @@
+// Loading an agent's state from PostgreSQL: the agent row, its mandates, its audit totals
+// (rollup.ts) and its newest audit rows, replayed by history.ts.
+import { fromDb } from '../../domain/money.js';
+import type { Sql } from '../../storage/db.js';
+import type { AgentState, MandateState, TrustLevel } from './agent-state.js';
+import { dayStartMs, monthStartMs } from './calendar.js';
+import { type HistoryRow, replayHistory } from './history.js';
+import { dbTimeMs, type MandateRow, mandateFromRow } from './mandate-row.js';
+import { carried, fold, type MandateSums, rollupOf, totals } from './rollup.js';
+import { merchantKeyOf, newAgentState } from './state.js';
+import type { ThresholdOverrides } from './thresholds.js';
+
+/** Audit rows read at load to rebuild windows, sessions, baselines and pending step-ups. */
+export const RECENT_ROWS = 200;
+
+/**
+ * Loads an agent's state: the agent row with its Principal's threshold overrides and its
+ * audit rollup, its unexpired ACTIVE mandates and the newest expired one per rail coverage
+ * and currency, today's and this month's APPROVED totals per mandate with the all-time
+ * decision counts (the rollup plus the rows since its upto), and its RECENT_ROWS newest
+ * audit rows. Four queries, run one after another (the embedded database takes one query at
+ * a time), all on primary keys or the authorizations (agent_id, created_at) and mandates
+ * (agent_id, created_at) indexes.
+ */
+export async function loadAgentState(sql: Sql, agentId: string, nowMs: number): Promise<AgentState | null> {
+  const agents = await sql<
+    {
+      id: string;
+      principal_id: string;
+      client_id: string;
+      status: string;
+      trust_level: TrustLevel;
+      kya_score: string | null;
+      created_at: Date;
+      capabilities: string[] | null;
+      overrides: Record<string, unknown> | null;
+      rollup_upto: Date | null;
+      rollup_approved: string | null;
+      rollup_declined: string | null;
+      rollup_step_ups: string | null;
+      rollup_mandates: Record<string, MandateSums> | null;
+    }[]
+  >`
+    select a.id, a.principal_id, a.client_id, a.status, a.trust_level, a.kya_score::text as kya_score,
+           a.created_at, a.capabilities, t.overrides, r.upto as rollup_upto, r.approved::text as rollup_approved,
+           r.declined::text as rollup_declined, r.step_ups::text as rollup_step_ups,
+           r.mandates as rollup_mandates
+    from agents a left join thresholds t on t.principal_id = a.principal_id
+      left join agent_audit_rollups r on r.agent_id = a.id
+    where a.id = ${agentId}`;
+  const agent = agents[0];
+  if (!agent) return null;
+
+  // Every unexpired ACTIVE mandate (at most 100 per agent: src/runtime/mandate-store.ts) and, of
+  // the expired ones, only the newest of each group that mandateFromRow cannot tell apart in
+  // rail coverage and currency (the groups are finer than that: by the stored rails, whether
+  // the crypto block, chains and assets are set, and the currency as stored). That is all
+  // selectMandate can ever report (mandate_expired names the newest mandate covering the rail
+  // in the currency; currency_mismatch the newest covering the rail), so the expired mandates
+  // an agent piles up over the years are neither all read nor all kept.
+  const now = new Date(nowMs);
+  const mandateRows = await sql<MandateRow[]>`
+    with m as (
+      select id, rails, currency, max_amount_per_transaction::text as max_amount_per_transaction,
+             max_daily_amount::text as max_daily_amount, max_monthly_amount::text as max_monthly_amount,
+             allowed_mccs, blocked_mccs, allowed_countries, blocked_countries, allowed_chains,
+             allowed_assets, allowed_counterparties, crypto, valid_from, valid_until, created_at
+      from mandates
+      where agent_id = ${agentId} and status = 'ACTIVE'
+    ), kept as (
+      select * from m where valid_until > ${now}
+      union all
+      (select distinct on (rails, crypto is null, cardinality(allowed_chains) > 0,
+                           cardinality(allowed_assets) > 0, currency) *
+       from m where valid_until <= ${now}
+       order by rails, crypto is null, cardinality(allowed_chains) > 0, cardinality(allowed_assets) > 0,
+                currency, created_at desc, id desc)
+    )
+    select * from kept
+    order by created_at desc, id desc`;
+
+  // The rollup summarises the rows before its upto; only the rows since are read (rollup.ts).
+  const rollup = rollupOf(agent);
+  const rows = await totals(sql, agentId, {
+    from: rollup?.upto ?? null,
+    to: null,
+    monthStart: new Date(monthStartMs(nowMs)),
+    dayStart: new Date(dayStartMs(nowMs)),
+  });
+
+  const recent = await sql<
+    {
+      id: string;
+      amount: string;
+      currency: string;
+      mcc: string | null;
+      country: string | null;
+      decision: string;
+      reason_codes: string[];
+      gates_fired: string[];
+      merchant_id: string | null;
+      merchant_name: string | null;
+      session_id: string | null;
+      trust_score: string | null;
+      created_at: Date;
+    }[]
+  >`
+    select id, amount::text as amount, currency, mcc, country, decision, reason_codes, gates_fired, merchant_id,
+           merchant_name, session_id, trust_score::text as trust_score, created_at
+    from authorizations
+    where agent_id = ${agentId}
+    order by created_at desc, id desc
+    limit ${RECENT_ROWS}`;
+
+  const mandates: MandateState[] = [];
+  for (const row of mandateRows) mandates.push(mandateFromRow(row, nowMs));
+  const state = newAgentState({
+    agentId: agent.id,
+    principalId: agent.principal_id,
+    clientId: agent.client_id,
+    status: agent.status,
+    trustLevel: agent.trust_level,
+    kyaScore: agent.kya_score === null ? null : Number(agent.kya_score),
+    createdAtMs: dbTimeMs(agent.created_at),
+    capabilities: agent.capabilities,
+    mandates,
+    overrides: sanitizeOverrides(agent.overrides),
+  });
+
+  if (rollup !== null) {
+    state.stats.approved += rollup.approved;
+    state.stats.declined += rollup.declined;
+    state.stats.stepUps += rollup.stepUps;
+    for (const m of mandates) {
+      const c = carried(rollup, m.id, nowMs);
+      m.dayAmount = c.dayAmount;
+      m.dayCount = c.dayCount;
+      m.monthAmount = c.monthAmount;
+      m.monthCount = c.monthCount;
+    }
+  }
+  state.auditRowsSinceRollup = fold(rows, state.stats, (id) => mandates.find((m) => m.id === id) ?? null);
+
+  const history: HistoryRow[] = [];
+  for (let i = recent.length - 1; i >= 0; i--) {
+    const r = recent[i] as (typeof recent)[number];
+    history.push({
+      id: r.id,
+      amount: fromDb(r.amount) ?? 0n,
+      currency: r.currency,
+      mcc: r.mcc,
+      country: r.country,
+      decision: r.decision,
+      reasonCodes: r.reason_codes ?? [],
+      gatesFired: r.gates_fired ?? [],
+      merchant: merchantKeyOf(r.merchant_id, r.merchant_name),
+      sessionId: r.session_id,
+      trustScore: r.trust_score === null ? null : Number(r.trust_score),
+      atMs: dbTimeMs(r.created_at),
+    });
+  }
+  replayHistory(state, history, nowMs);
+  return state;
+}
+
+function sanitizeOverrides(raw: Record<string, unknown> | null): ThresholdOverrides {
+  if (!raw || typeof raw !== 'object') return {};
+  const out: Record<string, number> = {};
+  for (const [k, v] of Object.entries(raw)) if (typeof v === 'number' && Number.isFinite(v)) out[k] = v;
+  return out as ThresholdOverrides;
+}

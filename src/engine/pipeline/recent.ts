@@ -1,0 +1,128 @@
+// The short rings of recent requests: approvals at one merchant (bursts, and whether bursts are
+// the agent's normal pace) and requests in countries new to the agent (country jumps: how new a
+// country is, how expected a new one is, and how persistently the agent goes on in it).
+import { type AgentState, RECENT_SIZE } from './agent-state.js';
+import type { Thresholds } from './thresholds.js';
+
+const DAY = 86_400_000;
+/** Approvals with a country before the agent has a "home" a jump can leave. */
+export const MIN_HOME_APPROVALS = 3;
+
+/**
+ * How new `country` is to the agent: 0 known (or no country, or the agent has no approvals with
+ * a country yet: there is no home to jump from), 1 never approved there, 0.8 approved there
+ * fewer than 3 times, all within the last 24 hours (a jump in progress).
+ */
+export function countryNovelty(state: AgentState, country: string | null, nowMs: number): number {
+  if (country === null || state.countries.size === 0) return 0;
+  let approvals = 0;
+  for (const c of state.countries.values()) approvals += c.approvals;
+  if (approvals < MIN_HOME_APPROVALS) return 0;
+  const c = state.countries.get(country);
+  if (c === undefined) return 1;
+  return c.approvals < 3 && nowMs - c.firstMs < DAY ? 0.8 : 0;
+}
+
+/** Outcomes of a request in a new country: not approved, approved, approved on a confirmed STEP_UP. */
+export const NOVEL_REFUSED = 0;
+export const NOVEL_APPROVED = 1;
+export const NOVEL_CONFIRMED = 2;
+
+/** Remembers a request in a country new to the agent, with its outcome (NOVEL_*). */
+export function noteNovelCountry(state: AgentState, country: string, nowMs: number, outcome: number): void {
+  state.novelMs[state.novelHead] = nowMs;
+  state.novelCountries[state.novelHead] = country;
+  state.novelApproved[state.novelHead] = outcome;
+  state.novelHead = (state.novelHead + 1) % RECENT_SIZE;
+}
+
+/** Approvals at `merchant` since `fromMs` in the ring of recent approvals. */
+export function approvalsAtSince(state: AgentState, merchant: string, fromMs: number): number {
+  let n = 0;
+  if (merchant === '') return 0;
+  for (let i = 0; i < RECENT_SIZE; i++) {
+    if ((state.recentMs[i] as number) >= fromMs && state.recentMerchants[i] === merchant) n++;
+  }
+  return n;
+}
+
+/** Number of same-merchant approvals (with this one) that make a burst. */
+export function burstSize(t: Thresholds): number {
+  return Math.max(3, Math.ceil((t.rapid_fire_max_count * 3) / 20));
+}
+
+/** Requests (any decision, with this one) in the rapid-fire window that make a burst. */
+export function countBurst(t: Thresholds): number {
+  return Math.max(5, Math.ceil(t.rapid_fire_max_count / 4));
+}
+
+/**
+ * Remembers an APPROVE in the ring of recent approvals; while the agent's pace is being learned
+ * (fewer than amount_outlier_min_history approvals before this one), a burst marks bursts as
+ * its normal pace.
+ */
+export function noteApproval(state: AgentState, merchant: string, nowMs: number, approvedBefore: number): void {
+  if (
+    !state.burstsNormal &&
+    approvedBefore < state.thresholds.amount_outlier_min_history &&
+    (approvalsAtSince(state, merchant, nowMs - state.derived.rapidWindowMs) + 1 >= burstSize(state.thresholds) ||
+      state.requests.countSince(nowMs - state.derived.rapidWindowMs) >= countBurst(state.thresholds))
+  ) {
+    state.burstsNormal = true;
+  }
+  noteRequest(state, merchant, nowMs);
+}
+
+/** Remembers an APPROVE in the short ring of recent approvals (bursts at one merchant). */
+export function noteRequest(state: AgentState, merchant: string, nowMs: number): void {
+  state.recentMs[state.recentHead] = nowMs;
+  state.recentMerchants[state.recentHead] = merchant;
+  state.recentHead = (state.recentHead + 1) % RECENT_SIZE;
+}
+
+/**
+ * Persistence of a jump: the requests the agent made in `country` since `fromMs` while it was
+ * new: `approved` counts the approved ones since `spreeFromMs`, `refused` those not approved (a STEP_UP nobody
+ * confirmed, a DECLINE) since the Principal last confirmed a STEP_UP there.
+ */
+export function recentNovel(
+  state: AgentState,
+  country: string,
+  fromMs: number,
+  spreeFromMs: number,
+): { refused: number; approved: number } {
+  let confirmedAt = Number.NEGATIVE_INFINITY;
+  let approved = 0;
+  for (let i = 0; i < RECENT_SIZE; i++) {
+    const at = state.novelMs[i] as number;
+    const outcome = state.novelApproved[i] as number;
+    if (at < fromMs || state.novelCountries[i] !== country || outcome === NOVEL_REFUSED) continue;
+    if (at >= spreeFromMs) approved++;
+    if (outcome === NOVEL_CONFIRMED && at > confirmedAt) confirmedAt = at;
+  }
+  let refused = 0;
+  for (let i = 0; i < RECENT_SIZE; i++) {
+    const at = state.novelMs[i] as number;
+    if (
+      at >= fromMs &&
+      at > confirmedAt &&
+      state.novelCountries[i] === country &&
+      state.novelApproved[i] === NOVEL_REFUSED
+    )
+      refused++;
+  }
+  return { refused, approved };
+}
+
+/**
+ * How expected a new country is from the agent's own record: the chance that its next
+ * approval is in a country it never paid in, estimated as k / (n + k) from its n approvals
+ * with a country in k countries (a Chinese-restaurant estimate). An agent that pays in one
+ * country 15 times: 0.06; one that spread 10 approvals over 4 countries: 0.29.
+ */
+export function newCountryChance(state: AgentState): number {
+  let n = 0;
+  for (const c of state.countries.values()) n += c.approvals;
+  const k = state.countries.size;
+  return n + k === 0 ? 1 : k / (n + k);
+}

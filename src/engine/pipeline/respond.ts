@@ -1,0 +1,200 @@
+// What a decision returns: its reason codes and recommendations, the events of its gates and
+// of a DECLINE or STEP_UP, the response (every field of SPEC.md) and the audit row with its
+// explanation.
+import { toJsonNumber, type Units } from '../../domain/money.js';
+import type { AuditRow, AuthorizeRequest, Evaluation } from '../contract.js';
+import type { AgentState } from './agent-state.js';
+import { isoOf } from './calendar.js';
+import { REASONS, STEP_UP_RECOMMENDATION } from './reasons.js';
+import { groupsOfMcc } from './taxonomy.js';
+import { effectiveLimit, multiplierFor } from './trust.js';
+import type { Work } from './work.js';
+
+const MAX_EXACT = 9_007_199_254_740_991n;
+
+/**
+ * A response number for exact units. Below 2^53 both operands are exact doubles and IEEE
+ * division is correctly rounded, so this equals Number(decimal text) without building the text.
+ */
+function unitsToNumber(u: Units): number {
+  return u <= MAX_EXACT && u >= -MAX_EXACT ? Number(u) / 1e8 : toJsonNumber(u);
+}
+
+/** The evaluation of the decision in `w`: response, audit row, events and the agent's update. */
+export function respond(
+  state: AgentState,
+  req: AuthorizeRequest,
+  w: Work,
+  trustScore: number | null,
+  stepUpExpiresAtMs: number,
+  agentUpdate: { trust_level?: string; kya_score?: string } | null,
+  nowMs: number,
+): Evaluation {
+  const decision = w.decision;
+  const { amount, mandate, risk, intent, cts, confirmed, authorizationId, events } = w;
+  const merchantLabel = req.merchantName ?? req.merchantId;
+  const riskScore = risk !== null ? risk.score : null;
+  let limit = w.limit;
+
+  // Recommendations and reason codes.
+  const reasons = w.reasons as string[];
+  const recommendations: string[] = [];
+  if (decision === 'APPROVE') {
+    if (confirmed) reasons.push('step_up_confirmed');
+    else reasons.push('approved');
+  }
+  for (const code of w.reasons) {
+    const rec = REASONS[code].recommendation;
+    if (!recommendations.includes(rec)) recommendations.push(rec);
+  }
+  if (decision === 'STEP_UP' && !recommendations.includes(STEP_UP_RECOMMENDATION)) {
+    recommendations.push(STEP_UP_RECOMMENDATION);
+  }
+  const reasonDetail =
+    decision === 'APPROVE' && !confirmed
+      ? `approved under mandate ${mandate?.id ?? ''}: all checks passed`
+      : `${decision}: ${w.details.join('; ')}`;
+
+  // Events of the gates and of a decline.
+  const gates = w.gates as string[];
+  for (const gate of gates) {
+    events.push({
+      eventType: 'gate.fired',
+      data: {
+        agent_id: state.agentId,
+        authorization_id: authorizationId,
+        gate,
+        decision,
+        amount: req.amount,
+        currency: req.currency,
+        merchant: merchantLabel,
+        trust_score: trustScore,
+        risk_score: riskScore,
+      },
+    });
+  }
+  if (decision === 'DECLINE') {
+    events.push({
+      eventType: 'authorization.decline',
+      data: {
+        agent_id: state.agentId,
+        authorization_id: authorizationId,
+        amount: req.amount,
+        currency: req.currency,
+        merchant: merchantLabel,
+        gates_fired: gates,
+        trust_score: trustScore,
+        risk_score: riskScore,
+        recommendations,
+      },
+    });
+  } else if (decision === 'STEP_UP') {
+    events.push({
+      eventType: 'step_up.created',
+      data: {
+        agent_id: state.agentId,
+        authorization_id: authorizationId,
+        amount: req.amount,
+        currency: req.currency,
+        merchant: merchantLabel,
+        mcc: req.mcc,
+        session_id: req.sessionId,
+        gates_fired: gates,
+        reason_codes: reasons,
+        expires_at: isoOf(stepUpExpiresAtMs),
+        trust_score: trustScore,
+        risk_score: riskScore,
+      },
+    });
+  }
+
+  // Response (every field of SPEC.md) and audit row.
+  const multiplierUnits = cts !== null ? cts.multiplierUnits : multiplierFor(state.lastZone ?? 'GREEN', state.derived);
+  if (limit === null && mandate !== null) limit = effectiveLimit(mandate.perTransaction, multiplierUnits);
+  const multiplier = Number(multiplierUnits) / 1e8;
+  const timestamp = isoOf(nowMs);
+  const response: Record<string, unknown> = {
+    authorization_id: authorizationId,
+    decision,
+    reason_codes: reasons,
+    reason_detail: reasonDetail,
+    agent_id: state.agentId,
+    mandate_id: mandate === null ? null : mandate.id,
+    amount: unitsToNumber(amount),
+    currency: req.currency,
+    kya_score: state.kyaScore,
+    trust_score: trustScore,
+    trust_level: state.trustLevel,
+    risk_score: riskScore,
+    risk_assessment: {
+      score: riskScore,
+      reason_codes: risk === null ? [] : risk.signals,
+      condition_code: risk === null ? 'NOT_EVALUATED' : risk.condition,
+      velocity_indicator: risk?.velocity === true,
+      highest_severity: risk === null ? 'none' : risk.severity,
+    },
+    gates_fired: gates,
+    daily_amount_used: mandate === null ? 0 : unitsToNumber(mandate.dayAmount),
+    daily_count_used: mandate === null ? 0 : mandate.dayCount,
+    intent_context_provided: req.intent.taskReference !== '' || req.intent.intentType !== '',
+    intent_anomaly_score: intent === null ? null : intent.score,
+    intent_anomaly_triggered: intent?.triggered === true,
+    cognitive_limit_active: multiplierUnits < 100_000_000n,
+    cognitive_limit_multiplier: multiplier,
+    effective_limit: limit === null ? null : unitsToNumber(limit),
+    recommendations,
+    processing_time_ms: 0,
+    timestamp,
+  };
+  const audit: AuditRow = {
+    id: authorizationId,
+    principal_id: state.principalId,
+    agent_id: state.agentId,
+    mandate_id: mandate === null ? null : mandate.id,
+    amount: req.amount,
+    currency: req.currency,
+    mcc: req.mcc,
+    merchant_id: req.merchantId,
+    merchant_name: req.merchantName,
+    country: req.country,
+    decision,
+    reason_codes: reasons,
+    gates_fired: gates,
+    kya_score: state.kyaText,
+    trust_level: state.trustLevel,
+    trust_score: trustScore === null ? null : String(trustScore),
+    risk_score: riskScore === null ? null : String(riskScore),
+    session_id: req.sessionId,
+    idempotency_key: req.idempotencyKey,
+    processing_time_ms: 0,
+    response,
+    created_at: timestamp,
+    explanation: {
+      thresholds_version: state.thresholdsVersion,
+      gates_fired: gates,
+      features:
+        risk === null
+          ? null
+          : {
+              requests_in_rapid_window: risk.requests,
+              approvals_in_velocity_window: risk.approvals,
+              same_merchant_in_rapid_window: risk.sameMerchant,
+              amount_to_median: risk.amountRatio,
+              amount_robust_z: risk.amountZ,
+              amount_to_per_transaction_limit: risk.capShare,
+              country_jump: risk.countryJump,
+              agent_trust_factor: risk.trust,
+              mcc_groups: groupsOfMcc(req.mcc),
+            },
+      scores: {
+        risk_score: riskScore,
+        risk_signals: risk === null ? [] : risk.signals,
+        trust_score: cts === null ? null : cts.score,
+        trust_dimensions: cts === null ? null : cts.dimensions,
+        intent_anomaly_score: intent === null ? null : intent.score,
+        intent_signals: intent === null ? [] : intent.signals,
+      },
+    },
+  };
+  return { decision, response, audit, events, agentUpdate };
+}

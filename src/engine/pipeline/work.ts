@@ -1,0 +1,60 @@
+// The decision being built for one request: the verdict so far (gates, reasons, details) and
+// what each stage of evaluate() found, handed from stage to stage (core.ts).
+import { formatAmount, type Units } from '../../domain/money.js';
+import type { Decision, EngineEvent } from '../contract.js';
+import type { MandateState, SessionState } from './agent-state.js';
+import type { IntentResult } from './intent.js';
+import { type Gate, REASONS, type ReasonCode } from './reasons.js';
+import type { RiskResult } from './risk.js';
+import type { CtsResult } from './trust.js';
+
+/** Per-request scratch of the decision being built. */
+export interface Work {
+  decision: Decision;
+  readonly gates: Gate[];
+  readonly reasons: ReasonCode[];
+  readonly details: string[];
+  /** STEP_UP gates, cleared together by a matching step_up_confirmed. */
+  stepUpGates: number;
+  readonly authorizationId: string;
+  readonly amount: Units;
+  /** Merchant key of the request (merchantKeyOf; '' when it names no merchant). */
+  readonly merchant: string;
+  readonly session: SessionState | null;
+  /** The mandate selected (null: none, or the agent or its session stopped the request first). */
+  mandate: MandateState | null;
+  risk: RiskResult | null;
+  intent: IntentResult | null;
+  cts: CtsResult | null;
+  /** Per-transaction limit under the trust zone's multiplier, once computed. */
+  limit: Units | null;
+  /** A step_up_confirmed matched a pending STEP_UP of the agent. */
+  confirmed: boolean;
+  /** Events of the decision, in the order they are emitted. */
+  readonly events: EngineEvent[];
+}
+
+export function addGate(w: Work, gate: Gate): void {
+  if (!w.gates.includes(gate)) w.gates.push(gate);
+}
+
+export function decline(w: Work, reason: ReasonCode, detail: string): void {
+  w.decision = 'DECLINE';
+  const gate = REASONS[reason].gate;
+  if (gate !== null) addGate(w, gate);
+  w.reasons.push(reason);
+  w.details.push(detail);
+}
+
+export function stepUp(w: Work, reason: ReasonCode, detail: string): void {
+  if (w.decision === 'APPROVE') w.decision = 'STEP_UP';
+  const gate = REASONS[reason].gate;
+  if (gate !== null) addGate(w, gate);
+  w.reasons.push(reason);
+  w.details.push(detail);
+  w.stepUpGates++;
+}
+
+export function money(u: Units, currency: string): string {
+  return `${formatAmount(u)} ${currency}`;
+}
