@@ -21,6 +21,8 @@
 // good row commits and only the offending ones are answered as failed (their actors reload
 // from the database, so the state keeps nothing of them). One bad row among n costs about
 // 2·log2(n) extra transactions, all inside the same deadline.
+// Length (~470 lines): GroupCommitter is one state machine (batching, fencing, deadlines,
+// row-fault isolation) over one transaction; its helpers already live outside the class.
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type postgres from 'postgres';

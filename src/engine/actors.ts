@@ -11,6 +11,8 @@
 // once the commit is done. An actor is reloaded (after its in-flight commits have landed, so
 // the database holds everything it counted) when the API invalidates it, when a commit fails,
 // or when an idempotency_key turned out to be recorded already.
+// Length (~590 lines): one ActorSystem whose LRU, per-agent queues, idempotency-key memory and
+// upkeep share the same actors and counters; split, each part would mutate the others' state.
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
 import { type Breaker, DEADLINE, isUnavailable } from '../audit/breaker.js';
