@@ -4,8 +4,10 @@ import { fromDb } from '../../domain/money.js';
 import type { Sql } from '../../storage/db.js';
 import type { AgentState, MandateState, TrustLevel } from './agent-state.js';
 import { dayStartMs, monthStartMs } from './calendar.js';
+import { pointsToCompromise } from './evidence.js';
 import { type HistoryRow, replayHistory } from './history.js';
 import { dbTimeMs, type MandateRow, mandateFromRow } from './mandate-row.js';
+import { EVIDENCE_ROWS, EVIDENCE_WINDOW_MS, evidenceDue, seedMerchantEvidence } from './principal-evidence.js';
 import { carried, fold, type MandateSums, rollupOf, totals } from './rollup.js';
 import { merchantKeyOf, newAgentState } from './state.js';
 import type { ThresholdOverrides } from './thresholds.js';
@@ -50,6 +52,7 @@ export async function loadAgentState(sql: Sql, agentId: string, nowMs: number): 
     where a.id = ${agentId}`;
   const agent = agents[0];
   if (!agent) return null;
+  if (evidenceDue(agent.principal_id, nowMs)) await loadPrincipalEvidence(sql, agent.principal_id, nowMs);
 
   // Every unexpired ACTIVE mandate (at most 100 per agent: src/runtime/mandate-store.ts) and, of
   // the expired ones, only the newest of each group that mandateFromRow cannot tell apart in
@@ -168,4 +171,24 @@ function sanitizeOverrides(raw: Record<string, unknown> | null): ThresholdOverri
   const out: Record<string, number> = {};
   for (const [k, v] of Object.entries(raw)) if (typeof v === 'number' && Number.isFinite(v)) out[k] = v;
   return out as ThresholdOverrides;
+}
+
+/**
+ * The Principal's DECLINEs of the last EVIDENCE_WINDOW_MS (EVIDENCE_ROWS newest at most, on the
+ * partial index of migrations/0150) that point to compromise, counted per merchant, seeded into
+ * this thread's Principal-wide evidence (principal-evidence.ts).
+ */
+async function loadPrincipalEvidence(sql: Sql, principalId: string, nowMs: number): Promise<void> {
+  const rows = await sql<{ merchant_id: string | null; merchant_name: string | null; reason_codes: string[] }[]>`
+    select merchant_id, merchant_name, reason_codes from authorizations
+    where principal_id = ${principalId} and decision = 'DECLINE'
+      and created_at > ${new Date(nowMs - EVIDENCE_WINDOW_MS)}
+    order by created_at desc limit ${EVIDENCE_ROWS}`;
+  const counts = new Map<string, number>();
+  for (const r of rows) {
+    if (!pointsToCompromise(r.reason_codes ?? [])) continue;
+    const key = merchantKeyOf(r.merchant_id, r.merchant_name);
+    if (key !== '') counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  seedMerchantEvidence(principalId, counts);
 }
