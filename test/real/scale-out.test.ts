@@ -35,8 +35,12 @@ beforeAll(async () => {
   for (let i = 0; i < AGENTS; i++) {
     agents.push(await addAgentWithMandate(a, apiKey, `agent ${i}`, { perTransaction: '20.00', daily: '50.00' }));
   }
-  // Both instances see each other and have shared the shards out.
-  await until(async () => (await owners(a)).size === 2, 10_000);
+  // Both instances see each other and have shared the shards out (a joining instance takes
+  // its share over a few beats, at most 128 shards per beat from each other instance).
+  await until(async () => {
+    const held = await owners(a);
+    return held.size === 2 && Math.min(...held.values()) > 400;
+  }, 15_000);
 }, 60_000);
 
 afterAll(async () => {
@@ -84,7 +88,8 @@ describe('two instances, one budget', () => {
   it('shares the 1,024 shards between the two instances, each owned once', async () => {
     const held = await owners(a);
     expect([...held.values()].reduce((x, y) => x + y, 0)).toBe(1024);
-    for (const n of held.values()) expect(n).toBeGreaterThan(256);
+    // Rendezvous hashing splits them about evenly.
+    for (const n of held.values()) expect(n).toBeGreaterThan(400);
   });
 
   it('keeps every agent within its daily cap when requests alternate between the instances', async () => {
