@@ -12,6 +12,7 @@ import { addAgentWithMandate, authorizeBody, relaxRateGates, setup } from '../en
 import { type Receiver, startReceiver } from '../fixtures/webhook-receiver.js';
 import type { TestServer } from '../helpers/server.js';
 import { request } from '../helpers/server.js';
+import { until } from './support/drill.js';
 import { type ServiceProcess, startServiceProcess } from './support/service-process.js';
 
 const DIST = new URL(`../../${process.env.DIST_DIR ?? 'dist'}/src/`, import.meta.url).href;
@@ -93,14 +94,6 @@ afterAll(async () => {
   await (await nc.jetstreamManager()).streams.delete(ENV.NATS_STREAM).catch(() => {});
   await nc.close();
 });
-
-async function until(cond: () => Promise<boolean>, ms: number): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await cond())) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 async function db<T>(fn: (sql: postgres.Sql) => Promise<T>): Promise<T> {
   const sql = postgres(first.databaseUrl, { max: 1, onnotice: () => {} });

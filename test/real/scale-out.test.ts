@@ -9,6 +9,7 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addAgentWithMandate, authorize, authorizeBody, relaxRateGates, setup } from '../engine/support.js';
 import { request, startTestServer, type TestServer } from '../helpers/server.js';
+import { until } from './support/drill.js';
 
 const NATS_URL = process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
 const tag = randomBytes(4).toString('hex');
@@ -50,14 +51,6 @@ afterAll(async () => {
   await (await nc.jetstreamManager()).streams.delete(ENV.NATS_STREAM).catch(() => {});
   await nc.close();
 });
-
-async function until(cond: () => Promise<boolean>, ms: number): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await cond())) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 /** Live owners of the shards and how many each holds. */
 async function owners(server: TestServer): Promise<Map<string, number>> {

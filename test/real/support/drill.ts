@@ -134,3 +134,12 @@ export async function auditIds(databaseUrl: string): Promise<Set<string>> {
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Resolves once `cond` holds (checked every 100 ms); rejects after `ms`. */
+export async function until(cond: () => boolean | Promise<boolean>, ms: number): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await cond())) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await sleep(100);
+  }
+}
