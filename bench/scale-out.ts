@@ -139,8 +139,11 @@ try {
     extraEnv: { SECRETS_KEY: secretsKey, DATABASE_URL: a.databaseUrl as string },
   });
   const liveUrl = a.databaseUrl as string;
-  for (let i = 0; i < 100; i++) {
-    if (new Set((await ownersOf(liveUrl)).values()).size === 2) break;
+  // Until the shards are shared out (a joining instance takes them over a few beats).
+  for (let i = 0; i < 150; i++) {
+    const held = new Map<string, number>();
+    for (const owner of (await ownersOf(liveUrl)).values()) held.set(owner, (held.get(owner) ?? 0) + 1);
+    if (held.size === 2 && Math.min(...held.values()) > 400) break;
     await new Promise((r) => setTimeout(r, 200));
   }
   say(`2/3 two instances, ${CONNECTIONS / 2} connections each, ${DURATION} s`);
