@@ -154,6 +154,23 @@ try {
   const twoThroughput = twoA.throughputPerSecond + twoB.throughputPerSecond;
   say(`    ${Math.round(twoThroughput)} decisions/s`);
 
+  // The same two instances, each sent only the agents whose shards it owns (what a balancer
+  // that hashes the agent would do): no request is forwarded, so the difference from the run
+  // above is the cost of forwarding, and from one instance the cost of a second process.
+  say(`2b  two instances, each asked only for its own agents, ${CONNECTIONS / 2} connections each, ${DURATION} s`);
+  const shardOwners = await ownersOf(liveUrl);
+  const registry = postgres(liveUrl, { max: 1, onnotice: () => {} });
+  const [oldest] = await registry<{ id: string }[]>`select id from instances order by started_at limit 1`;
+  await registry.end({ timeout: 5 });
+  const ofA = agents.filter((x) => shardOwners.get(shardOf(x, 1024)) === oldest?.id);
+  const ofB = agents.filter((x) => shardOwners.get(shardOf(x, 1024)) !== oldest?.id);
+  const [ownA, ownB] = await Promise.all([
+    saturate(a, p.principalKey, ofA, CONNECTIONS / 2),
+    saturate(b, p.principalKey, ofB, CONNECTIONS / 2),
+  ]);
+  const ownThroughput = ownA.throughputPerSecond + ownB.throughputPerSecond;
+  say(`    ${Math.round(ownThroughput)} decisions/s`);
+
   say(`3/3 the hop: ${HOPS} requests one at a time, to the owner and to the other instance`);
   const owners = await ownersOf(liveUrl);
   // Instance A started first: the older row of the instance registry.
@@ -177,6 +194,7 @@ try {
       a: { throughputPerSecond: twoA.throughputPerSecond, latencyMs: twoA.latencyMs, byStatus: twoA.byStatus },
       b: { throughputPerSecond: twoB.throughputPerSecond, latencyMs: twoB.latencyMs, byStatus: twoB.byStatus },
     },
+    twoInstancesOwnAgents: { throughputPerSecond: ownThroughput, a: ownA.latencyMs, b: ownB.latencyMs },
     hop: {
       local,
       forwarded,
@@ -204,11 +222,13 @@ try {
           twoB.latencyMs.p999,
         ],
         ['two instances: total', Math.round(twoThroughput), '', '', ''],
+        ['two, each its own agents: total', Math.round(ownThroughput), '', '', ''],
         ['one at a time, owner', '', local.p50, local.p99, local.p999],
         ['one at a time, forwarded', '', forwarded.p50, forwarded.p99, forwarded.p999],
       ],
     )}\n` +
-      `two instances / one: ${(twoThroughput / one.throughputPerSecond).toFixed(2)}x; ` +
+      `two instances / one: ${(twoThroughput / one.throughputPerSecond).toFixed(2)}x ` +
+      `(${(ownThroughput / one.throughputPerSecond).toFixed(2)}x when each is asked only for its own agents); ` +
       `one hop adds ${(forwarded.p50 - local.p50).toFixed(3)} ms at p50, ${(forwarded.p99 - local.p99).toFixed(3)} ms at p99\n`,
   );
   const written = writeResult(values.out as string, 'scale-out', result, null);
