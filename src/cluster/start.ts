@@ -48,7 +48,7 @@ export async function startCluster(
     transport,
     answerDeadlineMs: config.authorizeDeadlineMs,
     log,
-    onRoute: metrics === undefined ? undefined : (route) => metrics.clusterRoutes.labels(route).inc(),
+    onRoute: routeCounter(metrics),
   });
   metrics?.clusterShardsOwned.collect(() => [[[], leases.ownedCount]]);
   engine = routing;
@@ -73,4 +73,17 @@ export async function startCluster(
       await transport.close();
     },
   };
+}
+
+/** Counts each route on a child looked up once (the hot path pays one increment). */
+function routeCounter(
+  metrics: ServiceMetrics | undefined,
+): ((route: 'local' | 'forwarded' | 'unowned') => void) | undefined {
+  if (metrics === undefined) return undefined;
+  const children = {
+    local: metrics.clusterRoutes.labels('local'),
+    forwarded: metrics.clusterRoutes.labels('forwarded'),
+    unowned: metrics.clusterRoutes.labels('unowned'),
+  };
+  return (route) => children[route].inc();
 }
