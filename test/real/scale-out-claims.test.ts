@@ -33,8 +33,11 @@ const ENV = {
   INSTANCE_HEARTBEAT_SECONDS: '1',
   WEBHOOK_URL_POLICY: 'any',
   WEBHOOK_RETRY_SCHEDULE_MS: RETRY_SCHEDULE.join(','),
-  WEBHOOK_TIMEOUT_MS: '1000',
-  WEBHOOK_CLAIM_LEASE_MS: '3000',
+  // The receivers answer after 700 ms; with a 1 s timeout a loaded machine made some attempts
+  // time out at the dispatcher after the receiver had them, and the retry delivered them twice
+  // (at-least-once after a timeout, not a claim failure). 3 s leaves room.
+  WEBHOOK_TIMEOUT_MS: '3000',
+  WEBHOOK_CLAIM_LEASE_MS: '5000',
   WEBHOOK_DISABLE_AFTER: '100000',
   OUTBOX_RELAY_LEASE_MS: '2000',
 };
@@ -54,7 +57,7 @@ const publishes = new Map<string, number>();
 const tenants: { agentId: string; apiKey: string; path: string; goodHook: string; flakyHook: string }[] = [];
 
 beforeAll(async () => {
-  // Slow receivers (700 ms of WEBHOOK_TIMEOUT_MS 1000): each attempt is in flight, its row
+  // Slow receivers (700 ms of WEBHOOK_TIMEOUT_MS 3000): each attempt is in flight, its row
   // due, long enough for another instance's sweep to meet it; a claim keeps it out.
   const slow = (status: number) => ({ status, delayMs: 700 });
   good = await startReceiver(() => slow(200));
