@@ -19,17 +19,30 @@ create table shard_leases (
 );
 insert into shard_leases (shard) select s from generate_series(0, 1023) as s;
 
--- Refuses (SQLSTATE P0F01, a row fault: the batch is split so other shards' rows commit) a
--- batch decided under an epoch that is no longer its shard's. Locks are taken in shard order.
-create function asas_assert_fences(p_shards int[], p_epochs bigint[]) returns void
+-- Takes each shard's advisory lock until the end of the transaction, in shard order (so two
+-- lockers never wait for each other crosswise): shared for audit batches, exclusive for claims.
+create function asas_lock_shards(p_shards int[], p_exclusive boolean) returns void
 language plpgsql as $$
 declare
   s int;
-  stale int;
 begin
   foreach s in array (select array_agg(x order by x) from unnest(p_shards) as x) loop
-    perform pg_advisory_xact_lock_shared(1095977299, s);
+    if p_exclusive then
+      perform pg_advisory_xact_lock(1095977299, s);
+    else
+      perform pg_advisory_xact_lock_shared(1095977299, s);
+    end if;
   end loop;
+end $$;
+
+-- Refuses (SQLSTATE P0F01, a row fault: the batch is split so other shards' rows commit) a
+-- batch decided under an epoch that is no longer its shard's.
+create function asas_assert_fences(p_shards int[], p_epochs bigint[]) returns void
+language plpgsql as $$
+declare
+  stale int;
+begin
+  perform asas_lock_shards(p_shards, false);
   select count(*) into stale
   from unnest(p_shards, p_epochs) as f(shard, epoch)
   left join shard_leases l on l.shard = f.shard
@@ -46,12 +59,8 @@ end $$;
 create function asas_claim_shards(p_owner text, p_shards int[], p_ttl_ms int)
 returns table (shard int, epoch bigint)
 language plpgsql as $$
-declare
-  s int;
 begin
-  foreach s in array (select array_agg(x order by x) from unnest(p_shards) as x) loop
-    perform pg_advisory_xact_lock(1095977299, s);
-  end loop;
+  perform asas_lock_shards(p_shards, true);
   return query
     update shard_leases l
     set owner = p_owner, epoch = l.epoch + 1,
@@ -64,12 +73,8 @@ end $$;
 -- owner serves a shard, under the same exclusive locks.
 create function asas_raise_epochs(p_shards int[], p_epochs bigint[]) returns void
 language plpgsql as $$
-declare
-  s int;
 begin
-  foreach s in array (select array_agg(x order by x) from unnest(p_shards) as x) loop
-    perform pg_advisory_xact_lock(1095977299, s);
-  end loop;
+  perform asas_lock_shards(p_shards, true);
   update shard_leases l set epoch = greatest(l.epoch, f.epoch)
   from unnest(p_shards, p_epochs) as f(shard, epoch)
   where l.shard = f.shard;
