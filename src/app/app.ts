@@ -19,6 +19,7 @@ import { createLogger } from '../observability/logger.js';
 import { ServiceMetrics } from '../observability/metrics.js';
 import { metricsRoutes } from '../observability/metrics-routes.js';
 import { onboardingRoutes } from '../onboarding/routes.js';
+import { receiptKeyRoutes } from '../receipts/routes.js';
 import { authorizeRoutes } from '../runtime/authorize-routes.js';
 import { runtimeRoutes } from '../runtime/routes.js';
 import { loadSecretBox, resealSecrets } from '../secrets/service.js';
@@ -82,6 +83,7 @@ export async function startApp(config: Config, options: { log?: Logger } = {}): 
     maxActorBytesPerShard: config.engineMaxActorBytes,
     answerDeadlineMs: config.authorizeDeadlineMs,
     connectTimeoutMs: config.databaseConnectTimeoutMs,
+    receiptKey: auth.receipts.material(),
     onCommitted: (env) => events.nudge(env),
   });
   const cluster =
@@ -90,7 +92,11 @@ export async function startApp(config: Config, options: { log?: Logger } = {}): 
       : null;
   const engine: DecisionEngine = cluster?.engine ?? local;
   const services: Services = { config, log, dbs, authenticator, auth, metrics, events, engine };
-  const closers: (() => Promise<void>)[] = [() => engine.close()];
+  // A receipt key rotation (on any instance) reaches this instance's shards (src/receipts/keys.ts).
+  auth.receipts.watch(
+    (key) => void local.setReceiptKey(key).catch((err: unknown) => log.error({ err }, 'receipt key not set')),
+  );
+  const closers: (() => Promise<void>)[] = [async () => auth.receipts.stop(), () => engine.close()];
   const readiness: ReadinessCheck[] = [{ name: 'events', check: () => events.ready() }];
 
   const router = new Router();
@@ -100,6 +106,7 @@ export async function startApp(config: Config, options: { log?: Logger } = {}): 
     ...metricsRoutes(metrics),
   ];
   routes.push(...authRoutes(auth, config.oauthTokenTtlSeconds), ...adminRoutes(config, dbs, auth));
+  routes.push(...receiptKeyRoutes(dbs, auth));
   routes.push(
     ...authorizeRoutes({
       engine,

@@ -28,13 +28,15 @@ export type SecurityAction =
   | 'webhook.disabled'
   | 'webhook.reenabled'
   | 'webhook.deleted'
+  | 'webhook.secret_rotated'
+  | 'receipt_key.rotated'
   | 'admin_key.rejected';
 
 export type SecurityActorKind = 'operator' | 'client' | 'principal' | 'anonymous';
 
 export interface SecurityEvent {
   readonly action: SecurityAction;
-  readonly targetType: 'client' | 'credential' | 'agent' | 'thresholds' | 'webhook' | 'admin_plane';
+  readonly targetType: 'client' | 'credential' | 'agent' | 'thresholds' | 'webhook' | 'admin_plane' | 'receipt_key';
   readonly targetId: string | null;
   /** What changed, without secrets (never a raw key, a secret or a hash of one). */
   readonly changes?: Record<string, unknown>;

@@ -1,5 +1,5 @@
 // Public authentication endpoints: POST /oauth/token (client_credentials, form or JSON) and
-// GET /.well-known/jwks.json (the keys that verify access tokens).
+// GET /.well-known/jwks.json (the keys that verify access tokens and decision receipts).
 import { ApiError } from '../errors/registry.js';
 import { json, type Reply, type RequestContext, type RouteDef } from '../http/types.js';
 import { originNotAllowed } from './authenticator.js';
@@ -44,8 +44,15 @@ export function authRoutes(auth: AuthRuntime, tokenTtlSeconds: number): RouteDef
       path: '/.well-known/jwks.json',
       auth: 'none',
       response: 'Jwks',
-      summary: 'The public keys (Ed25519, EdDSA) that verify access tokens',
-      handler: () => json(200, auth.tokens.jwks(), { 'cache-control': 'public, max-age=300' }),
+      summary: 'The public keys (Ed25519, EdDSA) that verify access tokens (sk_) and decision receipts (rk_)',
+      handler: () =>
+        json(
+          200,
+          { keys: [...auth.tokens.jwks().keys, ...auth.receipts.published()] },
+          {
+            'cache-control': 'public, max-age=300',
+          },
+        ),
     },
   ];
 }

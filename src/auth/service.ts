@@ -3,6 +3,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config/config.js';
 import type { Authenticator } from '../http/types.js';
+import { ReceiptKeys } from '../receipts/keys.js';
 import type { SecretBox } from '../secrets/box.js';
 import type { Databases } from '../storage/db.js';
 import { type AdminKeyVerifier, loadAdminKey } from './admin-key.js';
@@ -20,6 +21,8 @@ export interface AuthRuntime {
   readonly guard: AuthFailureGuard;
   readonly credentials: CredentialStore;
   readonly tokens: TokenService;
+  /** The keys that sign decision receipts, published in the same JWKS (src/receipts/). */
+  readonly receipts: ReceiptKeys;
   readonly admin: AdminKeyVerifier;
   ipAllowed(cred: ResolvedCredential, ip: string): boolean;
 }
@@ -28,6 +31,7 @@ export async function startAuth(config: Config, log: Logger, dbs: Databases, box
   const credentials = new CredentialStore(dbs);
   await credentials.listen();
   const tokens = await TokenService.load(dbs.live, log, box);
+  const receipts = await ReceiptKeys.load(dbs.live, box, log);
   const admin = await loadAdminKey(config, dbs.live, log);
   const authenticator = new CredentialAuthenticator({
     dbs,
@@ -48,6 +52,7 @@ export async function startAuth(config: Config, log: Logger, dbs: Databases, box
     guard,
     credentials,
     tokens,
+    receipts,
     admin,
     ipAllowed: (cred, ip) => ipAllowed(cred.allowlist, ip),
   };

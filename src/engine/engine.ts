@@ -11,6 +11,7 @@ import type { Logger } from 'pino';
 import { Piscina } from 'piscina';
 import type { Environment } from '../auth/types.js';
 import { ApiError } from '../errors/registry.js';
+import type { ReceiptKeyMaterial } from '../receipts/signer.js';
 import { CONNECT_TIMEOUT_MS, type Sql } from '../storage/db.js';
 import type { AuthorizeRequest, DecisionCore, DecisionEngine } from './contract.js';
 import type { AuthorizeWireResult, ShardStats, ShardTask, ShardWorkerData } from './protocol.js';
@@ -63,6 +64,8 @@ export interface EngineOptions {
   readonly answerDeadlineMs?: number;
   /** Time to open a database connection, in milliseconds (DATABASE_CONNECT_TIMEOUT_MS). */
   readonly connectTimeoutMs?: number;
+  /** The key that signs decision receipts (src/receipts/keys.ts); none: receipt null. */
+  readonly receiptKey?: ReceiptKeyMaterial | null;
   /** Called after decisions of `env` were committed (their outbox rows are ready to relay). */
   readonly onCommitted?: (env: Environment) => void;
 }
@@ -247,6 +250,11 @@ export class ShardedEngine implements DecisionEngine {
     await Promise.all(this.#shards.map((s) => s.run({ kind: 'invalidateShards', shards, of })));
   }
 
+  /** Every shard signs decision receipts with `key` from now on (a receipt key rotation). */
+  async setReceiptKey(key: ReceiptKeyMaterial): Promise<void> {
+    await Promise.all(this.#shards.map((s) => s.run({ kind: 'receiptKey', key })));
+  }
+
   /** Authorizations sent to each shard and not yet answered, by shard index (for /metrics). */
   queueDepths(): number[] {
     return this.#shards.map((s) => s.pending);
@@ -325,5 +333,6 @@ function workerData(options: EngineOptions, shard: number, coreModule: string): 
     breakerOpenMs: options.breakerOpenMs ?? ENGINE_DEFAULTS.breakerOpenMs,
     connectTimeoutMs: options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
     logLevel: options.logLevel ?? options.log.level,
+    receiptKey: options.receiptKey ?? null,
   };
 }

@@ -3,6 +3,7 @@
 // event-loop turn travel as ONE task, and their results come back as one array in order.
 import type { Environment } from '../auth/types.js';
 import type { LocalHistogramData } from '../observability/metrics.js';
+import type { ReceiptKeyMaterial } from '../receipts/signer.js';
 import type { AuthorizeRequest } from './contract.js';
 import { type DecisionReply, toReply } from './reply.js';
 
@@ -25,6 +26,8 @@ export interface ShardWorkerData {
   /** Time to open a database connection, in milliseconds. */
   readonly connectTimeoutMs: number;
   readonly logLevel: string;
+  /** The key that signs decision receipts (src/receipts/); none: responses carry receipt null. */
+  readonly receiptKey?: ReceiptKeyMaterial | null;
 }
 
 export type ShardTask =
@@ -33,6 +36,8 @@ export type ShardTask =
   | { readonly kind: 'invalidatePrincipal'; readonly env: Environment; readonly principalId: string }
   /** Every actor whose agent falls in one of these virtual shards (of `of`) reloads before its next decision. */
   | { readonly kind: 'invalidateShards'; readonly shards: readonly number[]; readonly of: number }
+  /** The receipt signing key changed (a rotation): sign with this one from now on. */
+  | { readonly kind: 'receiptKey'; readonly key: ReceiptKeyMaterial }
   | { readonly kind: 'stats' }
   | { readonly kind: 'close' };
 

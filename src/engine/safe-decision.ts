@@ -45,5 +45,7 @@ export function safeDecision(
     recommendations: ['Retry shortly with the same idempotency_key; the service is temporarily unable to decide.'],
     processing_time_ms: 0,
     timestamp: new Date(nowMs).toISOString(),
+    // Nothing was decided or recorded: there is nothing to attest (README "Decision receipts").
+    receipt: null,
   };
 }

@@ -10,6 +10,7 @@ import { Breaker } from '../audit/breaker.js';
 import { GroupCommitter } from '../audit/committer.js';
 import { DbGate } from '../audit/gate.js';
 import type { Environment } from '../auth/types.js';
+import { useReceiptKey } from '../receipts/signer.js';
 import { connect, type Sql } from '../storage/db.js';
 import { ActorSystem, type ShardDatabase } from './actors.js';
 import type { DecisionCore } from './contract.js';
@@ -32,6 +33,7 @@ export async function createShard(
   shared?: Readonly<Record<Environment, Sql>>,
 ): Promise<ShardRuntime> {
   let closing = false;
+  useReceiptKey(data.receiptKey ?? null);
 
   /**
    * While the breaker reports failures, one background `select 1` at a time (every
@@ -161,6 +163,9 @@ export async function createShard(
           return null;
         case 'invalidateShards':
           actors.invalidateShards(task.shards, task.of);
+          return null;
+        case 'receiptKey':
+          useReceiptKey(task.key);
           return null;
         case 'stats':
           return Promise.resolve(stats());
