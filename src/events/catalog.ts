@@ -11,6 +11,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'session.terminate',
   'trust.promotion',
   'step_up.created',
+  'webhook.delivery_exhausted',
 ] as const;
 
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
@@ -29,6 +30,9 @@ export const SUBSCRIBABLE_EVENT_TYPES: readonly string[] = [
   ...Object.keys(EVENT_TYPE_ALIASES),
   WILDCARD,
 ];
+
+/** A webhook delivery stopped for good without success (src/webhooks/exhausted.ts). */
+export const DELIVERY_EXHAUSTED_EVENT_TYPE = 'webhook.delivery_exhausted';
 
 /** The NATS-only event published for every decision, with the audit entry as data. */
 export const DECIDED_EVENT_TYPE = 'authorization.decided';
@@ -166,6 +170,21 @@ const CATALOG: readonly CatalogEntry[] = [
       expires_at: '2025-01-01T12:15:00.000Z',
       trust_score: 0.74,
       risk_score: 0.58,
+    },
+  },
+  {
+    type: 'webhook.delivery_exhausted',
+    description:
+      'A webhook delivery stopped without success: its retries ran out, or the webhook was disabled after consecutive failures. Redeliver with POST /api/v1/webhooks/{id}/redeliver. Never sent for a delivery of this type itself.',
+    sample_payload: {
+      webhook_id: 'wh_sample000000000000000000',
+      url: 'https://example.com/hooks/asas',
+      event_id: 'evt_sample000000000000000000',
+      event_type: 'authorization.decline',
+      attempts: 6,
+      last_status_code: 503,
+      last_error: 'HTTP 503',
+      reason: 'retries_exhausted',
     },
   },
 ];

@@ -14,6 +14,7 @@ import type postgres from 'postgres';
 import type { PublicJwk } from '../auth/tokens.js';
 import { randomToken } from '../domain/ids.js';
 import type { SecretBox } from '../secrets/box.js';
+import { receiptKeyAad } from '../secrets/service.js';
 import type { Sql } from '../storage/db.js';
 import type { ReceiptKeyMaterial } from './signer.js';
 
@@ -24,8 +25,6 @@ export const RECEIPT_KEY_LEAD_SECONDS = 60;
 /** How often an instance reloads the key set (a rotation's lead time must exceed it). */
 const RELOAD_MS = 15_000;
 const LOCK_KEY = 727_274_200;
-
-export const receiptKeyAad = (kid: string): string => `receipt_keys.private_key:${kid}`;
 
 interface KeyRow {
   kid: string;

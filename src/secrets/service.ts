@@ -18,6 +18,10 @@ const RESEAL_LOCK_KEY = 727_274_100;
 /** Where each kind of sealed secret lives, and the additional data binding it to its row. */
 export const signingKeyAad = (kid: string): string => `signing_keys.private_key:${kid}`;
 export const webhookSecretAad = (webhookId: string): string => `webhooks.secret:${webhookId}`;
+/** A webhook's previous secret during a rotation's grace period (src/webhooks/secret-rotation.ts). */
+export const webhookPreviousSecretAad = (webhookId: string): string => `webhooks.previous_secret:${webhookId}`;
+/** A decision receipt signing key (src/receipts/keys.ts). */
+export const receiptKeyAad = (kid: string): string => `receipt_keys.private_key:${kid}`;
 
 /**
  * A webhook's signing secret from its row. A row with no sealed value was written in plaintext
@@ -78,13 +82,16 @@ export function loadSecretBox(config: Config, log: Logger): SecretBox {
 export async function resealSecrets(dbs: Databases, box: SecretBox, log: Logger): Promise<void> {
   for (const env of ['live', 'sandbox'] as const) {
     const counts = await resealDatabase(dbs.forEnv(env), box);
-    if (counts.signingKeys + counts.webhooks > 0) {
+    if (counts.signingKeys + counts.webhooks + counts.receiptKeys + counts.previousWebhookSecrets > 0) {
       log.info({ database: env, keyId: box.keyId, ...counts }, 'secrets: sealed under the current key');
     }
   }
 }
 
-async function resealDatabase(sql: Sql, box: SecretBox): Promise<{ signingKeys: number; webhooks: number }> {
+async function resealDatabase(
+  sql: Sql,
+  box: SecretBox,
+): Promise<{ signingKeys: number; webhooks: number; receiptKeys: number; previousWebhookSecrets: number }> {
   const current = `asas1.${box.keyId}.%`;
   return sql.begin(async (tx) => {
     await tx`select pg_advisory_xact_lock(${RESEAL_LOCK_KEY})`;
@@ -109,6 +116,27 @@ async function resealDatabase(sql: Sql, box: SecretBox): Promise<{ signingKeys: 
       if (plain === null) throw new Error(`webhook ${h.id} has neither a sealed nor a plaintext secret`);
       await tx`update webhooks set secret_sealed = ${box.seal(plain, aad)}, secret = null where id = ${h.id}`;
     }
-    return { signingKeys: keys.length, webhooks: hooks.length };
+    // Migration 0200: receipt keys and the previous secret of a webhook in its rotation grace.
+    const receiptKeys = await tx<{ kid: string; private_key_sealed: string }[]>`
+      select kid, private_key_sealed from receipt_keys where private_key_sealed not like ${current} for update`;
+    for (const k of receiptKeys) {
+      const aad = receiptKeyAad(k.kid);
+      await tx`update receipt_keys set private_key_sealed = ${box.seal(box.open(k.private_key_sealed, aad), aad)}
+        where kid = ${k.kid}`;
+    }
+    const previous = await tx<{ id: string; previous_secret_sealed: string }[]>`
+      select id, previous_secret_sealed from webhooks
+      where previous_secret_sealed is not null and previous_secret_sealed not like ${current} for update`;
+    for (const h of previous) {
+      const aad = webhookPreviousSecretAad(h.id);
+      await tx`update webhooks set previous_secret_sealed = ${box.seal(box.open(h.previous_secret_sealed, aad), aad)}
+        where id = ${h.id}`;
+    }
+    return {
+      signingKeys: keys.length,
+      webhooks: hooks.length,
+      receiptKeys: receiptKeys.length,
+      previousWebhookSecrets: previous.length,
+    };
   });
 }

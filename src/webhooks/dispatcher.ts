@@ -22,10 +22,11 @@ import type { IncomingEvent } from '../events/bus.js';
 import { DECIDED_EVENT_TYPE, subscriptionMatches } from '../events/catalog.js';
 import { parseSubject } from '../events/envelope.js';
 import type { SecretBox } from '../secrets/box.js';
-import { webhookSecret } from '../secrets/service.js';
 import type { Sql } from '../storage/db.js';
+import { announcesExhaustion, recordExhausted } from './exhausted.js';
 import type { DeliveryResult, WebhookHttpClient } from './http-client.js';
 import { signedHeaders } from './signature.js';
+import { SECRET_SELECT, type SecretColumns, signingSecrets } from './signing-secrets.js';
 
 export interface DispatcherOptions {
   readonly config: Pick<Config, 'webhookRetryScheduleMs' | 'webhookDisableAfter'>;
@@ -78,6 +79,13 @@ interface DeliveryRow {
   body: string;
   attempts: number;
   next_attempt_at: Date;
+}
+
+interface HookAfter {
+  active: boolean;
+  url: string;
+  principal_id: string;
+  client_id: string;
 }
 
 const SWEEP_MS = 5_000;
@@ -293,13 +301,13 @@ export class WebhookDispatcher {
     // or by nobody live) and reads the webhook, in one statement.
     const hooks = await this.#db(
       job.env,
-      (sql) => sql<{ id: string; url: string; secret: string | null; secret_sealed: string | null; active: boolean }[]>`
+      (sql) => sql<(SecretColumns & { url: string; active: boolean })[]>`
         with slot as (
           update webhook_deliveries set claimed_by = ${this.#o.holder}, lease_until = now() + ${this.#lease()}::interval
           where id = ${job.id} and status = 'pending' and attempts = ${job.attempts}
             and (claimed_by = ${this.#o.holder} or claimed_by is null or lease_until < now())
           returning webhook_id)
-        select w.id, w.url, w.secret, w.secret_sealed, w.active from webhooks w join slot on w.id = slot.webhook_id`,
+        select ${sql.unsafe(SECRET_SELECT)}, w.url, w.active from webhooks w join slot on w.id = slot.webhook_id`,
     );
     const hook = hooks[0];
     if (hook === undefined) {
@@ -318,14 +326,9 @@ export class WebhookDispatcher {
       this.#known.delete(key);
       return;
     }
-    const result = await this.#o.client.post(
-      hook.url,
-      job.body,
-      signedHeaders(webhookSecret(this.#o.secrets, hook), job.eventId, job.eventType, job.body) as unknown as Record<
-        string,
-        string
-      >,
-    );
+    const secrets = signingSecrets(this.#o.secrets, hook);
+    const headers = signedHeaders(secrets.current, job.eventId, job.eventType, job.body, Date.now(), secrets.previous);
+    const result = await this.#o.client.post(hook.url, job.body, headers as unknown as Record<string, string>);
     // Recorded even while closing: the receiver may have it, and an unrecorded attempt would be
     // made again by whichever instance takes the delivery next.
     const outcome = result.ok ? 'success' : result.statusCode === null ? 'no_response' : 'http_error';
@@ -361,18 +364,18 @@ export class WebhookDispatcher {
           values (${job.id}, ${job.webhookId}, ${job.eventId}, ${attempt}, ${r.ok}, ${r.statusCode}, ${r.error},
             ${r.durationMs})`;
         const [hook] = r.ok
-          ? await tx<{ active: boolean }[]>`
+          ? await tx<HookAfter[]>`
               update webhooks set consecutive_failures = 0, last_delivery_at = now(),
                 last_status_code = ${r.statusCode}, updated_at = now()
-              where id = ${job.webhookId} returning active`
-          : await tx<{ active: boolean }[]>`
+              where id = ${job.webhookId} returning active, url, principal_id, client_id`
+          : await tx<HookAfter[]>`
               update webhooks set consecutive_failures = consecutive_failures + 1, last_delivery_at = now(),
                 last_status_code = ${r.statusCode},
                 active = case when consecutive_failures + 1 >= ${disableAfter} then false else active end,
                 disabled_at = case when active and consecutive_failures + 1 >= ${disableAfter} then now()
                   else disabled_at end,
                 updated_at = now()
-              where id = ${job.webhookId} returning active`;
+              where id = ${job.webhookId} returning active, url, principal_id, client_id`;
         const status = r.ok ? 'succeeded' : retryDelayMs !== null && hook?.active === true ? 'pending' : 'failed';
         // A pending delivery stays this instance's through the retry wait: lease_until is the
         // next attempt's time plus the lease.
@@ -384,6 +387,20 @@ export class WebhookDispatcher {
             last_status_code = ${r.statusCode}, last_error = ${r.error}, last_attempt_at = now()
           where id = ${job.id} and claimed_by = ${this.#o.holder} and attempts = ${job.attempts}`;
         if (updated.count === 0) return 'lost';
+        if (status === 'failed' && hook !== undefined && announcesExhaustion(job.eventType)) {
+          await recordExhausted(tx, {
+            webhookId: job.webhookId,
+            url: hook.url,
+            principalId: hook.principal_id,
+            clientId: hook.client_id,
+            eventId: job.eventId,
+            eventType: job.eventType,
+            attempts: attempt,
+            lastStatusCode: r.statusCode,
+            lastError: r.error,
+            reason: retryDelayMs === null ? 'retries_exhausted' : 'webhook_disabled',
+          });
+        }
         if (hook !== undefined && !hook.active && !r.ok) {
           this.#o.log.warn({ webhookId: job.webhookId }, 'webhook disabled after consecutive failures');
         }
@@ -412,6 +429,41 @@ export class WebhookDispatcher {
     }
     this.#schedule(this.#job(env, row), 0);
     return 'queued';
+  }
+
+  /**
+   * Schedules again, with a fresh retry budget, this webhook's failed deliveries of events
+   * recorded in [from, to), oldest first, at most `limit`; `more` when others remain after them.
+   */
+  async redeliverRange(
+    env: Environment,
+    webhookId: string,
+    from: Date,
+    to: Date,
+    limit: number,
+  ): Promise<{ queued: number; more: boolean; nextFrom: string | null }> {
+    const rows = await this.#db(
+      env,
+      (sql) => sql<(DeliveryRow & { created_at: Date })[]>`
+        update webhook_deliveries d set status = 'pending', attempts = 0, next_attempt_at = now(), last_error = null,
+          claimed_by = ${this.#o.holder}, lease_until = now() + ${this.#lease()}::interval
+        where d.id in (
+          select id from webhook_deliveries
+          where webhook_id = ${webhookId} and status = 'failed' and created_at >= ${from} and created_at < ${to}
+          order by created_at, id limit ${limit}
+          for update skip locked)
+        returning d.id, d.webhook_id, d.event_id, d.event_type, d.body, d.attempts, d.created_at`,
+    );
+    for (const r of rows) this.#schedule(this.#job(env, r), 0);
+    const last = rows.reduce<Date | null>((m, r) => (m === null || r.created_at > m ? r.created_at : m), null);
+    const [rest] = await this.#db(
+      env,
+      (sql) => sql<{ created_at: Date }[]>`
+        select created_at from webhook_deliveries
+        where webhook_id = ${webhookId} and status = 'failed' and created_at >= ${last ?? from} and created_at < ${to}
+        order by created_at, id limit 1`,
+    );
+    return { queued: rows.length, more: rest !== undefined, nextFrom: rest?.created_at.toISOString() ?? null };
   }
 
   /** Stops scheduling; waits (bounded) for attempts in flight. Pending rows resume at restart. */

@@ -1,37 +1,22 @@
 // The webhooks API of SPEC.md "Webhooks (Principal)": management with a Principal API key
 // only, and the public event catalog. Deliveries themselves are the dispatcher's.
 import { recordSecurityEvent, type SecurityAction } from '../audit/security-log.js';
-import type { PrincipalAuth } from '../auth/types.js';
 import type { Config } from '../config/config.js';
 import { newId } from '../domain/ids.js';
 import { ApiError } from '../errors/registry.js';
 import { eventCatalog, samplePayload, WILDCARD_DESCRIPTION } from '../events/catalog.js';
 import type { EventsRuntime } from '../events/service.js';
-import { json, type RequestContext, type RouteDef } from '../http/types.js';
+import { json, type RouteDef } from '../http/types.js';
 import type { SecretBox } from '../secrets/box.js';
-import { webhookSecret, webhookSecretAad } from '../secrets/service.js';
-import type { Sql } from '../storage/db.js';
+import { webhookSecretAad } from '../secrets/service.js';
+import { COLUMNS, load, principal, type WebhookRow } from './access.js';
+import { webhookRecoveryRoutes } from './recovery-routes.js';
 import { generateSigningSecret, signedHeaders } from './signature.js';
+import { SECRET_SELECT, type SecretColumns, signingSecrets } from './signing-secrets.js';
 import { checkWebhookUrl, DESTINATION_NOT_ALLOWED } from './url-policy.js';
 
 /** The largest PostgreSQL bigint (webhooks.seq). */
 const MAX_BIGINT = 2n ** 63n - 1n;
-
-interface WebhookRow {
-  seq: string;
-  id: string;
-  url: string;
-  event_types: string[];
-  description: string | null;
-  active: boolean;
-  consecutive_failures: number;
-  last_delivery_at: Date | null;
-  last_status_code: number | null;
-  created_at: Date;
-}
-
-const COLUMNS =
-  'seq, id, url, event_types, description, active, consecutive_failures, last_delivery_at, last_status_code, created_at';
 
 function view(r: WebhookRow): Record<string, unknown> {
   return {
@@ -47,12 +32,6 @@ function view(r: WebhookRow): Record<string, unknown> {
   };
 }
 
-function principal(ctx: RequestContext): { auth: PrincipalAuth; sql: Sql } {
-  const auth = ctx.auth;
-  if (auth === null || auth.kind !== 'principal' || ctx.db === null) throw new ApiError('unauthorized');
-  return { auth, sql: ctx.db };
-}
-
 function checkedUrl(raw: string, config: Config): string {
   const check = checkWebhookUrl(raw, config.webhookUrlPolicy, config.webhookAllowedPorts);
   if (!check.ok) {
@@ -64,14 +43,6 @@ function checkedUrl(raw: string, config: Config): string {
   return raw;
 }
 
-async function load(sql: Sql, principalId: string, webhookId: string): Promise<WebhookRow> {
-  const rows = await sql<WebhookRow[]>`
-    select ${sql.unsafe(COLUMNS)} from webhooks where id = ${webhookId} and principal_id = ${principalId}`;
-  const row = rows[0];
-  if (row === undefined) throw new ApiError('webhook_not_found');
-  return row;
-}
-
 /** A PATCH's action in the security log: re-enabling and disabling are named as such. */
 function webhookUpdateAction(wasActive: boolean, isActive: boolean): SecurityAction {
   if (!wasActive && isActive) return 'webhook.reenabled';
@@ -80,6 +51,10 @@ function webhookUpdateAction(wasActive: boolean, isActive: boolean): SecurityAct
 }
 
 export function webhookRoutes(config: Config, events: EventsRuntime, secrets: SecretBox): RouteDef[] {
+  return [...managementRoutes(config, events, secrets), ...webhookRecoveryRoutes(events, secrets)];
+}
+
+function managementRoutes(config: Config, events: EventsRuntime, secrets: SecretBox): RouteDef[] {
   const base = '/api/v1/webhooks';
   return [
     {
@@ -267,10 +242,10 @@ export function webhookRoutes(config: Config, events: EventsRuntime, secrets: Se
         const hook = await load(sql, auth.principalId, id);
         if (!hook.active)
           throw new ApiError('webhook_inactive', 'The webhook is not active; PATCH active: true first.');
-        const [secretRow] = await sql<{ id: string; secret: string | null; secret_sealed: string | null }[]>`
-          select id, secret, secret_sealed from webhooks where id = ${id}`;
+        const [secretRow] = await sql<SecretColumns[]>`
+          select ${sql.unsafe(SECRET_SELECT)} from webhooks w where w.id = ${id}`;
         if (secretRow === undefined) throw new ApiError('webhook_not_found');
-        const secret = webhookSecret(secrets, secretRow);
+        const signing = signingSecrets(secrets, secretRow);
         const requested = ctx.query.event_type ?? 'gate.fired';
         const eventId = newId('evt');
         const envelope = {
@@ -281,7 +256,7 @@ export function webhookRoutes(config: Config, events: EventsRuntime, secrets: Se
           data: { ...samplePayload(requested), test: true },
         };
         const body = JSON.stringify(envelope);
-        const headers = signedHeaders(secret, eventId, requested, body);
+        const headers = signedHeaders(signing.current, eventId, requested, body, Date.now(), signing.previous);
         const result = await events.client.post(hook.url, body, headers as unknown as Record<string, string>);
         return json(200, {
           status: result.ok ? 'delivered' : 'failed',

@@ -3,6 +3,9 @@
 //   whsec_ secret string (UTF-8).
 // - webhook-signature: `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`,
 //   keyed with the base64-decoded part after `whsec_`, as Standard Webhooks libraries expect.
+//   During a secret rotation's grace period (POST /api/v1/webhooks/{id}/rotate-secret) it
+//   carries two space-separated entries, the new secret's first, then the previous secret's:
+//   a receiver holding either verifies (test/webhooks/standard-webhooks.test.ts).
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
 const SECRET_PREFIX = 'whsec_';
@@ -35,15 +38,20 @@ export interface SignedHeaders {
   'webhook-signature': string;
 }
 
-/** Every header of one delivery attempt (the timestamp is the attempt's, the id the event's). */
+/**
+ * Every header of one delivery attempt (the timestamp is the attempt's, the id the event's).
+ * `previousSecret`: the secret a rotation replaced, while its grace period lasts.
+ */
 export function signedHeaders(
   secret: string,
   eventId: string,
   eventType: string,
   body: string,
   nowMs = Date.now(),
+  previousSecret: string | null = null,
 ): SignedHeaders {
   const ts = Math.floor(nowMs / 1000);
+  const signature = standardSignature(secret, eventId, ts, body);
   return {
     'content-type': 'application/json',
     'user-agent': 'agent-spending-authorization-webhooks/1',
@@ -52,7 +60,8 @@ export function signedHeaders(
     'x-mandate-event-type': eventType,
     'webhook-id': eventId,
     'webhook-timestamp': String(ts),
-    'webhook-signature': standardSignature(secret, eventId, ts, body),
+    'webhook-signature':
+      previousSecret === null ? signature : `${signature} ${standardSignature(previousSecret, eventId, ts, body)}`,
   };
 }
 
