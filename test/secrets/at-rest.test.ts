@@ -71,6 +71,22 @@ describe('secrets at rest', () => {
     expect(sample !== undefined && signedWith(sample, secret)).toBe(true);
   });
 
+  it('stores the receipt signing key sealed, and publishes its public half', async () => {
+    const keys = await live<{ kid: string; private_key_sealed: string }[]>`
+      select kid, private_key_sealed from receipt_keys`;
+    expect(keys.length).toBe(1);
+    const k = keys[0] as (typeof keys)[number];
+    expect(k.private_key_sealed.startsWith(`asas1.${keyIdOf(KEY)}.`)).toBe(true);
+    const der = openEnvelope(k.private_key_sealed, KEY, `receipt_keys.private_key:${k.kid}`);
+    const publicX = (
+      createPublicKey(createPrivateKey({ key: der, format: 'der', type: 'pkcs8' })).export({ format: 'jwk' }) as {
+        x: string;
+      }
+    ).x;
+    const jwks = await request<{ keys: { kid: string; x: string }[] }>(server, 'GET', '/.well-known/jwks.json');
+    expect(jwks.body.keys).toContainEqual(expect.objectContaining({ kid: k.kid, x: publicX }));
+  });
+
   it('stores the token signing key sealed, and tokens verify', async () => {
     const keys = await live<{ kid: string; private_key_pkcs8: Buffer | null; private_key_sealed: string }[]>`
       select kid, private_key_pkcs8, private_key_sealed from signing_keys`;
@@ -85,7 +101,10 @@ describe('secrets at rest', () => {
       }
     ).x;
     const jwks = await request<{ keys: { kid: string; x: string }[] }>(server, 'GET', '/.well-known/jwks.json');
-    expect(jwks.body.keys).toEqual([expect.objectContaining({ kid: k.kid, x: publicX })]);
+    // Token keys (sk_) beside the receipt keys (rk_, issue 17).
+    expect(jwks.body.keys.filter((j) => j.kid.startsWith('sk_'))).toEqual([
+      expect.objectContaining({ kid: k.kid, x: publicX }),
+    ]);
 
     const token = await request<{ access_token: string }>(server, 'POST', '/oauth/token', {
       body: { grant_type: 'client_credentials', client_id: principalId, client_secret: principalKey },

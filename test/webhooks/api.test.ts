@@ -223,6 +223,7 @@ describe('GET /api/v1/webhooks/events', () => {
       'session.terminate',
       'step_up.created',
       'trust.promotion',
+      'webhook.delivery_exhausted',
     ]);
     const gate = res.body.event_types.find((e) => e.type === 'gate.fired');
     expect(Object.keys(gate?.sample_payload ?? {}).sort()).toEqual([
