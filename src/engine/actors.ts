@@ -19,6 +19,7 @@ import { type Breaker, DEADLINE, isUnavailable } from '../audit/breaker.js';
 import type { CommitOutcome, GroupCommitter } from '../audit/committer.js';
 import type { DbGate } from '../audit/gate.js';
 import type { Environment } from '../auth/types.js';
+import { attachReceipt } from '../receipts/attach.js';
 import type { Sql } from '../storage/db.js';
 import type { AuthorizeRequest, DecisionCore, Evaluation } from './contract.js';
 import { requestFingerprint } from './idempotency.js';
@@ -477,6 +478,8 @@ export class ActorSystem {
       job.resolve(safeResult(request));
       return;
     }
+    // The signed receipt goes into the response before it is recorded (src/receipts/attach.ts).
+    attachReceipt(request, evaluation.response);
     if (key !== null) {
       evaluation.audit.request_hash = fingerprint;
       entry = { response: null, fingerprint, expired: false, sinceMs: Date.now(), waiters: [] };

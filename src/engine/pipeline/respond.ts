@@ -1,9 +1,7 @@
 // What a decision returns: its reason codes and recommendations, the events of its gates and
 // of a DECLINE or STEP_UP, the response (every field of SPEC.md) and the audit row with its
 // explanation.
-import { currencyExponent } from '../../domain/currency.js';
-import { formatAmount, toJsonNumber, type Units } from '../../domain/money.js';
-import { signReceipt } from '../../receipts/signer.js';
+import { toJsonNumber, type Units } from '../../domain/money.js';
 import type { AuditRow, AuthorizeRequest, Evaluation } from '../contract.js';
 import type { AgentState } from './agent-state.js';
 import { isoOf } from './calendar.js';
@@ -147,17 +145,8 @@ export function respond(
     recommendations,
     processing_time_ms: 0,
     timestamp,
-    // Signed here, on the shard thread: stored with the response, so a replay returns it as is.
-    receipt: signReceipt({
-      authorization_id: authorizationId,
-      agent_id: state.agentId,
-      mandate_id: mandate === null ? null : mandate.id,
-      amount: formatAmount(amount, currencyExponent(req.currency) ?? 2),
-      currency: req.currency,
-      merchant: req.merchantId ?? req.merchantName,
-      decision,
-      iat: Math.floor(nowMs / 1000),
-    }),
+    // Signed by the shard's actor system once the decision goes to be recorded (src/receipts/attach.ts).
+    receipt: null,
   };
   const audit: AuditRow = {
     id: authorizationId,
