@@ -18,6 +18,8 @@ commands:
   issue-principal-key  --principal prn_... --env live|sandbox [--scopes a,b] [--ip ADDR_OR_CIDR]... [--expires-at ISO8601]
   rotate               --credential acr_... [--grace-seconds N]
   revoke               --credential acr_...
+  rotate-receipt-key   [--lead-seconds N] [--retention-days N]
+                       (the key that signs decision receipts; defaults 60 s and 400 days)
   security-log         [--environment live|sandbox] [--action ACTION] [--actor KIND_OR_ID] [--since ISO8601]
                        [--until ISO8601] [--limit N] [--cursor CURSOR]   (one page, newest first)
   list-clients         [--limit N] [--cursor CURSOR]   (one page, newest first)
@@ -75,6 +77,19 @@ function buildCall(command: string, values: Values): Call {
       }
       return { path: `/admin/v1/credentials/${seg('credential')}/rotate`, body };
     }
+    case 'rotate-receipt-key': {
+      const body: Record<string, unknown> = {};
+      for (const [flag, field] of [
+        ['lead-seconds', 'lead_seconds'],
+        ['retention-days', 'retention_days'],
+      ] as const) {
+        const v = values[flag];
+        if (typeof v !== 'string') continue;
+        if (!/^\d+$/.test(v)) throw new UsageError(`--${flag} must be a whole number`);
+        body[field] = Number(v);
+      }
+      return { path: '/admin/v1/receipt-keys/rotate', body };
+    }
     case 'revoke':
       return { path: `/admin/v1/credentials/${seg('credential')}/revoke`, body: undefined };
     case 'security-log': {
@@ -129,6 +144,8 @@ async function main(argv: string[]): Promise<number> {
       ip: { type: 'string', multiple: true },
       'expires-at': { type: 'string' },
       'grace-seconds': { type: 'string' },
+      'lead-seconds': { type: 'string' },
+      'retention-days': { type: 'string' },
       environment: { type: 'string' },
       action: { type: 'string' },
       actor: { type: 'string' },

@@ -35,9 +35,13 @@ interface KeyRow {
 }
 
 export interface RotationResult {
+  /** The new key. */
   readonly kid: string;
+  /** When it starts signing (every instance publishes it before). */
   readonly signs_from: string;
-  readonly retired: readonly { readonly kid: string; readonly published_until: string }[];
+  /** The keys it replaces (the one signing until then), and until when they stay published. */
+  readonly retired: readonly string[];
+  readonly retired_published_until: string | null;
 }
 
 export class ReceiptKeys {
@@ -154,7 +158,8 @@ export class ReceiptKeys {
       return {
         kid,
         signs_from: from.toISOString(),
-        retired: retired.map((r) => ({ kid: r.kid, published_until: r.published_until.toISOString() })),
+        retired: retired.map((r) => r.kid),
+        retired_published_until: retired[0]?.published_until.toISOString() ?? null,
       };
     });
     // This instance takes the next key as soon as it signs; the others on their next reload.

@@ -125,15 +125,20 @@ describe('decision receipts', () => {
     const before = await decide({ amount: 10 });
     const oldKid = decodeProtectedHeader(before.receipt as string).kid as string;
 
-    const rotated = await request<{ kid: string; signs_from: string; retired: { kid: string }[] }>(
-      server,
-      'POST',
-      '/admin/v1/receipt-keys/rotate',
-      { adminKey: server.adminKey, body: { lead_seconds: 0, retention_days: 30 } },
-    );
+    const rotated = await request<{
+      kid: string;
+      signs_from: string;
+      retired: string[];
+      retired_published_until: string;
+    }>(server, 'POST', '/admin/v1/receipt-keys/rotate', {
+      adminKey: server.adminKey,
+      body: { lead_seconds: 0, retention_days: 30 },
+    });
     expect(rotated.status, rotated.text).toBe(201);
     expect(rotated.body.kid).toMatch(/^rk_/);
-    expect(rotated.body.retired.map((r) => r.kid)).toContain(oldKid);
+    expect(rotated.body.retired).toEqual([oldKid]);
+    const retention = Date.parse(rotated.body.retired_published_until) - Date.parse(rotated.body.signs_from);
+    expect(retention).toBe(30 * 86_400_000);
 
     const after = await decide({ amount: 10 });
     expect(decodeProtectedHeader(after.receipt as string).kid).toBe(rotated.body.kid);
@@ -172,5 +177,25 @@ describe('decision receipts', () => {
     });
     const env = expectEnvelope(res, 422, 'validation_error');
     expect(env.details?.map((d) => d.field)).toEqual(['retention_days']);
+  });
+});
+
+describe('npm run admin -- rotate-receipt-key', () => {
+  it('rotates through the operator plane and prints the new key', async () => {
+    const { execFile } = await import('node:child_process');
+    const { promisify } = await import('node:util');
+    const { fileURLToPath } = await import('node:url');
+    const cli = fileURLToPath(new URL(`../../${process.env.DIST_DIR ?? 'dist'}/src/admin/cli.js`, import.meta.url));
+    const env = { PATH: process.env.PATH ?? '', ADMIN_KEY: server.adminKey };
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [cli, 'rotate-receipt-key', '--lead-seconds', '0', '--retention-days', '7', '--url', server.url, '--json'],
+      { env },
+    );
+    const out = JSON.parse(stdout) as { kid: string; retired: string[] };
+    expect(out.kid).toMatch(/^rk_/);
+    expect(out.retired.length).toBeGreaterThan(0);
+    const res = await decide({ amount: 10 });
+    expect(decodeProtectedHeader(res.receipt as string).kid).toBe(out.kid);
   });
 });
