@@ -21,3 +21,7 @@ create index receipt_keys_signs_from_idx on receipt_keys (signs_from desc);
 -- previous_secret_expires_at.
 alter table webhooks add column previous_secret_sealed text;
 alter table webhooks add column previous_secret_expires_at timestamptz;
+
+-- POST /api/v1/webhooks/{id}/redeliver {from, to}: a webhook's failed deliveries by the time
+-- their event was recorded (failed rows are few; the index holds only them).
+create index webhook_deliveries_failed_idx on webhook_deliveries (webhook_id, created_at, id) where status = 'failed';
