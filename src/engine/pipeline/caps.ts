@@ -132,7 +132,7 @@ export function markReached(m: MandateState): void {
 }
 
 function text(c: Cap, v: bigint): string | number {
-  return c.kind === 'amount' ? formatAmount(v) : Number(v);
+  return c.kind === 'amount' ? formatAmount(v, 0) : Number(v);
 }
 
 /**
