@@ -13,6 +13,7 @@ import { json, type RouteDef } from '../http/types.js';
 import { assertOwnedAgent } from './agent-store.js';
 import { bodyOf, callerOf, idParam } from './context.js';
 import { invalidateAgent } from './engine-handle.js';
+import { mandateUsage } from './mandate-usage.js';
 import {
   EXTRA_AMOUNT_FIELDS,
   type ExtraLimitsInput,
@@ -208,7 +209,8 @@ export function mandatesRoutes(services: Services): RouteDef[] {
           caller.principalId,
           idParam(ctx, 'mandate_id', 'mandate_not_found'),
         );
-        return json(200, mandateView(row));
+        // Issue 16: used, held and remaining per cap in its current window (mandate-usage.ts).
+        return json(200, { ...mandateView(row), usage: await mandateUsage(caller.db, row) });
       },
     },
     {
