@@ -26,7 +26,11 @@ export interface AuthorizationEntry {
 }
 
 /** The capture status of a decision: a hold's own status, else CAPTURED for an APPROVE. */
-function statusOf(decision: string, captureMethod: string | null | undefined, holdStatus: string | null): string | null {
+function statusOf(
+  decision: string,
+  captureMethod: string | null | undefined,
+  holdStatus: string | null,
+): string | null {
   if (decision !== 'APPROVE') return null;
   if (holdStatus !== null) return holdStatus;
   return captureMethod === 'manual' ? 'HELD' : 'CAPTURED';

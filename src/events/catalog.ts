@@ -218,7 +218,8 @@ const CATALOG: readonly CatalogEntry[] = [
   },
   {
     type: 'authorization.refunded',
-    description: 'A captured authorization was refunded (in part or in whole); the amount went back to the windows it counted in.',
+    description:
+      'A captured authorization was refunded (in part or in whole); the amount went back to the windows it counted in.',
     sample_payload: {
       authorization_id: SAMPLE_AUTH,
       agent_id: SAMPLE_AGENT,
@@ -234,7 +235,7 @@ const CATALOG: readonly CatalogEntry[] = [
   {
     type: 'budget.threshold_reached',
     description:
-      "An approval or hold brought a mandate cap to its alert share (budget_alert_share, default 0.8); once per cap and window.",
+      'An approval or hold brought a mandate cap to its alert share (budget_alert_share, default 0.8); once per cap and window.',
     sample_payload: {
       agent_id: SAMPLE_AGENT,
       mandate_id: SAMPLE_MANDATE,

@@ -6,7 +6,6 @@ import { currencyExponent, isIsoCurrency } from '../domain/currency.js';
 import { newId } from '../domain/ids.js';
 import { type MandateTerms, mandateHash } from '../domain/mandate-hash.js';
 import { formatAmount, readAmount, SCALE, toDb, toJsonNumber, type Units } from '../domain/money.js';
-import { assertMandateRoom } from '../runtime/mandate-store.js';
 import {
   EXTRA_AMOUNT_FIELDS,
   type ExtraLimitsInput,
@@ -15,6 +14,7 @@ import {
   extraView,
   readExtraLimits,
 } from '../runtime/mandate-limits.js';
+import { assertMandateRoom } from '../runtime/mandate-store.js';
 import { Problems } from './checks.js';
 import type { Tx } from './idempotency.js';
 

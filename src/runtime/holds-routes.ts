@@ -24,7 +24,9 @@ async function amountOf(ctx: RequestContext, currencyOf: () => Promise<string | 
   const text = amountText(ctx.rawBody, body.amount, AMOUNT_PATH);
   const currency = (await currencyOf()) ?? 'USD';
   const units =
-    text === null ? 'must be a decimal amount within range' : readAmount(text, currencyExponent(currency) ?? SCALE, currency);
+    text === null
+      ? 'must be a decimal amount within range'
+      : readAmount(text, currencyExponent(currency) ?? SCALE, currency);
   const problem = typeof units === 'string' ? units : units <= 0n ? 'must be greater than 0' : null;
   if (problem !== null) {
     throw new ApiError('validation_error', undefined, {
@@ -78,6 +80,8 @@ export function holdsRoutes(services: Services): RouteDef[] {
       path: '/api/v1/authorizations/:authorization_id/capture',
       auth: 'principal',
       body: 'HoldCaptureRequest',
+      bodyOptional: true,
+      idempotencyKey: true,
       response: 'HoldCaptureResponse',
       successStatus: 200,
       summary: 'Capture a hold (all of it, or `amount` of it and release the rest)',
@@ -91,6 +95,8 @@ export function holdsRoutes(services: Services): RouteDef[] {
       path: '/api/v1/authorizations/:authorization_id/release',
       auth: 'principal',
       body: 'HoldReleaseRequest',
+      bodyOptional: true,
+      idempotencyKey: true,
       response: 'HoldReleaseResponse',
       successStatus: 200,
       summary: 'Release a hold: its whole amount goes back to the budget',
@@ -101,6 +107,8 @@ export function holdsRoutes(services: Services): RouteDef[] {
       path: '/api/v1/authorizations/:authorization_id/refund',
       auth: 'principal',
       body: 'HoldRefundRequest',
+      bodyOptional: true,
+      idempotencyKey: true,
       response: 'HoldRefundResponse',
       successStatus: 200,
       summary: 'Refund a captured authorization (all that is left, or `amount`)',

@@ -87,7 +87,10 @@ async function refusal(db: Db, principalId: string, id: string): Promise<ApiErro
     return new ApiError('authorization_not_held');
   }
   if (a.status === 'HELD' && a.due) return new ApiError('hold_expired');
-  return new ApiError('hold_not_active', `The hold is ${a.status}: only a HELD authorization can be captured or released.`);
+  return new ApiError(
+    'hold_not_active',
+    `The hold is ${a.status}: only a HELD authorization can be captured or released.`,
+  );
 }
 
 async function heldRow(db: Db, principalId: string, id: string): Promise<HoldRow> {
@@ -107,7 +110,12 @@ export type CaptureResult = {
 };
 
 /** Captures `amount` (default: all) of a HELD, unexpired hold and releases the rest. */
-export async function captureHold(db: Db, principalId: string, id: string, amount: Units | null): Promise<CaptureResult> {
+export async function captureHold(
+  db: Db,
+  principalId: string,
+  id: string,
+  amount: Units | null,
+): Promise<CaptureResult> {
   const h = await heldRow(db, principalId, id);
   const held = u(h.amount);
   const take = amount ?? held;
@@ -128,7 +136,13 @@ export async function captureHold(db: Db, principalId: string, id: string, amoun
       released_amount: formatAmount(rest, 0),
     }),
   ]);
-  return { authorization_id: id, status: 'CAPTURED', captured_amount: num(take), released_amount: num(rest), agentId: h.agent_id };
+  return {
+    authorization_id: id,
+    status: 'CAPTURED',
+    captured_amount: num(take),
+    released_amount: num(rest),
+    agentId: h.agent_id,
+  };
 }
 
 /** Gives a HELD hold back to the budget whole (amount and count). */
@@ -188,7 +202,10 @@ export async function refundAuthorization(
     throw new ApiError(a === undefined ? 'authorization_not_found' : 'authorization_not_refundable');
   }
   if (h.status !== 'CAPTURED') {
-    throw new ApiError('authorization_not_refundable', `The authorization is ${h.status}: only a captured one can be refunded.`);
+    throw new ApiError(
+      'authorization_not_refundable',
+      `The authorization is ${h.status}: only a captured one can be refunded.`,
+    );
   }
   const left = u(h.captured_amount) - u(h.refunded_amount);
   const give = amount ?? left;

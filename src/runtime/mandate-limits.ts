@@ -3,7 +3,16 @@
 // views (docs/holds.md "Limits"): calendar week and year caps, a cap over the mandate's whole
 // life, day and month count caps, the hold expiry and the budget alert share.
 import { currencyExponent } from '../domain/currency.js';
-import { formatAmount, fromDb, parseAmount, readAmount, SCALE, toDb, toJsonNumber, type Units } from '../domain/money.js';
+import {
+  formatAmount,
+  fromDb,
+  parseAmount,
+  readAmount,
+  SCALE,
+  toDb,
+  toJsonNumber,
+  type Units,
+} from '../domain/money.js';
 
 export interface ExtraLimitsInput {
   max_weekly_amount?: string | number;

@@ -4,8 +4,9 @@
 // expiries, partial captures and refunds gave back), what is held (open holds) and what remains.
 // Read from PostgreSQL, the truth the agent's actor is rebuilt from: three aggregate queries on
 // the mandate's rows.
-import { windowsOf } from '../engine/pipeline/calendar.js';
+
 import { fromDb, toJsonNumber, type Units } from '../domain/money.js';
+import { windowsOf } from '../engine/pipeline/calendar.js';
 import type { Sql } from '../storage/db.js';
 import type { MandateRow } from './mandate-store.js';
 
@@ -34,7 +35,18 @@ interface Sums {
   total_n: number;
 }
 
-const ZERO: Sums = { day: '0', day_n: 0, week: '0', week_n: 0, month: '0', month_n: 0, year: '0', year_n: 0, total: '0', total_n: 0 };
+const ZERO: Sums = {
+  day: '0',
+  day_n: 0,
+  week: '0',
+  week_n: 0,
+  month: '0',
+  month_n: 0,
+  year: '0',
+  year_n: 0,
+  total: '0',
+  total_n: 0,
+};
 
 export async function mandateUsage(db: Sql, m: MandateRow): Promise<Record<string, Record<string, unknown>>> {
   const caps = CAPS.filter((c) => m[c.name] !== null && m[c.name] !== undefined);

@@ -13,7 +13,6 @@ import { json, type RouteDef } from '../http/types.js';
 import { assertOwnedAgent } from './agent-store.js';
 import { bodyOf, callerOf, idParam } from './context.js';
 import { invalidateAgent } from './engine-handle.js';
-import { mandateUsage } from './mandate-usage.js';
 import {
   EXTRA_AMOUNT_FIELDS,
   type ExtraLimitsInput,
@@ -28,6 +27,7 @@ import {
   type MandateStatus,
   mandateView,
 } from './mandate-store.js';
+import { mandateUsage } from './mandate-usage.js';
 
 interface CreateBody extends ExtraLimitsInput {
   agent_id: string;

@@ -9,7 +9,10 @@ import { thresholdsRoutes } from './thresholds-routes.js';
 
 export function runtimeRoutes(services: Services): RouteDef[] {
   return [
-    ...agentsRoutes(services), ...mandatesRoutes(services), ...thresholdsRoutes(services), ...holdsRoutes(services),
+    ...agentsRoutes(services),
+    ...mandatesRoutes(services),
+    ...thresholdsRoutes(services),
+    ...holdsRoutes(services),
     ...principalTimezoneRoutes(services),
   ];
 }

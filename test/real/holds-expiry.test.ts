@@ -110,7 +110,9 @@ describe('hold expiry', () => {
     // Stop, let hold b fall due with no instance running, start again on the same database.
     await app.close();
     await sleep(2_500);
-    const [due] = await db<{ status: string }[]>`select status from holds where authorization_id = ${b.authorization_id as string}`;
+    const [due] = await db<
+      { status: string }[]
+    >`select status from holds where authorization_id = ${b.authorization_id as string}`;
     expect(due?.status).toBe('HELD');
     app = await start();
     await until('the expiry', async () => {

@@ -108,8 +108,11 @@ describe('holds', () => {
     const r2 = await op(server, p, auto, 'refund');
     expect(r2.body).toMatchObject({ refund_amount: 6, refunded_amount: 10, captured_amount: 10 });
     expectEnvelope(await op(server, p, auto, 'refund'), 422, 'amount_exceeds_captured');
-    const rows = await query(server, 'live', (sql) =>
-      sql<{ kind: string; amount: string }[]>`select kind, amount::text from budget_credits
+    const rows = await query(
+      server,
+      'live',
+      (sql) =>
+        sql<{ kind: string; amount: string }[]>`select kind, amount::text from budget_credits
         where authorization_id = ${auto} order by created_at`,
     );
     expect(rows.map((r) => [r.kind, Number(r.amount)])).toEqual([
@@ -185,8 +188,11 @@ describe('holds', () => {
       const loser = o.capture === 200 ? o.r : o.c;
       expect((loser as { error: string }).error).toBe('hold_not_active');
     }
-    const rows = await query(server, 'live', (sql) =>
-      sql<{ status: string; credits: number; events: number }[]>`
+    const rows = await query(
+      server,
+      'live',
+      (sql) =>
+        sql<{ status: string; credits: number; events: number }[]>`
         select h.status, (select count(*)::int from budget_credits c where c.authorization_id = h.authorization_id) as credits,
           (select count(*)::int from outbox_events e where e.authorization_id = h.authorization_id
              and e.event_type in ('authorization.captured', 'authorization.released')) as events

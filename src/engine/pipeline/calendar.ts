@@ -122,7 +122,7 @@ function localParts(tz: string, ms: number): [number, number, number, number] {
     else if (p.type === 'second') s = Number(p.value);
   }
   const wall = Date.UTC(y, mo, d, h, mi, s);
-  return [y, mo, d, wall - (ms - (ms % 1000 + 1000) % 1000)];
+  return [y, mo, d, wall - (ms - (((ms % 1000) + 1000) % 1000))];
 }
 
 /** The instant local midnight of (y, m, d) happens in `tz`. */

@@ -53,7 +53,14 @@ const countCap = (
 });
 
 export const CAPS: readonly Cap[] = [
-  amountCap('max_daily_amount', 'day', 'daily_limit_exceeded', (m) => m.daily, (m) => m.dayAmount, (m) => m.dayKey),
+  amountCap(
+    'max_daily_amount',
+    'day',
+    'daily_limit_exceeded',
+    (m) => m.daily,
+    (m) => m.dayAmount,
+    (m) => m.dayKey,
+  ),
   amountCap(
     'max_weekly_amount',
     'week',
@@ -86,7 +93,14 @@ export const CAPS: readonly Cap[] = [
     (m) => m.totalAmount,
     () => null,
   ),
-  countCap('max_daily_count', 'day', 'daily_count_exceeded', (m) => m.dailyCount, (m) => m.dayCount, (m) => m.dayKey),
+  countCap(
+    'max_daily_count',
+    'day',
+    'daily_count_exceeded',
+    (m) => m.dailyCount,
+    (m) => m.dayCount,
+    (m) => m.dayKey,
+  ),
   countCap(
     'max_monthly_count',
     'month',

@@ -13,13 +13,7 @@ import { consumePendingStepUp, findPendingStepUp } from './step-up.js';
 import { type CtsResult, computeCts, effectiveLimit } from './trust.js';
 import { decline, money, stepUp, type Work } from './work.js';
 
-function mandateDetail(
-  reason: ReasonCode,
-  m: MandateState,
-  req: AuthorizeRequest,
-  amount: Units,
-  tz: string,
-): string {
+function mandateDetail(reason: ReasonCode, m: MandateState, req: AuthorizeRequest, amount: Units, tz: string): string {
   const amt = money(amount, req.currency);
   switch (reason) {
     case 'per_transaction_limit_exceeded':

@@ -4,15 +4,15 @@ import { fromDb } from '../../domain/money.js';
 import type { Sql } from '../../storage/db.js';
 import type { AgentState, MandateState, TrustLevel } from './agent-state.js';
 import { dayStartMs, monthStartMs, windowsOf } from './calendar.js';
+import { markReached } from './caps.js';
 import { pointsToCompromise } from './evidence.js';
 import { type HistoryRow, replayHistory } from './history.js';
 import { dbTimeMs, type MandateRow, mandateFromRow } from './mandate-row.js';
 import { EVIDENCE_ROWS, EVIDENCE_WINDOW_MS, evidenceDue, seedMerchantEvidence } from './principal-evidence.js';
-import { markReached } from './caps.js';
 import { carried, fold, type MandateSums, rollupOf, totals } from './rollup.js';
-import { loadWindowSums } from './windows.js';
 import { merchantKeyOf, newAgentState } from './state.js';
 import type { ThresholdOverrides } from './thresholds.js';
+import { loadWindowSums } from './windows.js';
 
 /** Audit rows read at load to rebuild windows, sessions, baselines and pending step-ups. */
 export const RECENT_ROWS = 200;
