@@ -4,19 +4,23 @@
 // release has exactly one winner; the events reach the outbox.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { query } from '../engine/support.js';
+import { type Receiver, startReceiver } from '../fixtures/webhook-receiver.js';
 import { expectEnvelope, request, startTestServer, type TestServer } from '../helpers/server.js';
 import { agentWith, approve, decide, events, op, principal, usage } from './holds-support.js';
 import type { TestPrincipal } from './setup.js';
 
 let server: TestServer;
 let p: TestPrincipal;
+let receiver: Receiver;
 
 beforeAll(async () => {
   server = await startTestServer();
   p = await principal(server);
+  receiver = await startReceiver();
 });
 afterAll(async () => {
   await server?.close();
+  await receiver?.close();
 });
 
 describe('holds', () => {
@@ -205,5 +209,39 @@ describe('holds', () => {
       expect(r.credits).toBe(1);
       expect(r.events).toBe(1);
     }
+  });
+
+  it('hold events reach webhooks through the outbox', async () => {
+    const who = await principal(server);
+    const hook = await request(server, 'POST', '/api/v1/webhooks', {
+      apiKey: who.apiKey,
+      body: {
+        url: `${receiver.url}/holds`,
+        event_types: ['authorization.captured', 'authorization.released', 'authorization.refunded', 'budget.exhausted'],
+      },
+    });
+    expect(hook.status, hook.text).toBe(201);
+    const { agentId } = await agentWith(server, who, { max_daily_amount: '20.00' });
+    const a = await approve(server, who, agentId, '10.00', true);
+    const b = await approve(server, who, agentId, '10.00', true);
+    expect((await op(server, who, a, 'capture', { amount: '2.50' })).status).toBe(200);
+    expect((await op(server, who, b, 'release')).status).toBe(200);
+    expect((await op(server, who, a, 'refund')).status).toBe(200);
+    const got = await receiver.waitFor(4, 15_000, (r) => r.path === '/holds');
+    const byType = new Map(
+      got.map((r) => {
+        const e = JSON.parse(r.body) as { event_type: string; data: Record<string, unknown> };
+        return [e.event_type, e.data] as const;
+      }),
+    );
+    expect(byType.get('authorization.captured')).toMatchObject({
+      authorization_id: a,
+      captured_amount: '2.5',
+      released_amount: '7.5',
+    });
+    expect(byType.get('authorization.released')).toMatchObject({ authorization_id: b, released_amount: '10' });
+    expect(byType.get('authorization.refunded')).toMatchObject({ authorization_id: a, refund_amount: '2.5' });
+    // The second hold used the daily cap up exactly.
+    expect(byType.get('budget.exhausted')).toMatchObject({ cap: 'max_daily_amount', authorization_id: b });
   });
 });
