@@ -30,10 +30,16 @@ function needsLog(m: MandateState, timeZone: string): boolean {
   return timeZone !== 'UTC' || m.weekly !== null || m.yearly !== null || m.total !== null;
 }
 
-/** The earliest window start any of `ms` needs (null: their whole life). */
+/**
+ * The earliest window start the caps of `ms` need (null: their whole life). The week and year
+ * are read only when a mandate caps them (the sums of an uncapped window are never compared).
+ */
 function earliest(ms: readonly MandateState[], w: Windows): Date | null {
   if (ms.some((m) => m.total !== null)) return null;
-  return new Date(Math.min(w.day, w.week, w.month, w.year));
+  let from = Math.min(w.day, w.month);
+  if (ms.some((m) => m.weekly !== null)) from = Math.min(from, w.week);
+  if (ms.some((m) => m.yearly !== null)) from = Math.min(from, w.year);
+  return new Date(from);
 }
 
 export async function loadWindowSums(
