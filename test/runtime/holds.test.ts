@@ -14,7 +14,9 @@ let p: TestPrincipal;
 let receiver: Receiver;
 
 beforeAll(async () => {
-  server = await startTestServer();
+  // The expiry sweep runs only at start here: a hold past its expiry stays HELD until then
+  // (test/real/holds-expiry.test.ts runs the sweep).
+  server = await startTestServer({ HOLD_EXPIRY_SWEEP_MS: '3600000' });
   p = await principal(server);
   receiver = await startReceiver();
 });
@@ -243,5 +245,19 @@ describe('holds', () => {
     expect(byType.get('authorization.refunded')).toMatchObject({ authorization_id: a, refund_amount: '2.5' });
     // The second hold used the daily cap up exactly.
     expect(byType.get('budget.exhausted')).toMatchObject({ cap: 'max_daily_amount', authorization_id: b });
+  });
+
+  it('a hold past its expiry can be neither captured nor released, and keeps counting until the sweep', async () => {
+    const { agentId, mandateId } = await agentWith(server, p, { max_daily_amount: '10.00', hold_expiry_seconds: 1 });
+    const res = await decide(server, p, agentId, '10.00', { capture_method: 'manual' });
+    expect(res.status).toBe('HELD');
+    expect(Date.parse(res.hold_expires_at as string) - Date.parse(res.timestamp as string)).toBe(1000);
+    await new Promise((r) => setTimeout(r, 1_200));
+    const id = res.authorization_id as string;
+    expectEnvelope(await op(server, p, id, 'capture'), 409, 'hold_expired');
+    expectEnvelope(await op(server, p, id, 'release'), 409, 'hold_expired');
+    // Not expired by anyone yet: still held, so the cap stays used (the strict side).
+    expect((await usage(server, p, mandateId)).max_daily_amount).toMatchObject({ held: 10, remaining: 0 });
+    expect((await decide(server, p, agentId, '0.01')).reason_codes).toContain('daily_limit_exceeded');
   });
 });

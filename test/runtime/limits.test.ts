@@ -164,6 +164,23 @@ describe("the Principal's time zone", () => {
     expect(res.decision).toBe('APPROVE');
     expect(kiritimati.max_weekly_amount?.window).toBe('week');
   });
+
+  it('caps count in the local calendar day, also after a reload (sums read from the audit log)', async () => {
+    const who = await principal(server);
+    const path = `/api/v1/principals/${who.principalId}/timezone`;
+    expect((await request(server, 'PUT', path, { apiKey: who.apiKey, body: { timezone: 'Asia/Tokyo' } })).status).toBe(
+      200,
+    );
+    const { agentId } = await agentWith(server, who, { max_daily_amount: '30.00', max_daily_count: 4 });
+    await approve(server, who, agentId, '10.00');
+    await approve(server, who, agentId, '10.00', true);
+    await reload(who);
+    await approve(server, who, agentId, '9.99');
+    await approve(server, who, agentId, '0.01');
+    const over = await decide(server, who, agentId, '0.01');
+    expect(over.reason_codes).toContain('daily_limit_exceeded');
+    expect(over.reason_detail).toContain('Asia/Tokyo');
+  });
 });
 
 describe('budget events', () => {
