@@ -21,6 +21,7 @@ import { metricsRoutes } from '../observability/metrics-routes.js';
 import { onboardingRoutes } from '../onboarding/routes.js';
 import { receiptKeyRoutes } from '../receipts/routes.js';
 import { authorizeRoutes } from '../runtime/authorize-routes.js';
+import { HoldExpirySweep } from '../runtime/hold-expiry.js';
 import { runtimeRoutes } from '../runtime/routes.js';
 import { loadSecretBox, resealSecrets } from '../secrets/service.js';
 import { openDatabases } from '../storage/db.js';
@@ -139,6 +140,13 @@ export async function startApp(config: Config, options: { log?: Logger } = {}): 
     maxStoredPerOwner: config.idempotencyMaxStoredPerOwner,
     intervalMs: config.idempotencySweepSeconds * 1000,
   });
+  const holdExpiry = new HoldExpirySweep(
+    { live: dbs.live, sandbox: dbs.sandbox },
+    engine,
+    (env) => events.nudge(env),
+    log,
+    config.holdExpirySweepMs,
+  );
   const server = new HttpServer({ config, log, router, authenticator, dbs, metrics, rateLimiter });
   metrics.httpInFlight.collect(() => [[[], server.inFlight]]);
   const port = await server.listen(config.host, config.port);
@@ -160,6 +168,7 @@ export async function startApp(config: Config, options: { log?: Logger } = {}): 
         if (cluster !== null) await cluster.close();
         await instances.close();
         await idempotencySweep.close();
+        await holdExpiry.close();
         for (const c of closers.reverse()) await c();
         // After the HTTP server and the engine: the last outbox rows are relayed.
         await events.close();

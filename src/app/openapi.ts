@@ -39,10 +39,20 @@ export function buildOpenApi(routes: readonly RouteDef[]): Record<string, unknow
         params.push({ name, in: 'query', required: q?.required?.includes(name) ?? false, schema } as never);
       }
     }
+    if (r.idempotencyKey === true) {
+      params.push({
+        name: 'Idempotency-Key',
+        in: 'header',
+        required: false,
+        schema: { type: 'string', minLength: 1, maxLength: 255 },
+        description:
+          'Replays the first answer for 24 hours; the same key with another body is 422 idempotency_key_reuse.',
+      } as never);
+    }
     if (r.body !== undefined) {
       const content: Record<string, unknown> = { 'application/json': { schema: ref(r.body) } };
       if (r.form === true) content['application/x-www-form-urlencoded'] = { schema: ref(r.body) };
-      op.requestBody = { required: true, content };
+      op.requestBody = { required: r.bodyOptional !== true, content };
     }
     paths[path] ??= {};
     (paths[path] as Record<string, unknown>)[r.method.toLowerCase()] = op;

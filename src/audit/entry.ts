@@ -19,6 +19,21 @@ export interface AuthorizationEntry {
   trust_level: string | null;
   processing_time_ms: number;
   created_at: string;
+  /** Migration 0160 (docs/holds.md): how an APPROVE is captured. */
+  capture_method: 'automatic' | 'manual';
+  /** APPROVE: HELD, CAPTURED, RELEASED or EXPIRED; null for DECLINE and STEP_UP. */
+  status: string | null;
+}
+
+/** The capture status of a decision: a hold's own status, else CAPTURED for an APPROVE. */
+function statusOf(
+  decision: string,
+  captureMethod: string | null | undefined,
+  holdStatus: string | null,
+): string | null {
+  if (decision !== 'APPROVE') return null;
+  if (holdStatus !== null) return holdStatus;
+  return captureMethod === 'manual' ? 'HELD' : 'CAPTURED';
 }
 
 function score(value: string | null): number | null {
@@ -32,7 +47,13 @@ type Shared = Pick<
 > &
   Pick<AuthorizationEntry, 'reason_codes' | 'trust_level' | 'processing_time_ms'> & { kya_score: string | null };
 
-function entry(row: Shared, amount: number, createdAt: string): AuthorizationEntry {
+function entry(
+  row: Shared,
+  amount: number,
+  createdAt: string,
+  captureMethod: string | null | undefined,
+  holdStatus: string | null,
+): AuthorizationEntry {
   return {
     id: row.id,
     agent_id: row.agent_id,
@@ -48,6 +69,8 @@ function entry(row: Shared, amount: number, createdAt: string): AuthorizationEnt
     trust_level: row.trust_level,
     processing_time_ms: row.processing_time_ms,
     created_at: createdAt,
+    capture_method: captureMethod === 'manual' ? 'manual' : 'automatic',
+    status: statusOf(row.decision, captureMethod, holdStatus),
   };
 }
 
@@ -55,7 +78,7 @@ function entry(row: Shared, amount: number, createdAt: string): AuthorizationEnt
 export function entryFromAudit(row: AuditRow): AuthorizationEntry {
   const units = parseAmount(row.amount);
   if (units === null) throw new Error(`audit row ${row.id}: not an exact amount: ${row.amount}`);
-  return entry(row, toJsonNumber(units), row.created_at);
+  return entry(row, toJsonNumber(units), row.created_at, row.capture_method, null);
 }
 
 /** A row of `authorizations` as postgres.js returns it (NUMERIC as text, timestamptz as Date). */
@@ -76,8 +99,17 @@ export interface StoredAuthorization {
   created_at: Date;
   /** Migration 0120: what decided it (GET /authorize/log/{id} only). */
   explanation?: Record<string, unknown> | null;
+  /** Migration 0160: the request's capture method and, for a hold, its current status (holds join). */
+  capture_method?: string | null;
+  hold_status?: string | null;
 }
 
 export function entryFromDb(row: StoredAuthorization): AuthorizationEntry {
-  return entry(row, toJsonNumber(fromDb(row.amount) as bigint), row.created_at.toISOString());
+  return entry(
+    row,
+    toJsonNumber(fromDb(row.amount) as bigint),
+    row.created_at.toISOString(),
+    row.capture_method,
+    row.hold_status ?? null,
+  );
 }

@@ -72,6 +72,8 @@ export interface Config {
   readonly idempotencyMaxStoredPerOwner: number;
   /** Seconds between sweeps of the idempotency stores. */
   readonly idempotencySweepSeconds: number;
+  /** Milliseconds between two rounds of the hold expiry sweep (docs/holds.md). */
+  readonly holdExpirySweepMs: number;
   /**
    * SPEC.md rule 3's last step, "when client tenancy is enabled": a Client key on the Principal
    * plane acts as the Client's only Principal. Off by default, so rule 1 holds (a Client key on
@@ -268,6 +270,7 @@ export function loadConfig(env: Env): Config {
     shardLeaseRenewMs: int(env, 'SHARD_LEASE_RENEW_MS', 500, 50, 60_000),
     idempotencyMaxStoredPerOwner: int(env, 'IDEMPOTENCY_MAX_STORED_PER_OWNER', 10_000, 1, 100_000_000),
     idempotencySweepSeconds: int(env, 'IDEMPOTENCY_SWEEP_SECONDS', 60, 1, 86_400),
+    holdExpirySweepMs: int(env, 'HOLD_EXPIRY_SWEEP_MS', 5_000, 50, 3_600_000),
     clientTenancy: bool(env, 'CLIENT_TENANCY', false),
     engineMaxActors: int(env, 'ENGINE_MAX_ACTORS', 100_000, 1, 100_000_000),
     engineMaxActorBytes: int(env, 'ENGINE_MAX_ACTOR_BYTES', 1024 * 1024 * 1024, 65_536, 1024 ** 4),

@@ -27,7 +27,11 @@ export interface MandateTerms {
   agent_id: string;
   principal_id: string;
   rails: string[];
-  limits: { currency: string; max_amount_per_transaction: string; max_daily_amount: string };
+  /** Issue 16 limits (week, year, total, counts, hold expiry, alert share) only when set, so older hashes hold. */
+  limits: { currency: string; max_amount_per_transaction: string; max_daily_amount: string } & Record<
+    string,
+    string | number | undefined
+  >;
   allowed_mccs: string[] | null;
   allowed_countries: string[] | null;
   crypto: { chains: string[]; assets: string[]; max_transfer: string | null } | null;

@@ -41,6 +41,11 @@ export interface AuthorizeRequest {
   readonly sessionId: string | null;
   readonly idempotencyKey: string | null;
   readonly stepUpConfirmed: boolean;
+  /**
+   * 'manual': an APPROVE is a hold, captured, released or expired later (docs/holds.md);
+   * 'automatic' (the default, also when absent): an APPROVE is captured at once.
+   */
+  readonly captureMethod?: 'automatic' | 'manual';
   /** Date.now() when the edge received the request. */
   readonly receivedAtMs: number;
   /**
@@ -84,6 +89,10 @@ export interface AuditRow {
    * thresholds version. Absent on safe decisions.
    */
   explanation?: Record<string, unknown> | null;
+  /** Migration 0160: 'manual' on a request that asked for a hold, else 'automatic'. */
+  capture_method?: 'automatic' | 'manual';
+  /** ISO 8601 UTC: when a manual APPROVE's hold expires (null otherwise). */
+  hold_expires_at?: string | null;
 }
 
 /** An event of SPEC.md "Events" produced by a decision; the worker wraps it in the envelope. */

@@ -22,6 +22,8 @@ export function requestFingerprint(r: AuthorizeRequest): string {
     crypto,
     r.sessionId,
     r.stepUpConfirmed,
+    // Only a hold adds its capture method, so fingerprints recorded before holds existed still match.
+    ...(r.captureMethod === 'manual' ? ['manual'] : []),
   ]);
   return createHash('sha256').update(text, 'utf8').digest('base64url');
 }

@@ -8,7 +8,7 @@ import type { AuthorizeRequest } from './contract.js';
 export const SYSTEM_UNAVAILABLE = 'system_unavailable';
 
 export function safeDecision(
-  request: Pick<AuthorizeRequest, 'agentId' | 'amount' | 'currency'>,
+  request: Pick<AuthorizeRequest, 'agentId' | 'amount' | 'currency'> & Partial<Pick<AuthorizeRequest, 'captureMethod'>>,
   nowMs = Date.now(),
 ): Record<string, unknown> {
   const units = parseAmount(request.amount);
@@ -43,6 +43,9 @@ export function safeDecision(
     cognitive_limit_multiplier: null,
     effective_limit: null,
     recommendations: ['Retry shortly with the same idempotency_key; the service is temporarily unable to decide.'],
+    capture_method: request.captureMethod ?? 'automatic',
+    status: null,
+    hold_expires_at: null,
     processing_time_ms: 0,
     timestamp: new Date(nowMs).toISOString(),
     // Nothing was decided or recorded: there is nothing to attest (README "Decision receipts").

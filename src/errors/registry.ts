@@ -36,6 +36,26 @@ export const ERRORS = {
     status: 422,
     message: 'The agent already holds the most unexpired ACTIVE mandates one agent may hold (100).',
   },
+  // Holds (docs/holds.md)
+  authorization_not_held: {
+    status: 409,
+    message: 'Only an APPROVE with capture_method manual is a hold that can be captured or released.',
+  },
+  hold_not_active: {
+    status: 409,
+    message: 'The hold was already captured, released or expired; its status is in the message.',
+  },
+  hold_expired: { status: 409, message: 'The hold passed its expiry time; its budget is given back.' },
+  amount_exceeds_hold: { status: 422, message: 'The capture amount is greater than the amount held.' },
+  authorization_not_refundable: {
+    status: 409,
+    message: 'Only a captured APPROVE can be refunded (a hold must be captured first).',
+  },
+  amount_exceeds_captured: {
+    status: 422,
+    message: 'The refund amount is greater than what was captured and not yet refunded.',
+  },
+  invalid_timezone: { status: 422, message: 'timezone must be an IANA time zone name, e.g. Europe/Berlin or UTC.' },
   not_found: { status: 404, message: 'Resource not found.' },
   agent_not_found: { status: 404, message: 'Agent not found.' },
   mandate_not_found: { status: 404, message: 'Mandate not found.' },

@@ -12,6 +12,12 @@ export const WEBHOOK_EVENT_TYPES = [
   'trust.promotion',
   'step_up.created',
   'webhook.delivery_exhausted',
+  'authorization.captured',
+  'authorization.released',
+  'authorization.expired',
+  'authorization.refunded',
+  'budget.threshold_reached',
+  'budget.exhausted',
 ] as const;
 
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
@@ -62,6 +68,7 @@ export function subscriptionMatches(subscribed: readonly string[], eventType: st
 
 const SAMPLE_AGENT = 'agt_sample000000000000000000';
 const SAMPLE_AUTH = 'auth_sample00000000000000000';
+const SAMPLE_MANDATE = 'mnd_sample000000000000000000';
 const DIMENSIONS = {
   context_coherence: 0.41,
   reasoning_quality: 0.38,
@@ -185,6 +192,99 @@ const CATALOG: readonly CatalogEntry[] = [
       last_status_code: 503,
       last_error: 'HTTP 503',
       reason: 'retries_exhausted',
+    },
+  },
+  {
+    type: 'authorization.captured',
+    description: 'A hold (capture_method manual) was captured; the rest of it went back to the budget.',
+    sample_payload: {
+      authorization_id: SAMPLE_AUTH,
+      agent_id: SAMPLE_AGENT,
+      mandate_id: SAMPLE_MANDATE,
+      currency: 'USD',
+      amount: '60',
+      status: 'CAPTURED',
+      captured_amount: '45',
+      released_amount: '15',
+    },
+  },
+  {
+    type: 'authorization.released',
+    description: 'A hold was released: its whole amount went back to the budget.',
+    sample_payload: {
+      authorization_id: SAMPLE_AUTH,
+      agent_id: SAMPLE_AGENT,
+      mandate_id: SAMPLE_MANDATE,
+      currency: 'USD',
+      amount: '60',
+      status: 'RELEASED',
+      released_amount: '60',
+    },
+  },
+  {
+    type: 'authorization.expired',
+    description: 'A hold was not captured before its expiry: its whole amount went back to the budget.',
+    sample_payload: {
+      authorization_id: SAMPLE_AUTH,
+      agent_id: SAMPLE_AGENT,
+      mandate_id: SAMPLE_MANDATE,
+      currency: 'USD',
+      amount: '60',
+      status: 'EXPIRED',
+      released_amount: '60',
+      expired_at: '2025-01-08T12:00:00.000Z',
+    },
+  },
+  {
+    type: 'authorization.refunded',
+    description:
+      'A captured authorization was refunded (in part or in whole); the amount went back to the windows it counted in.',
+    sample_payload: {
+      authorization_id: SAMPLE_AUTH,
+      agent_id: SAMPLE_AGENT,
+      mandate_id: SAMPLE_MANDATE,
+      currency: 'USD',
+      amount: '60',
+      refund_id: 'rfd_sample00000000000000000',
+      refund_amount: '20',
+      refunded_amount: '20',
+      captured_amount: '60',
+    },
+  },
+  {
+    type: 'budget.threshold_reached',
+    description:
+      'An approval or hold brought a mandate cap to its alert share (budget_alert_share, default 0.8); once per cap and window.',
+    sample_payload: {
+      agent_id: SAMPLE_AGENT,
+      mandate_id: SAMPLE_MANDATE,
+      authorization_id: SAMPLE_AUTH,
+      cap: 'max_daily_amount',
+      window: 'day',
+      window_start: '2025-01-01T00:00:00.000Z',
+      limit: '100',
+      used: '85',
+      remaining: '15',
+      currency: 'USD',
+      share: 0.8,
+    },
+  },
+  {
+    type: 'budget.exhausted',
+    description:
+      'A mandate cap is used up: an approval or hold reached it, or a request was declined for it; once per cap and window.',
+    sample_payload: {
+      agent_id: SAMPLE_AGENT,
+      mandate_id: SAMPLE_MANDATE,
+      authorization_id: SAMPLE_AUTH,
+      cap: 'max_daily_count',
+      window: 'day',
+      window_start: '2025-01-01T00:00:00.000Z',
+      limit: 5,
+      used: 5,
+      remaining: 0,
+      currency: null,
+      declined_amount: '12',
     },
   },
 ];

@@ -55,6 +55,10 @@ export interface RouteDef {
   auth: AuthMode;
   /** Name of the schema (schemas/<name>.json) validating the JSON body. */
   body?: string;
+  /** The body may be left out (an empty body is `{}`); documents requestBody as not required. */
+  bodyOptional?: boolean;
+  /** Takes an Idempotency-Key header (documented in OpenAPI). */
+  idempotencyKey?: boolean;
   /** Name of the schema validating the query parameters (values are strings). */
   query?: string;
   /** Name of the schema describing the success response (documentation, OpenAPI). */

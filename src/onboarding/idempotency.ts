@@ -10,7 +10,6 @@
 // A claim left in flight by a crashed process is taken over after STALE_CLAIM_SECONDS.
 import { createHash } from 'node:crypto';
 import type postgres from 'postgres';
-import type { ClientAuth } from '../auth/types.js';
 import { canonicalJson } from '../domain/mandate-hash.js';
 import { ApiError } from '../errors/registry.js';
 import type { Reply, RequestContext } from '../http/types.js';
@@ -53,7 +52,12 @@ export function requestHash(ctx: Pick<RequestContext, 'method' | 'path' | 'body'
 export async function withIdempotency(ctx: RequestContext, work: (tx: Tx) => Promise<Reply>): Promise<Reply> {
   const db = ctx.db;
   const auth = ctx.auth;
-  if (db === null || auth === null || auth.kind !== 'client') throw new ApiError('unauthorized');
+  // Keys are scoped to the calling Client, or to the calling Principal on the runtime plane
+  // (holds: src/runtime/holds-routes.ts); both live in idempotency_keys.client_id.
+  if (db === null || auth === null || (auth.kind !== 'client' && auth.kind !== 'principal')) {
+    throw new ApiError('unauthorized');
+  }
+  const owner = auth.kind === 'client' ? auth.clientId : auth.principalId;
   const key = ctx.headers[HEADER];
   if (key === undefined) return db.begin((tx) => work(tx)) as Promise<Reply>;
   if (!KEY_SYNTAX.test(key)) {
@@ -62,7 +66,7 @@ export async function withIdempotency(ctx: RequestContext, work: (tx: Tx) => Pro
     });
   }
   const hash = requestHash(ctx);
-  const existing = await claim(db, auth, key, hash);
+  const existing = await claim(db, owner, key, hash);
   if (existing !== null) return existing;
 
   let reply: Reply;
@@ -72,31 +76,31 @@ export async function withIdempotency(ctx: RequestContext, work: (tx: Tx) => Pro
       if (r.status < 200 || r.status >= 300) return r;
       const text = r.rawJson ?? JSON.stringify(r.body ?? null);
       await tx`update idempotency_keys set state = 'done', response_status = ${r.status}, response_json = ${text}
-        where client_id = ${auth.clientId} and key = ${key} and request_hash = ${hash}`;
+        where client_id = ${owner} and key = ${key} and request_hash = ${hash}`;
       return { status: r.status, rawJson: text, ...(r.headers ? { headers: r.headers } : {}) };
     })) as Reply;
   } catch (err) {
-    await release(db, auth, key, hash).catch(() => {});
+    await release(db, owner, key, hash).catch(() => {});
     throw err;
   }
   // Only 2xx answers are remembered.
-  if (reply.status < 200 || reply.status >= 300) await release(db, auth, key, hash).catch(() => {});
+  if (reply.status < 200 || reply.status >= 300) await release(db, owner, key, hash).catch(() => {});
   return reply;
 }
 
 /** Claims the key for this request (null) or answers from its earlier use. */
-async function claim(db: Sql, auth: ClientAuth, key: string, hash: string): Promise<Reply | null> {
+async function claim(db: Sql, owner: string, key: string, hash: string): Promise<Reply | null> {
   // Expired keys of this Client are forgotten (and purged) before the claim.
-  await db`delete from idempotency_keys where client_id = ${auth.clientId}
+  await db`delete from idempotency_keys where client_id = ${owner}
     and (created_at < now() - make_interval(secs => ${RETENTION_SECONDS})
       or (key = ${key} and state = 'in_flight' and created_at < now() - make_interval(secs => ${STALE_CLAIM_SECONDS})))`;
   // A claim released between our insert and our read: try again (bounded).
   for (let attempt = 0; attempt < 3; attempt++) {
     const inserted = await db`insert into idempotency_keys (client_id, key, request_hash, state)
-      values (${auth.clientId}, ${key}, ${hash}, 'in_flight') on conflict (client_id, key) do nothing returning key`;
+      values (${owner}, ${key}, ${hash}, 'in_flight') on conflict (client_id, key) do nothing returning key`;
     if (inserted.length === 1) return null;
     const [row] = await db<StoredKey[]>`select request_hash, state, response_status, response_json
-      from idempotency_keys where client_id = ${auth.clientId} and key = ${key}`;
+      from idempotency_keys where client_id = ${owner} and key = ${key}`;
     if (row === undefined) continue;
     if (row.request_hash !== hash) throw new ApiError('idempotency_key_reuse');
     // Its answer was dropped by the per-Client cap; the key stays reserved until its 24 hours end.
@@ -109,7 +113,7 @@ async function claim(db: Sql, auth: ClientAuth, key: string, hash: string): Prom
   throw new ApiError('idempotency_key_in_use', undefined, { headers: { 'retry-after': '1' } });
 }
 
-async function release(db: Sql, auth: ClientAuth, key: string, hash: string): Promise<void> {
-  await db`delete from idempotency_keys where client_id = ${auth.clientId} and key = ${key}
+async function release(db: Sql, owner: string, key: string, hash: string): Promise<void> {
+  await db`delete from idempotency_keys where client_id = ${owner} and key = ${key}
     and request_hash = ${hash} and state = 'in_flight'`;
 }

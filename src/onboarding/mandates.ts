@@ -6,6 +6,14 @@ import { currencyExponent, isIsoCurrency } from '../domain/currency.js';
 import { newId } from '../domain/ids.js';
 import { type MandateTerms, mandateHash } from '../domain/mandate-hash.js';
 import { formatAmount, readAmount, SCALE, toDb, toJsonNumber, type Units } from '../domain/money.js';
+import {
+  EXTRA_AMOUNT_FIELDS,
+  type ExtraLimitsInput,
+  extraTerms,
+  extraValues,
+  extraView,
+  readExtraLimits,
+} from '../runtime/mandate-limits.js';
 import { assertMandateRoom } from '../runtime/mandate-store.js';
 import { Problems } from './checks.js';
 import type { Tx } from './idempotency.js';
@@ -18,7 +26,7 @@ type Amount = string | number;
 /** schemas/OnboardMandateCreateRequest.json */
 export interface MandateInput {
   rails: ('card' | 'crypto')[];
-  limits: { max_amount_per_transaction: Amount; max_daily_amount: Amount; currency: string };
+  limits: { max_amount_per_transaction: Amount; max_daily_amount: Amount; currency: string } & ExtraLimitsInput;
   allowed_mccs?: string[];
   allowed_countries?: string[];
   crypto?: { chains: string[]; assets: string[]; max_transfer?: Amount };
@@ -32,7 +40,10 @@ export interface MandateRecord {
   program_id: string | null;
   status: 'ACTIVE';
   rails: string[];
-  limits: { max_amount_per_transaction: number; max_daily_amount: number; currency: string };
+  limits: { max_amount_per_transaction: number; max_daily_amount: number; currency: string } & Record<
+    string,
+    number | string | null
+  >;
   allowed_mccs: string[] | null;
   allowed_countries: string[] | null;
   crypto: { chains: string[]; assets: string[]; max_transfer: number | null } | null;
@@ -52,6 +63,7 @@ export function mandateAmountPaths(root: readonly string[] = []): string[][] {
   return [
     [...root, 'limits', 'max_amount_per_transaction'],
     [...root, 'limits', 'max_daily_amount'],
+    ...EXTRA_AMOUNT_FIELDS.map((f) => [...root, 'limits', f]),
     [...root, 'crypto', 'max_transfer'],
   ];
 }
@@ -91,6 +103,7 @@ export async function createMandate(
     problems,
   );
   const daily = positive(input.limits.max_daily_amount, 'limits.max_daily_amount', places, currency, problems);
+  const extra = readExtraLimits(input.limits, currency, (field, message) => problems.add(`limits.${field}`, message));
 
   let countries: string[] | null = null;
   if (input.allowed_countries !== undefined) {
@@ -136,6 +149,7 @@ export async function createMandate(
       currency,
       max_amount_per_transaction: formatAmount(perTx as Units),
       max_daily_amount: formatAmount(daily as Units),
+      ...extraTerms(extra),
     },
     allowed_mccs: mccs,
     allowed_countries: countries,
@@ -152,13 +166,16 @@ export async function createMandate(
   };
   const hash = mandateHash(terms);
   const id = newId('mnd');
+  const x = extraValues(extra);
   await tx`insert into mandates (id, agent_id, principal_id, program_id, status, rails, currency,
       max_amount_per_transaction, max_daily_amount, allowed_mccs, allowed_countries, allowed_chains,
-      allowed_assets, crypto, valid_from, valid_until, mandate_hash, created_at)
+      allowed_assets, crypto, valid_from, valid_until, mandate_hash, created_at, max_weekly_amount, max_yearly_amount,
+      max_total_amount, max_daily_count, max_monthly_count, hold_expiry_seconds, budget_alert_share)
     values (${id}, ${agent.id}, ${agent.principal_id}, ${agent.program_id}, 'ACTIVE', ${rails}, ${currency},
       ${toDb(perTx as Units)}, ${toDb(daily as Units)}, ${mccs}, ${countries}, ${crypto?.chains ?? null},
       ${crypto?.assets ?? null}, ${terms.crypto === null ? null : tx.json(terms.crypto)}, ${now}, ${validUntil},
-      ${hash}, ${now})`;
+      ${hash}, ${now}, ${x[0] ?? null}, ${x[1] ?? null}, ${x[2] ?? null}, ${x[3] ?? null}, ${x[4] ?? null},
+      ${x[5] ?? null}, ${x[6] ?? null})`;
   return {
     id,
     agent_id: agent.id,
@@ -169,6 +186,7 @@ export async function createMandate(
       max_amount_per_transaction: toJsonNumber(perTx as Units),
       max_daily_amount: toJsonNumber(daily as Units),
       currency,
+      ...setOnly(extraView(extraRow(x))),
     },
     allowed_mccs: mccs,
     allowed_countries: countries,
@@ -185,4 +203,24 @@ export async function createMandate(
     valid_until: terms.valid_until,
     created_at: now.toISOString(),
   };
+}
+
+/** The stored column values (extraValues order) as the row extraView reads. */
+function extraRow(x: (string | number | null)[]): Parameters<typeof extraView>[0] {
+  return {
+    max_weekly_amount: x[0] as string | null,
+    max_yearly_amount: x[1] as string | null,
+    max_total_amount: x[2] as string | null,
+    max_daily_count: x[3] as number | null,
+    max_monthly_count: x[4] as number | null,
+    hold_expiry_seconds: x[5] as number | null,
+    budget_alert_share: x[6] as string | null,
+  };
+}
+
+/** The limits that were set (the onboarding limits object names only those). */
+function setOnly(view: Record<string, number | null>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [k, v] of Object.entries(view)) if (v !== null) out[k] = v;
+  return out;
 }

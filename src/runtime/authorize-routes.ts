@@ -54,6 +54,7 @@ interface AuthorizeBody {
   crypto?: { chain?: string; asset?: string; counterparty?: string };
   idempotency_key?: string;
   step_up_confirmed: boolean;
+  capture_method?: 'automatic' | 'manual';
 }
 
 const AMOUNT_PATH = ['amount'];
@@ -177,6 +178,7 @@ function buildRequest(ctx: RequestContext, auth: PrincipalAuth, body: AuthorizeB
     sessionId: body.session_id ?? null,
     idempotencyKey: body.idempotency_key ?? null,
     stepUpConfirmed: body.step_up_confirmed,
+    captureMethod: body.capture_method ?? 'automatic',
     // The engine's deadlines count from receipt at the edge (authentication included), as the
     // edge's answer deadline does (AUTHORIZE_DEADLINE_MS).
     receivedAtMs: Date.now() - (performance.now() - ctx.startedAt),
@@ -322,9 +324,11 @@ export function authorizeRoutes(deps: AuthorizeRouteDeps): RouteDef[] {
         const id = ctx.params.authorization_id as string;
         const rows = await reading(
           () => sql<StoredAuthorization[]>`
-            select id, agent_id, mandate_id, amount, currency, mcc, merchant_id, country, decision, reason_codes,
-              kya_score, trust_level, processing_time_ms, created_at, explanation
-            from authorizations where id = ${id} and principal_id = ${auth.principalId}`,
+            select a.id, a.agent_id, a.mandate_id, a.amount, a.currency, a.mcc, a.merchant_id, a.country, a.decision,
+              a.reason_codes, a.kya_score, a.trust_level, a.processing_time_ms, a.created_at, a.explanation,
+              a.capture_method, h.status as hold_status
+            from authorizations a left join holds h on h.authorization_id = a.id
+            where a.id = ${id} and a.principal_id = ${auth.principalId}`,
         );
         const row = rows[0];
         if (row === undefined) throw new ApiError('authorization_not_found');

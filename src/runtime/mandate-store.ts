@@ -10,10 +10,11 @@ import { fromDb, toJsonNumber } from '../domain/money.js';
 import { ApiError } from '../errors/registry.js';
 import type { Sql } from '../storage/db.js';
 import { iso } from './context.js';
+import { type ExtraLimitsRow, extraView } from './mandate-limits.js';
 
 export type MandateStatus = 'ACTIVE' | 'EXPIRED' | 'REVOKED';
 
-export interface MandateRow {
+export interface MandateRow extends ExtraLimitsRow {
   id: string;
   agent_id: string;
   principal_id: string;
@@ -60,6 +61,7 @@ export function mandateView(row: MandateRow): Record<string, unknown> {
     allowed_chains: row.allowed_chains,
     allowed_assets: row.allowed_assets,
     allowed_counterparties: row.allowed_counterparties,
+    ...extraView(row),
     mandate_hash: row.mandate_hash,
     created_at: iso(row.created_at),
   };
@@ -75,7 +77,10 @@ export const COLUMNS = (
   m.max_amount_per_transaction::text as max_amount_per_transaction,
   m.max_daily_amount::text as max_daily_amount, m.max_monthly_amount::text as max_monthly_amount,
   m.allowed_mccs, m.blocked_mccs, m.allowed_countries, m.blocked_countries, m.allowed_chains,
-  m.allowed_assets, m.allowed_counterparties, m.mandate_hash, m.created_at`;
+  m.allowed_assets, m.allowed_counterparties, m.mandate_hash, m.created_at,
+  m.max_weekly_amount::text as max_weekly_amount, m.max_yearly_amount::text as max_yearly_amount,
+  m.max_total_amount::text as max_total_amount, m.max_daily_count, m.max_monthly_count, m.hold_expiry_seconds,
+  m.budget_alert_share::text as budget_alert_share`;
 
 export async function loadOwnedMandate(db: Sql, principalId: string, mandateId: string): Promise<MandateRow> {
   const rows = await db<MandateRow[]>`

@@ -14,14 +14,22 @@ import { assertOwnedAgent } from './agent-store.js';
 import { bodyOf, callerOf, idParam } from './context.js';
 import { invalidateAgent } from './engine-handle.js';
 import {
+  EXTRA_AMOUNT_FIELDS,
+  type ExtraLimitsInput,
+  extraTerms,
+  extraValues,
+  readExtraLimits,
+} from './mandate-limits.js';
+import {
   assertMandateRoom,
   listAgentMandates,
   loadOwnedMandate,
   type MandateStatus,
   mandateView,
 } from './mandate-store.js';
+import { mandateUsage } from './mandate-usage.js';
 
-interface CreateBody {
+interface CreateBody extends ExtraLimitsInput {
   agent_id: string;
   valid_from?: string;
   valid_until: string;
@@ -38,7 +46,12 @@ interface CreateBody {
   allowed_counterparties?: string[];
 }
 
-const AMOUNT_PATHS = [['max_amount_per_transaction'], ['max_daily_amount'], ['max_monthly_amount']];
+const AMOUNT_PATHS = [
+  ['max_amount_per_transaction'],
+  ['max_daily_amount'],
+  ['max_monthly_amount'],
+  ...EXTRA_AMOUNT_FIELDS.map((f) => [f]),
+];
 
 /**
  * Positive, with at most the currency's ISO 4217 minor units as written (SPEC.md "Limits": "2
@@ -110,6 +123,7 @@ export function mandatesRoutes(services: Services): RouteDef[] {
         const perTx = limit(b.max_amount_per_transaction, 'max_amount_per_transaction', b.currency, problems);
         const daily = limit(b.max_daily_amount, 'max_daily_amount', b.currency, problems);
         const monthly = limit(b.max_monthly_amount, 'max_monthly_amount', b.currency, problems);
+        const extra = readExtraLimits(b, b.currency, (field, message) => problems.push({ field, message }));
         if (!isIsoCurrency(b.currency))
           problems.push({ field: 'currency', message: 'is not an ISO 4217 currency code' });
         const allowedCountries = countries(b.allowed_countries, 'allowed_countries', problems);
@@ -148,6 +162,7 @@ export function mandatesRoutes(services: Services): RouteDef[] {
               max_amount_per_transaction: formatAmount(perTx),
               max_daily_amount: daily === null ? null : formatAmount(daily),
               max_monthly_amount: monthly === null ? null : formatAmount(monthly),
+              ...extraTerms(extra),
             },
             allowed_mccs: sorted(allowedMccs),
             blocked_mccs: sorted(blockedMccs),
@@ -160,17 +175,20 @@ export function mandatesRoutes(services: Services): RouteDef[] {
             valid_until: validUntil.toISOString(),
           });
           await assertMandateRoom(tx, b.agent_id);
+          const x = extraValues(extra);
           const rows = await tx<{ id: string }[]>`
             insert into mandates as m (id, agent_id, principal_id, program_id, status, rails, currency,
               max_amount_per_transaction, max_daily_amount, max_monthly_amount, allowed_mccs, blocked_mccs,
               allowed_countries, blocked_countries, allowed_chains, allowed_assets, allowed_counterparties,
-              crypto, valid_from, valid_until, mandate_hash)
+              crypto, valid_from, valid_until, mandate_hash, max_weekly_amount, max_yearly_amount, max_total_amount,
+              max_daily_count, max_monthly_count, hold_expiry_seconds, budget_alert_share)
             values (${id}, ${b.agent_id}, ${caller.principalId}, ${agent.program_id}, 'ACTIVE', ${rails},
               ${b.currency}, ${toDb(perTx)}, ${daily === null ? null : toDb(daily)},
               ${monthly === null ? null : toDb(monthly)}, ${allowedMccs}, ${blockedMccs}, ${allowedCountries},
               ${blockedCountries}, ${chains}, ${assets}, ${counterparties},
               ${crypto ? tx.json({ chains: chains ?? [], assets: assets ?? [], counterparties: counterparties ?? [] }) : null},
-              ${validFrom}, ${validUntil}, ${hash})
+              ${validFrom}, ${validUntil}, ${hash}, ${x[0] ?? null}, ${x[1] ?? null}, ${x[2] ?? null}, ${x[3] ?? null},
+              ${x[4] ?? null}, ${x[5] ?? null}, ${x[6] ?? null})
             returning m.id`;
           return (rows[0] as { id: string }).id;
         });
@@ -191,7 +209,8 @@ export function mandatesRoutes(services: Services): RouteDef[] {
           caller.principalId,
           idParam(ctx, 'mandate_id', 'mandate_not_found'),
         );
-        return json(200, mandateView(row));
+        // Issue 16: used, held and remaining per cap in its current window (mandate-usage.ts).
+        return json(200, { ...mandateView(row), usage: await mandateUsage(caller.db, row) });
       },
     },
     {

@@ -54,6 +54,14 @@ describe('POST /api/v1/mandates', () => {
       allowed_chains: null,
       allowed_assets: null,
       allowed_counterparties: null,
+      // Issue 16 limits (docs/holds.md): null when not set.
+      max_weekly_amount: null,
+      max_yearly_amount: null,
+      max_total_amount: null,
+      max_daily_count: null,
+      max_monthly_count: null,
+      hold_expiry_seconds: null,
+      budget_alert_share: null,
       mandate_hash: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
       created_at: expect.stringMatching(/Z$/),
     });

@@ -216,7 +216,13 @@ describe('GET /api/v1/webhooks/events', () => {
     }>(server, 'GET', '/api/v1/webhooks/events');
     expect(res.status).toBe(200);
     expect(res.body.event_types.map((e) => e.type).sort()).toEqual([
+      'authorization.captured',
       'authorization.decline',
+      'authorization.expired',
+      'authorization.refunded',
+      'authorization.released',
+      'budget.exhausted',
+      'budget.threshold_reached',
       'cts.critical',
       'cts.red',
       'gate.fired',

@@ -39,6 +39,16 @@ export interface MandateState {
   readonly perTransaction: Units;
   readonly daily: Units | null;
   readonly monthly: Units | null;
+  /** Calendar week (Monday), year and whole-life caps, and the day and month count caps (docs/holds.md). */
+  readonly weekly: Units | null;
+  readonly yearly: Units | null;
+  readonly total: Units | null;
+  readonly dailyCount: number | null;
+  readonly monthlyCount: number | null;
+  /** How long a manual hold lives before it expires, in ms. */
+  readonly holdTtlMs: number;
+  /** Share of a cap at which budget.threshold_reached is emitted, in units of 10^-8. */
+  readonly alertShare: Units;
   /** Per-transfer cap of the crypto block (onboarding plane max_transfer). */
   readonly cryptoMaxTransfer: Units | null;
   readonly allowedMccs: ReadonlySet<string> | null;
@@ -53,13 +63,22 @@ export interface MandateState {
   readonly validFromMs: number;
   readonly validUntilMs: number;
   readonly createdAtMs: number;
-  // Running APPROVED totals of the current UTC day and month.
+  // Running APPROVED totals (holds included, credits taken off) of the current calendar day,
+  // week, month and year in the Principal's time zone (keys: the window starts, calendar.ts
+  // windowsOf) and of the mandate's whole life.
   dayKey: number;
   dayAmount: Units;
   dayCount: number;
+  weekKey: number;
+  weekAmount: Units;
   monthKey: number;
   monthAmount: Units;
   monthCount: number;
+  yearKey: number;
+  yearAmount: Units;
+  totalAmount: Units;
+  /** Budget events already emitted in the current windows (caps.ts ALERT_* bits). */
+  alerted: number;
 }
 
 export interface SessionState {
@@ -122,6 +141,8 @@ export interface AgentState {
   /** kya_score as NUMERIC text for the audit row. */
   kyaText: string | null;
   readonly createdAtMs: number;
+  /** The Principal's IANA time zone: the calendar windows of the caps (default UTC). */
+  timeZone: string;
   /** The agent's declared capabilities, lower case (goal misalignment reads them). */
   readonly capabilities: readonly string[];
   /** ACTIVE mandates, newest first. */

@@ -10,6 +10,7 @@ import { newId } from '../../domain/ids.js';
 import { parseAmount } from '../../domain/money.js';
 import type { AuthorizeRequest, DecisionCore, Evaluation } from '../contract.js';
 import type { AgentState } from './agent-state.js';
+import { budgetEvents } from './caps.js';
 import { followUp } from './follow-up.js';
 import { confirmStepUp, runGates } from './gates.js';
 import { loadAgentState } from './load.js';
@@ -47,6 +48,7 @@ export function evaluate(state: AgentState, req: AuthorizeRequest, nowMs: number
   runGates(state, req, w, nowMs);
   confirmStepUp(state, req, w, nowMs);
   recordDecision(state, req, w, nowMs);
+  budgetEvents(state.agentId, req, w);
   // The trust score of the response and events: this decision's, else the agent's last one.
   const trustScore = w.cts !== null ? w.cts.score : state.lastTrustScore;
   const stepUpExpiresAtMs = nowMs + state.derived.stepUpWindowMs;

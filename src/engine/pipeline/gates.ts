@@ -4,7 +4,7 @@
 import type { Units } from '../../domain/money.js';
 import type { AuthorizeRequest, Decision } from '../contract.js';
 import type { AgentState, MandateState } from './agent-state.js';
-import { dayKeyOf, monthKeyOf } from './calendar.js';
+import { windowsOf } from './calendar.js';
 import { assessIntent, type IntentResult } from './intent.js';
 import { checkMandate, rollTotals, selectMandate } from './mandate-check.js';
 import type { ReasonCode } from './reasons.js';
@@ -13,7 +13,7 @@ import { consumePendingStepUp, findPendingStepUp } from './step-up.js';
 import { type CtsResult, computeCts, effectiveLimit } from './trust.js';
 import { decline, money, stepUp, type Work } from './work.js';
 
-function mandateDetail(reason: ReasonCode, m: MandateState, req: AuthorizeRequest, amount: Units): string {
+function mandateDetail(reason: ReasonCode, m: MandateState, req: AuthorizeRequest, amount: Units, tz: string): string {
   const amt = money(amount, req.currency);
   switch (reason) {
     case 'per_transaction_limit_exceeded':
@@ -21,9 +21,19 @@ function mandateDetail(reason: ReasonCode, m: MandateState, req: AuthorizeReques
     case 'crypto_max_transfer_exceeded':
       return `amount ${amt} exceeds the crypto max_transfer ${money(m.cryptoMaxTransfer ?? 0n, m.currency)} of mandate ${m.id}`;
     case 'daily_limit_exceeded':
-      return `amount ${amt} with ${money(m.dayAmount, m.currency)} already approved today (UTC) exceeds the daily cap ${money(m.daily ?? 0n, m.currency)} of mandate ${m.id}`;
+      return `amount ${amt} with ${money(m.dayAmount, m.currency)} already approved or held today (${tz}) exceeds the daily cap ${money(m.daily ?? 0n, m.currency)} of mandate ${m.id}`;
+    case 'weekly_limit_exceeded':
+      return `amount ${amt} with ${money(m.weekAmount, m.currency)} already approved or held this week (${tz}) exceeds the weekly cap ${money(m.weekly ?? 0n, m.currency)} of mandate ${m.id}`;
     case 'monthly_limit_exceeded':
-      return `amount ${amt} with ${money(m.monthAmount, m.currency)} already approved this month (UTC) exceeds the monthly cap ${money(m.monthly ?? 0n, m.currency)} of mandate ${m.id}`;
+      return `amount ${amt} with ${money(m.monthAmount, m.currency)} already approved or held this month (${tz}) exceeds the monthly cap ${money(m.monthly ?? 0n, m.currency)} of mandate ${m.id}`;
+    case 'yearly_limit_exceeded':
+      return `amount ${amt} with ${money(m.yearAmount, m.currency)} already approved or held this year (${tz}) exceeds the yearly cap ${money(m.yearly ?? 0n, m.currency)} of mandate ${m.id}`;
+    case 'total_limit_exceeded':
+      return `amount ${amt} with ${money(m.totalAmount, m.currency)} already approved or held under mandate ${m.id} exceeds its max_total_amount ${money(m.total ?? 0n, m.currency)}`;
+    case 'daily_count_exceeded':
+      return `${m.dayCount} transactions already approved or held today (${tz}) reach the max_daily_count ${m.dailyCount ?? 0} of mandate ${m.id}`;
+    case 'monthly_count_exceeded':
+      return `${m.monthCount} transactions already approved or held this month (${tz}) reach the max_monthly_count ${m.monthlyCount ?? 0} of mandate ${m.id}`;
     case 'mcc_blocked':
       return `merchant category ${req.mcc} is blocked by mandate ${m.id}`;
     case 'mcc_not_allowed':
@@ -87,12 +97,12 @@ export function runGates(state: AgentState, req: AuthorizeRequest, w: Work, nowM
     // Stage 1: mandate selection and check.
     const sel = selectMandate(state.mandates, req, nowMs);
     mandate = sel.mandate;
-    if (mandate !== null) rollTotals(mandate, dayKeyOf(nowMs), monthKeyOf(nowMs));
+    if (mandate !== null) rollTotals(mandate, windowsOf(state.timeZone, nowMs));
     if (sel.reason !== null) {
       decline(w, sel.reason, selectionDetail(sel.reason, mandate, req));
     } else if (mandate !== null) {
       const violation = checkMandate(mandate, req, amount);
-      if (violation !== null) decline(w, violation, mandateDetail(violation, mandate, req, amount));
+      if (violation !== null) decline(w, violation, mandateDetail(violation, mandate, req, amount, state.timeZone));
     }
   }
 

@@ -3,7 +3,8 @@
 import { fromDb } from '../../domain/money.js';
 import type { Sql } from '../../storage/db.js';
 import type { AgentState, MandateState, TrustLevel } from './agent-state.js';
-import { dayStartMs, monthStartMs } from './calendar.js';
+import { dayStartMs, monthStartMs, windowsOf } from './calendar.js';
+import { markReached } from './caps.js';
 import { pointsToCompromise } from './evidence.js';
 import { type HistoryRow, replayHistory } from './history.js';
 import { dbTimeMs, type MandateRow, mandateFromRow } from './mandate-row.js';
@@ -11,6 +12,7 @@ import { EVIDENCE_ROWS, EVIDENCE_WINDOW_MS, evidenceDue, seedMerchantEvidence } 
 import { carried, fold, type MandateSums, rollupOf, totals } from './rollup.js';
 import { merchantKeyOf, newAgentState } from './state.js';
 import type { ThresholdOverrides } from './thresholds.js';
+import { loadWindowSums } from './windows.js';
 
 /** Audit rows read at load to rebuild windows, sessions, baselines and pending step-ups. */
 export const RECENT_ROWS = 200;
@@ -41,14 +43,16 @@ export async function loadAgentState(sql: Sql, agentId: string, nowMs: number): 
       rollup_declined: string | null;
       rollup_step_ups: string | null;
       rollup_mandates: Record<string, MandateSums> | null;
+      timezone: string | null;
     }[]
   >`
     select a.id, a.principal_id, a.client_id, a.status, a.trust_level, a.kya_score::text as kya_score,
            a.created_at, a.capabilities, t.overrides, r.upto as rollup_upto, r.approved::text as rollup_approved,
            r.declined::text as rollup_declined, r.step_ups::text as rollup_step_ups,
-           r.mandates as rollup_mandates
+           r.mandates as rollup_mandates, p.timezone
     from agents a left join thresholds t on t.principal_id = a.principal_id
       left join agent_audit_rollups r on r.agent_id = a.id
+      left join principals p on p.id = a.principal_id
     where a.id = ${agentId}`;
   const agent = agents[0];
   if (!agent) return null;
@@ -67,7 +71,10 @@ export async function loadAgentState(sql: Sql, agentId: string, nowMs: number): 
       select id, rails, currency, max_amount_per_transaction::text as max_amount_per_transaction,
              max_daily_amount::text as max_daily_amount, max_monthly_amount::text as max_monthly_amount,
              allowed_mccs, blocked_mccs, allowed_countries, blocked_countries, allowed_chains,
-             allowed_assets, allowed_counterparties, crypto, valid_from, valid_until, created_at
+             allowed_assets, allowed_counterparties, crypto, valid_from, valid_until, created_at,
+             max_weekly_amount::text as max_weekly_amount, max_yearly_amount::text as max_yearly_amount,
+             max_total_amount::text as max_total_amount, max_daily_count, max_monthly_count,
+             hold_expiry_seconds, budget_alert_share::text as budget_alert_share
       from mandates
       where agent_id = ${agentId} and status = 'ACTIVE'
     ), kept as (
@@ -90,6 +97,8 @@ export async function loadAgentState(sql: Sql, agentId: string, nowMs: number): 
     monthStart: new Date(monthStartMs(nowMs)),
     dayStart: new Date(dayStartMs(nowMs)),
   });
+  const timeZone = agent.timezone ?? 'UTC';
+  const windows = windowsOf(timeZone, nowMs);
 
   const recent = await sql<
     {
@@ -116,7 +125,7 @@ export async function loadAgentState(sql: Sql, agentId: string, nowMs: number): 
     limit ${RECENT_ROWS}`;
 
   const mandates: MandateState[] = [];
-  for (const row of mandateRows) mandates.push(mandateFromRow(row, nowMs));
+  for (const row of mandateRows) mandates.push(mandateFromRow(row, nowMs, timeZone));
   const state = newAgentState({
     agentId: agent.id,
     principalId: agent.principal_id,
@@ -128,6 +137,7 @@ export async function loadAgentState(sql: Sql, agentId: string, nowMs: number): 
     capabilities: agent.capabilities,
     mandates,
     overrides: sanitizeOverrides(agent.overrides),
+    timeZone,
   });
 
   if (rollup !== null) {
@@ -143,6 +153,11 @@ export async function loadAgentState(sql: Sql, agentId: string, nowMs: number): 
     }
   }
   state.auditRowsSinceRollup = fold(rows, state.stats, (id) => mandates.find((m) => m.id === id) ?? null);
+  // The UTC day and month sums above are all most mandates need; windows in another time zone,
+  // the week, year and whole-life caps are read from the audit log, and budget credits (holds
+  // released, expired or partly captured, refunds) come off every window (windows.ts).
+  await loadWindowSums(sql, agentId, mandates, windows, timeZone);
+  for (const m of mandates) markReached(m);
 
   const history: HistoryRow[] = [];
   for (let i = recent.length - 1; i >= 0; i--) {

@@ -3,6 +3,8 @@
 import type { Units } from '../../domain/money.js';
 import type { AuthorizeRequest } from '../contract.js';
 import type { MandateState } from './agent-state.js';
+import type { Windows } from './calendar.js';
+import { DAY_ALERTS, MONTH_ALERTS, WEEK_ALERTS, YEAR_ALERTS } from './caps.js';
 
 export type SelectionReason =
   | 'no_active_mandate'
@@ -16,6 +18,11 @@ export type MandateReason =
   | 'crypto_max_transfer_exceeded'
   | 'daily_limit_exceeded'
   | 'monthly_limit_exceeded'
+  | 'weekly_limit_exceeded'
+  | 'yearly_limit_exceeded'
+  | 'total_limit_exceeded'
+  | 'daily_count_exceeded'
+  | 'monthly_count_exceeded'
   | 'mcc_blocked'
   | 'mcc_not_allowed'
   | 'country_blocked'
@@ -61,23 +68,39 @@ export function selectMandate(mandates: readonly MandateState[], request: Author
   };
 }
 
-/** Moves the running totals to the current UTC day and month. */
-export function rollTotals(m: MandateState, dayKey: number, monthKey: number): void {
-  if (m.dayKey !== dayKey) {
-    m.dayKey = dayKey;
+/**
+ * Moves the running totals to the current calendar windows (calendar.ts windowsOf, in the
+ * Principal's time zone); a window that moved starts from zero and may alert again.
+ */
+export function rollTotals(m: MandateState, w: Windows): void {
+  if (m.dayKey !== w.day) {
+    m.dayKey = w.day;
     m.dayAmount = 0n;
     m.dayCount = 0;
+    m.alerted &= ~DAY_ALERTS;
   }
-  if (m.monthKey !== monthKey) {
-    m.monthKey = monthKey;
+  if (m.weekKey !== w.week) {
+    m.weekKey = w.week;
+    m.weekAmount = 0n;
+    m.alerted &= ~WEEK_ALERTS;
+  }
+  if (m.monthKey !== w.month) {
+    m.monthKey = w.month;
     m.monthAmount = 0n;
     m.monthCount = 0;
+    m.alerted &= ~MONTH_ALERTS;
+  }
+  if (m.yearKey !== w.year) {
+    m.yearKey = w.year;
+    m.yearAmount = 0n;
+    m.alerted &= ~YEAR_ALERTS;
   }
 }
 
 /**
  * The limits and restrictions of the selected mandate, in this order: per-transaction amount
- * (and the crypto per-transfer cap), daily cap, monthly cap, MCC, country, crypto chain,
+ * (and the crypto per-transfer cap), the amount caps (day, week, month, year, whole life), the
+ * count caps (day, month), MCC, country, crypto chain,
  * asset and counterparty. Returns the first violated rule or null. Totals must be rolled.
  */
 export function checkMandate(m: MandateState, request: AuthorizeRequest, amount: Units): MandateReason | null {
@@ -86,7 +109,12 @@ export function checkMandate(m: MandateState, request: AuthorizeRequest, amount:
     return 'crypto_max_transfer_exceeded';
   }
   if (m.daily !== null && m.dayAmount + amount > m.daily) return 'daily_limit_exceeded';
+  if (m.weekly !== null && m.weekAmount + amount > m.weekly) return 'weekly_limit_exceeded';
   if (m.monthly !== null && m.monthAmount + amount > m.monthly) return 'monthly_limit_exceeded';
+  if (m.yearly !== null && m.yearAmount + amount > m.yearly) return 'yearly_limit_exceeded';
+  if (m.total !== null && m.totalAmount + amount > m.total) return 'total_limit_exceeded';
+  if (m.dailyCount !== null && m.dayCount + 1 > m.dailyCount) return 'daily_count_exceeded';
+  if (m.monthlyCount !== null && m.monthCount + 1 > m.monthlyCount) return 'monthly_count_exceeded';
 
   const mcc = request.mcc;
   if (mcc && m.blockedMccs?.has(mcc)) return 'mcc_blocked';

@@ -3,7 +3,7 @@
 import { toAlpha3 } from '../../domain/country.js';
 import { fromDb, type Units } from '../../domain/money.js';
 import type { MandateState } from './agent-state.js';
-import { dayKeyOf, monthKeyOf } from './calendar.js';
+import { windowsOf } from './calendar.js';
 
 function setOf(values: readonly string[] | null | undefined, norm: 'upper' | 'lower'): ReadonlySet<string> | null {
   if (!values || values.length === 0) return null;
@@ -47,6 +47,14 @@ export interface MandateRow {
   max_amount_per_transaction: string;
   max_daily_amount: string | null;
   max_monthly_amount: string | null;
+  /** Migration 0160 (absent in older fixtures: no such limit). */
+  max_weekly_amount?: string | null;
+  max_yearly_amount?: string | null;
+  max_total_amount?: string | null;
+  max_daily_count?: number | null;
+  max_monthly_count?: number | null;
+  hold_expiry_seconds?: number | null;
+  budget_alert_share?: string | null;
   allowed_mccs: string[] | null;
   blocked_mccs: string[] | null;
   allowed_countries: string[] | null;
@@ -61,13 +69,25 @@ export interface MandateRow {
 }
 
 /** Builds a MandateState from a mandates row (exported for tests and fixtures). */
-export function mandateFromRow(row: MandateRow, nowMs: number): MandateState {
+/** A manual hold lives 7 days unless its mandate says otherwise (hold_expiry_seconds). */
+export const DEFAULT_HOLD_TTL_MS = 7 * 86_400_000;
+/** budget.threshold_reached at 80 % of a cap unless the mandate says otherwise (budget_alert_share). */
+export const DEFAULT_ALERT_SHARE = 80_000_000n;
+
+function countOf(value: unknown): number | null {
+  if (value === null || value === undefined) return null;
+  const n = Number(value);
+  return Number.isSafeInteger(n) ? n : null;
+}
+
+export function mandateFromRow(row: MandateRow, nowMs: number, timeZone = 'UTC'): MandateState {
   const crypto = row.crypto && typeof row.crypto === 'object' ? row.crypto : null;
   const rails = (row.rails ?? ['card']).map((r) => r.toLowerCase());
   const allowedChains = setOf(row.allowed_chains ?? asStrings(crypto?.chains), 'lower');
   const allowedAssets = setOf(row.allowed_assets ?? asStrings(crypto?.assets), 'lower');
   const allowedCounterparties = setOf(row.allowed_counterparties ?? asStrings(crypto?.counterparties), 'lower');
   const perTransaction = moneyOf(row.max_amount_per_transaction) ?? 0n;
+  const windows = windowsOf(timeZone, nowMs);
   return {
     id: row.id,
     card: rails.includes('card'),
@@ -77,6 +97,13 @@ export function mandateFromRow(row: MandateRow, nowMs: number): MandateState {
     perTransaction,
     daily: moneyOf(row.max_daily_amount),
     monthly: moneyOf(row.max_monthly_amount),
+    weekly: moneyOf(row.max_weekly_amount),
+    yearly: moneyOf(row.max_yearly_amount),
+    total: moneyOf(row.max_total_amount),
+    dailyCount: countOf(row.max_daily_count),
+    monthlyCount: countOf(row.max_monthly_count),
+    holdTtlMs: (countOf(row.hold_expiry_seconds) ?? DEFAULT_HOLD_TTL_MS / 1000) * 1000,
+    alertShare: moneyOf(row.budget_alert_share) ?? DEFAULT_ALERT_SHARE,
     cryptoMaxTransfer: crypto ? moneyOf(crypto.max_transfer) : null,
     allowedMccs: setOf(row.allowed_mccs, 'upper'),
     blockedMccs: setOf(row.blocked_mccs, 'upper'),
@@ -88,11 +115,17 @@ export function mandateFromRow(row: MandateRow, nowMs: number): MandateState {
     validFromMs: dbTimeMs(row.valid_from),
     validUntilMs: dbTimeMs(row.valid_until),
     createdAtMs: dbTimeMs(row.created_at),
-    dayKey: dayKeyOf(nowMs),
+    dayKey: windows.day,
     dayAmount: 0n,
     dayCount: 0,
-    monthKey: monthKeyOf(nowMs),
+    weekKey: windows.week,
+    weekAmount: 0n,
+    monthKey: windows.month,
     monthAmount: 0n,
     monthCount: 0,
+    yearKey: windows.year,
+    yearAmount: 0n,
+    totalAmount: 0n,
+    alerted: 0,
   };
 }

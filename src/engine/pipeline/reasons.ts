@@ -61,11 +61,31 @@ export const REASONS = {
   crypto_max_transfer_exceeded: r('mandate_exceeded', 'Lower the amount to at most the mandate crypto max_transfer.'),
   daily_limit_exceeded: r(
     'mandate_exceeded',
-    'The daily cap is used up: retry after 00:00 UTC, lower the amount, or raise max_daily_amount.',
+    'The daily cap is used up: retry after midnight (Principal time zone, UTC by default), lower the amount, release open holds, or raise max_daily_amount.',
   ),
   monthly_limit_exceeded: r(
     'mandate_exceeded',
-    'The monthly cap is used up: retry next UTC month, lower the amount, or raise max_monthly_amount.',
+    'The monthly cap is used up: retry next month (Principal time zone), lower the amount, or raise max_monthly_amount.',
+  ),
+  weekly_limit_exceeded: r(
+    'mandate_exceeded',
+    'The weekly cap is used up: retry next week (Monday, Principal time zone), lower the amount, capture or release open holds, or raise max_weekly_amount.',
+  ),
+  yearly_limit_exceeded: r(
+    'mandate_exceeded',
+    'The yearly cap is used up: retry next year (Principal time zone), lower the amount, or raise max_yearly_amount.',
+  ),
+  total_limit_exceeded: r(
+    'mandate_exceeded',
+    'The mandate max_total_amount is used up: lower the amount, release open holds, or have the Principal grant a new mandate.',
+  ),
+  daily_count_exceeded: r(
+    'mandate_exceeded',
+    'The mandate max_daily_count is reached: retry tomorrow (Principal time zone) or raise max_daily_count.',
+  ),
+  monthly_count_exceeded: r(
+    'mandate_exceeded',
+    'The mandate max_monthly_count is reached: retry next month (Principal time zone) or raise max_monthly_count.',
   ),
   mcc_blocked: r('mcc_blocked', 'This merchant category is blocked by the mandate; choose another merchant.'),
   mcc_not_allowed: r(

@@ -40,8 +40,11 @@ export function recordDecision(state: AgentState, req: AuthorizeRequest, w: Work
     if (mandate !== null) {
       mandate.dayAmount += amount;
       mandate.dayCount++;
+      mandate.weekAmount += amount;
       mandate.monthAmount += amount;
       mandate.monthCount++;
+      mandate.yearAmount += amount;
+      mandate.totalAmount += amount;
     }
     state.approvals.push(nowMs, t.risk_velocity_max_count + 1);
     state.amounts.push(amount);

@@ -113,6 +113,11 @@ export function respond(
   if (limit === null && mandate !== null) limit = effectiveLimit(mandate.perTransaction, multiplierUnits);
   const multiplier = Number(multiplierUnits) / 1e8;
   const timestamp = isoOf(nowMs);
+  // Holds (docs/holds.md): a manual APPROVE is HELD until captured, released or expired; an
+  // automatic one is CAPTURED at once; DECLINE and STEP_UP have no capture status.
+  const captureMethod = req.captureMethod ?? 'automatic';
+  const held = decision === 'APPROVE' && captureMethod === 'manual';
+  const holdExpiresAt = held && mandate !== null ? new Date(nowMs + mandate.holdTtlMs).toISOString() : null;
   const response: Record<string, unknown> = {
     authorization_id: authorizationId,
     decision,
@@ -143,6 +148,9 @@ export function respond(
     cognitive_limit_multiplier: multiplier,
     effective_limit: limit === null ? null : unitsToNumber(limit),
     recommendations,
+    capture_method: captureMethod,
+    status: decision !== 'APPROVE' ? null : held ? 'HELD' : 'CAPTURED',
+    hold_expires_at: holdExpiresAt,
     processing_time_ms: 0,
     timestamp,
     // Signed by the shard's actor system once the decision goes to be recorded (src/receipts/attach.ts).
@@ -171,6 +179,8 @@ export function respond(
     processing_time_ms: 0,
     response,
     created_at: timestamp,
+    capture_method: captureMethod,
+    hold_expires_at: holdExpiresAt,
     explanation: {
       thresholds_version: state.thresholdsVersion,
       gates_fired: gates,

@@ -27,6 +27,7 @@ export interface AgentSeed {
   capabilities?: readonly string[] | null;
   mandates?: MandateState[];
   overrides?: ThresholdOverrides | null;
+  timeZone?: string;
 }
 
 /** A fresh state with no history (loadAgentState fills it from the database; tests use it directly). */
@@ -41,6 +42,7 @@ export function newAgentState(seed: AgentSeed): AgentState {
     kyaScore: seed.kyaScore ?? null,
     kyaText: seed.kyaScore === undefined || seed.kyaScore === null ? null : seed.kyaScore.toFixed(2),
     createdAtMs: seed.createdAtMs,
+    timeZone: seed.timeZone ?? 'UTC',
     capabilities: (seed.capabilities ?? []).map((c) => c.toLowerCase()),
     mandates: seed.mandates ?? [],
     mandateBytes: (seed.mandates ?? []).reduce((n, m) => n + mandateBytes(m), 0),

@@ -1,0 +1,121 @@
+// POST /api/v1/authorizations/:authorization_id/capture, /release and /refund (docs/holds.md).
+// Only the Principal that owns the authorization may act (anyone else: 404). Each operation
+// takes an Idempotency-Key (the onboarding machinery, keys scoped to the Principal): the state
+// change, its budget credit, its event and the remembered answer commit together. After the
+// commit the agent's actor reloads before its next decision (invalidateAgent), so the budget
+// given back counts at once.
+import type { Services } from '../app/services.js';
+import { currencyExponent } from '../domain/currency.js';
+import { readAmount, SCALE, type Units } from '../domain/money.js';
+import { ApiError } from '../errors/registry.js';
+import { amountText } from '../http/json-source.js';
+import { json, type Reply, type RequestContext, type RouteDef } from '../http/types.js';
+import { withIdempotency } from '../onboarding/idempotency.js';
+import { callerOf, idParam } from './context.js';
+import { invalidateAgent } from './engine-handle.js';
+import { captureHold, refundAuthorization, releaseHold } from './holds-store.js';
+
+const AMOUNT_PATH = ['amount'];
+
+/** The optional `amount` of the body, exact, within the authorization's currency's minor units. */
+async function amountOf(ctx: RequestContext, currencyOf: () => Promise<string | null>): Promise<Units | null> {
+  const body = (ctx.body ?? {}) as { amount?: unknown };
+  if (body.amount === undefined) return null;
+  const text = amountText(ctx.rawBody, body.amount, AMOUNT_PATH);
+  const currency = (await currencyOf()) ?? 'USD';
+  const units =
+    text === null
+      ? 'must be a decimal amount within range'
+      : readAmount(text, currencyExponent(currency) ?? SCALE, currency);
+  const problem = typeof units === 'string' ? units : units <= 0n ? 'must be greater than 0' : null;
+  if (problem !== null) {
+    throw new ApiError('validation_error', undefined, {
+      details: [{ field: 'amount', code: 'invalid_amount', message: problem }],
+    });
+  }
+  return units as Units;
+}
+
+export function holdsRoutes(services: Services): RouteDef[] {
+  /** Runs one operation under the request's Idempotency-Key, then reloads the agent's actor. */
+  async function operate(
+    ctx: RequestContext,
+    work: (
+      tx: Parameters<Parameters<typeof withIdempotency>[1]>[0],
+      principalId: string,
+      id: string,
+    ) => Promise<{ agentId: string } & Record<string, unknown>>,
+  ): Promise<Reply> {
+    const caller = callerOf(ctx);
+    const id = idParam(ctx, 'authorization_id', 'authorization_not_found');
+    let agentId: string | null = null;
+    const reply = await withIdempotency(ctx, async (tx) => {
+      const { agentId: agent, ...body } = await work(tx, caller.principalId, id);
+      agentId = agent;
+      return json(200, body);
+    });
+    if (agentId !== null) {
+      services.events.nudge(caller.environment);
+      try {
+        await invalidateAgent(services, caller.environment, agentId);
+      } catch (err) {
+        // Committed: the actor keeps counting the old (higher) usage until its next reload.
+        services.log.warn({ err, agent_id: agentId }, 'hold change committed; agent reload failed');
+      }
+    }
+    return reply;
+  }
+
+  const currencyOf = (ctx: RequestContext) => async (): Promise<string | null> => {
+    const caller = callerOf(ctx);
+    const rows = await caller.db<{ currency: string }[]>`
+      select currency from authorizations where id = ${ctx.params.authorization_id ?? ''}
+        and principal_id = ${caller.principalId}`;
+    return rows[0]?.currency ?? null;
+  };
+
+  return [
+    {
+      method: 'POST',
+      path: '/api/v1/authorizations/:authorization_id/capture',
+      auth: 'principal',
+      body: 'HoldCaptureRequest',
+      bodyOptional: true,
+      idempotencyKey: true,
+      response: 'HoldCaptureResponse',
+      successStatus: 200,
+      summary: 'Capture a hold (all of it, or `amount` of it and release the rest)',
+      handler: async (ctx) => {
+        const amount = await amountOf(ctx, currencyOf(ctx));
+        return operate(ctx, (tx, principalId, id) => captureHold(tx, principalId, id, amount));
+      },
+    },
+    {
+      method: 'POST',
+      path: '/api/v1/authorizations/:authorization_id/release',
+      auth: 'principal',
+      body: 'HoldReleaseRequest',
+      bodyOptional: true,
+      idempotencyKey: true,
+      response: 'HoldReleaseResponse',
+      successStatus: 200,
+      summary: 'Release a hold: its whole amount goes back to the budget',
+      handler: (ctx) => operate(ctx, (tx, principalId, id) => releaseHold(tx, principalId, id)),
+    },
+    {
+      method: 'POST',
+      path: '/api/v1/authorizations/:authorization_id/refund',
+      auth: 'principal',
+      body: 'HoldRefundRequest',
+      bodyOptional: true,
+      idempotencyKey: true,
+      response: 'HoldRefundResponse',
+      successStatus: 200,
+      summary: 'Refund a captured authorization (all that is left, or `amount`)',
+      handler: async (ctx) => {
+        const amount = await amountOf(ctx, currencyOf(ctx));
+        return operate(ctx, (tx, principalId, id) => refundAuthorization(tx, principalId, id, amount));
+      },
+    },
+  ];
+}

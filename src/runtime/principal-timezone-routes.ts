@@ -1,0 +1,53 @@
+// GET and PUT /api/v1/principals/:principal_id/timezone: the Principal's IANA time zone, in which
+// the calendar windows of its mandates' caps run (docs/holds.md "Windows"; default UTC). A change
+// reaches every agent of the Principal before its next decision (invalidatePrincipal): the
+// running totals are rebuilt for the windows of the new zone.
+import type { Services } from '../app/services.js';
+import { isTimeZone } from '../engine/pipeline/calendar.js';
+import { ApiError } from '../errors/registry.js';
+import { json, type RequestContext, type RouteDef } from '../http/types.js';
+import { bodyOf, callerOf } from './context.js';
+import { invalidatePrincipal } from './engine-handle.js';
+
+function ownPrincipal(ctx: RequestContext): ReturnType<typeof callerOf> {
+  const caller = callerOf(ctx);
+  if (ctx.params.principal_id !== caller.principalId) throw new ApiError('principal_not_found');
+  return caller;
+}
+
+export function principalTimezoneRoutes(services: Services): RouteDef[] {
+  return [
+    {
+      method: 'GET',
+      path: '/api/v1/principals/:principal_id/timezone',
+      auth: 'principal',
+      response: 'PrincipalTimezone',
+      summary: "The Principal's time zone (calendar windows of the mandate caps)",
+      handler: async (ctx) => {
+        const caller = ownPrincipal(ctx);
+        const [row] = await caller.db<{ timezone: string }[]>`
+          select timezone from principals where id = ${caller.principalId}`;
+        if (row === undefined) throw new ApiError('principal_not_found');
+        return json(200, { principal_id: caller.principalId, timezone: row.timezone });
+      },
+    },
+    {
+      method: 'PUT',
+      path: '/api/v1/principals/:principal_id/timezone',
+      auth: 'principal',
+      body: 'PrincipalTimezone',
+      response: 'PrincipalTimezone',
+      summary: "Set the Principal's IANA time zone (default UTC)",
+      handler: async (ctx) => {
+        const caller = ownPrincipal(ctx);
+        const { timezone } = bodyOf<{ timezone: string }>(ctx);
+        if (!isTimeZone(timezone)) throw new ApiError('invalid_timezone');
+        const rows = await caller.db`
+          update principals set timezone = ${timezone} where id = ${caller.principalId} returning id`;
+        if (rows.length === 0) throw new ApiError('principal_not_found');
+        await invalidatePrincipal(services, caller.environment, caller.principalId);
+        return json(200, { principal_id: caller.principalId, timezone });
+      },
+    },
+  ];
+}
