@@ -21,6 +21,8 @@ export type SecurityAction =
   | 'agent.suspended'
   | 'agent.reactivated'
   | 'agent.revoked'
+  | 'mandate.updated'
+  | 'mandate.revoked'
   | 'thresholds.updated'
   | 'thresholds.reset'
   | 'webhook.created'
@@ -36,7 +38,15 @@ export type SecurityActorKind = 'operator' | 'client' | 'principal' | 'anonymous
 
 export interface SecurityEvent {
   readonly action: SecurityAction;
-  readonly targetType: 'client' | 'credential' | 'agent' | 'thresholds' | 'webhook' | 'admin_plane' | 'receipt_key';
+  readonly targetType:
+    | 'client'
+    | 'credential'
+    | 'agent'
+    | 'mandate'
+    | 'thresholds'
+    | 'webhook'
+    | 'admin_plane'
+    | 'receipt_key';
   readonly targetId: string | null;
   /** What changed, without secrets (never a raw key, a secret or a hash of one). */
   readonly changes?: Record<string, unknown>;

@@ -59,6 +59,10 @@ export const ERRORS = {
   not_found: { status: 404, message: 'Resource not found.' },
   agent_not_found: { status: 404, message: 'Agent not found.' },
   mandate_not_found: { status: 404, message: 'Mandate not found.' },
+  mandate_not_active: {
+    status: 422,
+    message: 'The mandate is not ACTIVE (it is REVOKED or EXPIRED): it can no longer be amended or revoked.',
+  },
   authorization_not_found: { status: 404, message: 'Authorization not found.' },
   webhook_not_found: { status: 404, message: 'Webhook not found.' },
   client_not_found: { status: 404, message: 'Client not found.' },

@@ -18,6 +18,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'authorization.refunded',
   'budget.threshold_reached',
   'budget.exhausted',
+  'mandate.updated',
+  'mandate.revoked',
 ] as const;
 
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
@@ -285,6 +287,34 @@ const CATALOG: readonly CatalogEntry[] = [
       remaining: 0,
       currency: null,
       declined_amount: '12',
+    },
+  },
+  {
+    type: 'mandate.updated',
+    description:
+      "A mandate was amended (PATCH /api/v1/mandates/{id}): its limits, lists or valid_until changed; in force from the agent's next decision.",
+    sample_payload: {
+      mandate_id: SAMPLE_MANDATE,
+      agent_id: SAMPLE_AGENT,
+      changes: {
+        max_daily_amount: { from: '100', to: '50' },
+        blocked_mccs: { from: null, to: ['7995'] },
+      },
+      mandate_hash: 'sha256:5c1f0d2e4b7a9c8e3f6a1b2d4c7e9f0a3b5d8c1e4f7a0b3c6d9e2f5a8b1c4d7e',
+      previous_mandate_hash: 'sha256:9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3a2f1e0d9c8b7a6f5e4d3c2b1a0f9e8d',
+      updated_at: '2025-01-01T12:00:00.000Z',
+    },
+  },
+  {
+    type: 'mandate.revoked',
+    description: 'A mandate was revoked (POST /api/v1/mandates/{id}/revoke): every later decision on it declines.',
+    sample_payload: {
+      mandate_id: SAMPLE_MANDATE,
+      agent_id: SAMPLE_AGENT,
+      reason: 'Trip cancelled',
+      previous_status: 'ACTIVE',
+      mandate_hash: 'sha256:5c1f0d2e4b7a9c8e3f6a1b2d4c7e9f0a3b5d8c1e4f7a0b3c6d9e2f5a8b1c4d7e',
+      revoked_at: '2025-01-01T12:00:00.000Z',
     },
   },
 ];

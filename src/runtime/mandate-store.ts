@@ -2,13 +2,17 @@
 // agent: a mandate whose agent is not the caller's is answered as not found.
 //
 // Expiry is derived, not persisted: a mandate still stored ACTIVE whose valid_until has passed
-// is reported (and filtered) as EXPIRED. Reads stay free of writes, and the decision engine
+// is reported (and filtered) as EXPIRED. REVOKED is stored (POST /api/v1/mandates/{id}/revoke). Reads stay free of writes, and the decision engine
 // applies the same rule (mandate_expired) from valid_until, so both always agree.
 
 import type postgres from 'postgres';
 import { fromDb, toJsonNumber } from '../domain/money.js';
 import { ApiError } from '../errors/registry.js';
-import type { Sql } from '../storage/db.js';
+
+/** A pool or a transaction. */
+// biome-ignore lint/complexity/noBannedTypes: postgres.js's own default type parameter
+type Sql = postgres.ISql<{}>;
+
 import { iso } from './context.js';
 import { type ExtraLimitsRow, extraView } from './mandate-limits.js';
 
@@ -34,6 +38,13 @@ export interface MandateRow extends ExtraLimitsRow {
   allowed_counterparties: string[] | null;
   mandate_hash: string;
   created_at: Date;
+  /** Migration 0210: the last amendment (PATCH), the revocation and its reason. */
+  updated_at: Date | null;
+  revoked_at: Date | null;
+  revocation_reason: string | null;
+  /** Terms of mandate_hash the view does not show (src/runtime/mandate-amend.ts). */
+  rails: string[];
+  crypto: Record<string, unknown> | null;
 }
 
 function amount(value: string | null): number | null {
@@ -64,6 +75,9 @@ export function mandateView(row: MandateRow): Record<string, unknown> {
     ...extraView(row),
     mandate_hash: row.mandate_hash,
     created_at: iso(row.created_at),
+    updated_at: row.updated_at === null ? null : iso(row.updated_at),
+    revoked_at: row.revoked_at === null ? null : iso(row.revoked_at),
+    revocation_reason: row.revocation_reason,
   };
 }
 
@@ -80,7 +94,8 @@ export const COLUMNS = (
   m.allowed_assets, m.allowed_counterparties, m.mandate_hash, m.created_at,
   m.max_weekly_amount::text as max_weekly_amount, m.max_yearly_amount::text as max_yearly_amount,
   m.max_total_amount::text as max_total_amount, m.max_daily_count, m.max_monthly_count, m.hold_expiry_seconds,
-  m.budget_alert_share::text as budget_alert_share`;
+  m.budget_alert_share::text as budget_alert_share, m.updated_at, m.revoked_at, m.revocation_reason, m.rails,
+  m.crypto`;
 
 export async function loadOwnedMandate(db: Sql, principalId: string, mandateId: string): Promise<MandateRow> {
   const rows = await db<MandateRow[]>`
@@ -100,8 +115,8 @@ export async function listAgentMandates(db: Sql, agentId: string, status: Mandat
 }
 
 /**
- * The most unexpired ACTIVE mandates one agent may hold. Mandates never leave ACTIVE through
- * the API (expiry is derived), and the agent's actor keeps them all in memory and scans them,
+ * The most unexpired ACTIVE mandates one agent may hold. Mandates leave ACTIVE through the API
+ * only by a revoke (expiry is derived), and the agent's actor keeps them all in memory and scans them,
  * newest first, on every decision: without a bound, an integrator creating one mandate per
  * purchase would slow down and bloat that agent's decisions without end. Expired mandates do
  * not count, so an agent always regains room as its mandates expire.

@@ -7,7 +7,7 @@
 
 import { fromDb, toJsonNumber, type Units } from '../domain/money.js';
 import { windowsOf } from '../engine/pipeline/calendar.js';
-import type { Sql } from '../storage/db.js';
+import type { Db as Sql } from '../onboarding/idempotency.js';
 import type { MandateRow } from './mandate-store.js';
 
 type Window = 'day' | 'week' | 'month' | 'year' | 'total';

@@ -3,6 +3,7 @@ import type { Services } from '../app/services.js';
 import type { RouteDef } from '../http/types.js';
 import { agentsRoutes } from './agents-routes.js';
 import { holdsRoutes } from './holds-routes.js';
+import { mandateLifecycleRoutes } from './mandate-lifecycle-routes.js';
 import { mandatesRoutes } from './mandates-routes.js';
 import { principalTimezoneRoutes } from './principal-timezone-routes.js';
 import { thresholdsRoutes } from './thresholds-routes.js';
@@ -11,6 +12,7 @@ export function runtimeRoutes(services: Services): RouteDef[] {
   return [
     ...agentsRoutes(services),
     ...mandatesRoutes(services),
+    ...mandateLifecycleRoutes(services),
     ...thresholdsRoutes(services),
     ...holdsRoutes(services),
     ...principalTimezoneRoutes(services),

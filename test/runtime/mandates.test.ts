@@ -64,6 +64,9 @@ describe('POST /api/v1/mandates', () => {
       budget_alert_share: null,
       mandate_hash: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
       created_at: expect.stringMatching(/Z$/),
+      updated_at: null,
+      revoked_at: null,
+      revocation_reason: null,
     });
     expect(Date.parse(res.body.valid_from as string)).toBeLessThanOrEqual(Date.now());
   });

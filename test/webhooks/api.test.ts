@@ -226,6 +226,8 @@ describe('GET /api/v1/webhooks/events', () => {
       'cts.critical',
       'cts.red',
       'gate.fired',
+      'mandate.revoked',
+      'mandate.updated',
       'session.terminate',
       'step_up.created',
       'trust.promotion',

@@ -1,0 +1,342 @@
+// The mandate lifecycle (docs/mandate-lifecycle.md): PATCH /api/v1/mandates/{id} amends the
+// limits, lists and valid_until of an ACTIVE mandate with the checks of its creation, and
+// POST /api/v1/mandates/{id}/revoke ends it. Each runs in one transaction with the mandate's row
+// locked (FOR UPDATE), its security-log record and its event (mandate.updated, mandate.revoked:
+// one outbox_batches row, relayed like a decision's); the route then makes the agent's owning
+// actor reload before it answers, so the change is in force for the agent's next decision.
+//
+// mandate_hash names the terms: an amendment that changes them stores the hash of the amended
+// terms, built from the stored row in the shape POST /api/v1/mandates hashes (so a PATCH that
+// changes nothing keeps the hash, and a mandate amended back to its first terms gets its first
+// hash back). The previous hash travels in the mandate.updated event.
+import type postgres from 'postgres';
+import { recordSecurityEvent } from '../audit/security-log.js';
+import { toAlpha3 } from '../domain/country.js';
+import { currencyExponent } from '../domain/currency.js';
+import { runtimeMandateHash } from '../domain/mandate-hash.js';
+import { formatAmount, fromDb, readAmount, SCALE, toDb, toJsonNumber, type Units } from '../domain/money.js';
+import { ApiError, type ErrorDetail } from '../errors/registry.js';
+import { makeEnvelope } from '../events/envelope.js';
+import type { RequestContext } from '../http/types.js';
+import { writeEvents } from './holds-store.js';
+import { EXTRA_AMOUNT_FIELDS, type ExtraLimits, extraTerms, readExtraLimits } from './mandate-limits.js';
+import { COLUMNS, type MandateRow } from './mandate-store.js';
+
+// biome-ignore lint/complexity/noBannedTypes: postgres.js's own default type parameter
+type Tx = postgres.TransactionSql<{}>;
+
+type Amount = string | number;
+
+/** schemas/RuntimeMandateUpdateRequest.json: absent leaves a field as it is, null removes it. */
+export interface PatchBody {
+  valid_until?: string;
+  max_amount_per_transaction?: Amount;
+  max_daily_amount?: Amount | null;
+  max_monthly_amount?: Amount | null;
+  max_weekly_amount?: Amount | null;
+  max_yearly_amount?: Amount | null;
+  max_total_amount?: Amount | null;
+  max_daily_count?: number | null;
+  max_monthly_count?: number | null;
+  hold_expiry_seconds?: number | null;
+  budget_alert_share?: number | null;
+  allowed_mccs?: string[] | null;
+  blocked_mccs?: string[] | null;
+  allowed_countries?: string[] | null;
+  blocked_countries?: string[] | null;
+  allowed_chains?: string[] | null;
+  allowed_assets?: string[] | null;
+  allowed_counterparties?: string[] | null;
+}
+
+const MONEY = ['max_amount_per_transaction', 'max_daily_amount', 'max_monthly_amount', ...EXTRA_AMOUNT_FIELDS] as const;
+const INTEGERS = ['max_daily_count', 'max_monthly_count', 'hold_expiry_seconds'] as const;
+const LISTS = [
+  'allowed_mccs',
+  'blocked_mccs',
+  'allowed_countries',
+  'blocked_countries',
+  'allowed_chains',
+  'allowed_assets',
+  'allowed_counterparties',
+] as const;
+const CRYPTO_LISTS: readonly string[] = ['allowed_chains', 'allowed_assets', 'allowed_counterparties'];
+
+/** Every field a PATCH may carry, in the order changes are reported. */
+export const AMENDABLE_FIELDS: readonly (keyof PatchBody)[] = [
+  'valid_until',
+  ...MONEY,
+  ...INTEGERS,
+  'budget_alert_share',
+  ...LISTS,
+];
+
+/** The amount fields of a PATCH body, for exactAmounts (JSON numbers read from their source text). */
+export const PATCH_AMOUNT_PATHS: readonly string[][] = MONEY.map((f) => [f]);
+
+const sorted = (values: readonly string[] | null | undefined): string[] | null =>
+  values === null || values === undefined ? null : [...values].sort();
+const units = (text: string | null | undefined): Units | null => fromDb(text ?? null);
+const money = (text: string | null | undefined): string | null => {
+  const u = units(text);
+  return u === null ? null : formatAmount(u);
+};
+
+/**
+ * mandate_hash terms of a stored mandate, in the shape POST /api/v1/mandates builds them (the
+ * crypto block also names an onboarding mandate's max_transfer, so it is part of the terms).
+ */
+export function termsOf(row: MandateRow): Record<string, unknown> {
+  const extra: ExtraLimits = {
+    weekly: units(row.max_weekly_amount),
+    yearly: units(row.max_yearly_amount),
+    total: units(row.max_total_amount),
+    dailyCount: row.max_daily_count ?? null,
+    monthlyCount: row.max_monthly_count ?? null,
+    holdExpirySeconds: row.hold_expiry_seconds ?? null,
+    alertShare: units(row.budget_alert_share),
+  };
+  const maxTransfer = row.crypto?.max_transfer;
+  return {
+    agent_id: row.agent_id,
+    principal_id: row.principal_id,
+    rails: [...row.rails].sort(),
+    limits: {
+      currency: row.currency,
+      max_amount_per_transaction: money(row.max_amount_per_transaction),
+      max_daily_amount: money(row.max_daily_amount),
+      max_monthly_amount: money(row.max_monthly_amount),
+      ...extraTerms(extra),
+    },
+    allowed_mccs: sorted(row.allowed_mccs),
+    blocked_mccs: sorted(row.blocked_mccs),
+    allowed_countries: sorted(row.allowed_countries),
+    blocked_countries: sorted(row.blocked_countries),
+    crypto: row.rails.includes('crypto')
+      ? {
+          chains: sorted(row.allowed_chains),
+          assets: sorted(row.allowed_assets),
+          counterparties: sorted(row.allowed_counterparties),
+          max_transfer: typeof maxTransfer === 'string' ? money(maxTransfer) : undefined,
+        }
+      : null,
+    valid_from: row.valid_from.toISOString(),
+    valid_until: row.valid_until.toISOString(),
+  };
+}
+
+function problem(problems: ErrorDetail[], field: string, message: string, code?: ErrorDetail['code']): void {
+  problems.push(code === undefined ? { field, message } : { field, code, message });
+}
+
+/** A limit: positive, with at most the currency's minor units as written (as at creation). */
+function amountOf(value: Amount, field: string, currency: string, problems: ErrorDetail[]): string | null {
+  const u =
+    typeof value === 'string'
+      ? readAmount(value.trim(), currencyExponent(currency) ?? SCALE, currency)
+      : 'must be a decimal amount';
+  if (typeof u === 'string') problem(problems, field, u);
+  else if (u <= 0n) problem(problems, field, 'must be a decimal amount greater than 0');
+  else return toDb(u);
+  return null;
+}
+
+/** The amended row: `row` with the body's fields applied and checked as at creation. */
+export function amended(row: MandateRow, body: PatchBody, nowMs: number): MandateRow {
+  const problems: ErrorDetail[] = [];
+  const next: MandateRow = { ...row };
+  const set = next as unknown as Record<string, unknown>;
+  if (body.valid_until !== undefined) {
+    const until = new Date(body.valid_until);
+    if (!(until.getTime() > nowMs)) problem(problems, 'valid_until', 'must be in the future');
+    else if (!(until.getTime() > row.valid_from.getTime())) {
+      problem(problems, 'valid_until', 'must be after valid_from');
+    } else next.valid_until = until;
+  }
+  for (const field of MONEY) {
+    const v = body[field];
+    if (v === undefined) continue;
+    if (v === null) {
+      if (field === 'max_amount_per_transaction') {
+        problem(problems, field, 'is required and cannot be removed', 'required');
+      } else set[field] = null;
+    } else set[field] = amountOf(v, field, row.currency, problems);
+  }
+  for (const field of INTEGERS) {
+    const v = body[field];
+    if (v !== undefined) set[field] = v;
+  }
+  if (body.budget_alert_share !== undefined) {
+    const share = body.budget_alert_share;
+    if (share === null) next.budget_alert_share = null;
+    else {
+      const x = readExtraLimits({ budget_alert_share: share }, row.currency, (f, m) => problem(problems, f, m));
+      next.budget_alert_share = x.alertShare === null ? null : toDb(x.alertShare);
+    }
+  }
+  const crypto = row.rails.includes('crypto');
+  for (const field of LISTS) {
+    const v = body[field];
+    if (v === undefined) continue;
+    if (v !== null && !crypto && CRYPTO_LISTS.includes(field)) {
+      problem(
+        problems,
+        field,
+        'the mandate does not cover the crypto rail; grant a new mandate to allow crypto',
+        'not_allowed',
+      );
+      continue;
+    }
+    if (v === null) set[field] = null;
+    else if (field === 'allowed_countries' || field === 'blocked_countries') {
+      const out: string[] = [];
+      v.forEach((c, i) => {
+        const a3 = toAlpha3(c);
+        if (a3 === null) problem(problems, `${field}.${i}`, 'is not an ISO 3166-1 alpha-2 or alpha-3 code');
+        else if (!out.includes(a3)) out.push(a3);
+      });
+      set[field] = out;
+    } else set[field] = [...new Set(v)];
+  }
+  if (problems.length > 0) throw new ApiError('validation_error', undefined, { details: problems });
+  if (crypto && CRYPTO_LISTS.some((f) => body[f as keyof PatchBody] !== undefined)) {
+    // The decision engine falls back to the crypto block's lists: it must say the same.
+    next.crypto = {
+      ...(row.crypto ?? {}),
+      chains: next.allowed_chains ?? [],
+      assets: next.allowed_assets ?? [],
+      counterparties: next.allowed_counterparties ?? [],
+    };
+  }
+  return next;
+}
+
+/** A field's value for the event's changes: amounts as canonical decimal strings (docs/events.md). */
+function shown(row: MandateRow, field: keyof PatchBody): unknown {
+  const v = (row as unknown as Record<string, unknown>)[field];
+  if (field === 'valid_until') return row.valid_until.toISOString();
+  if ((MONEY as readonly string[]).includes(field)) {
+    const u = units(v as string | null);
+    return u === null ? null : formatAmount(u, 0);
+  }
+  if (field === 'budget_alert_share') {
+    const u = units(v as string | null);
+    return u === null ? null : toJsonNumber(u);
+  }
+  // Lists are sets: an order change alone is no change (and leaves mandate_hash as it is).
+  if (Array.isArray(v)) return sorted(v as string[]);
+  return v ?? null;
+}
+
+/** The mandate's row, locked, if it is the caller's (through its agent); else 404. */
+async function lockOwned(tx: Tx, principalId: string, mandateId: string): Promise<MandateRow & { client_id: string }> {
+  const [row] = await tx<(MandateRow & { client_id: string })[]>`
+    select ${COLUMNS(tx)}, a.client_id from mandates m join agents a on a.id = m.agent_id
+    where m.id = ${mandateId} and a.principal_id = ${principalId}
+    for update of m`;
+  if (row === undefined) throw new ApiError('mandate_not_found');
+  return row;
+}
+
+function notActive(row: MandateRow, action: string): ApiError {
+  return new ApiError('mandate_not_active', `The mandate is ${row.status}: it can no longer be ${action}.`);
+}
+
+function eventTuple(row: MandateRow & { client_id: string }, type: string, data: Record<string, unknown>): string[] {
+  const env = makeEnvelope(type, data);
+  return [env.event_id, env.event_type, row.client_id, row.principal_id, null as never, JSON.stringify(env)];
+}
+
+export interface Outcome {
+  readonly agentId: string;
+  /** False when the PATCH changed nothing (no event, no reload needed). */
+  readonly changed: boolean;
+}
+
+/** Amends an ACTIVE mandate of the caller; 422 mandate_not_active when REVOKED or EXPIRED. */
+export async function amendMandate(
+  tx: Tx,
+  ctx: RequestContext,
+  principalId: string,
+  mandateId: string,
+  body: PatchBody,
+): Promise<Outcome> {
+  const row = await lockOwned(tx, principalId, mandateId);
+  if (row.status !== 'ACTIVE') throw notActive(row, 'amended');
+  const next = amended(row, body, Date.now());
+  const changes: Record<string, { from: unknown; to: unknown }> = {};
+  for (const field of AMENDABLE_FIELDS) {
+    if (body[field] === undefined) continue;
+    const from = shown(row, field);
+    const to = shown(next, field);
+    if (JSON.stringify(from) !== JSON.stringify(to)) changes[field] = { from, to };
+  }
+  if (Object.keys(changes).length === 0) return { agentId: row.agent_id, changed: false };
+  const hash = runtimeMandateHash(termsOf(next));
+  const [done] = await tx<{ updated_at: Date }[]>`
+    update mandates set valid_until = ${next.valid_until},
+      max_amount_per_transaction = ${next.max_amount_per_transaction}, max_daily_amount = ${next.max_daily_amount},
+      max_monthly_amount = ${next.max_monthly_amount}, max_weekly_amount = ${next.max_weekly_amount ?? null},
+      max_yearly_amount = ${next.max_yearly_amount ?? null}, max_total_amount = ${next.max_total_amount ?? null},
+      max_daily_count = ${next.max_daily_count ?? null}, max_monthly_count = ${next.max_monthly_count ?? null},
+      hold_expiry_seconds = ${next.hold_expiry_seconds ?? null}, budget_alert_share = ${next.budget_alert_share ?? null},
+      allowed_mccs = ${next.allowed_mccs}, blocked_mccs = ${next.blocked_mccs},
+      allowed_countries = ${next.allowed_countries}, blocked_countries = ${next.blocked_countries},
+      allowed_chains = ${next.allowed_chains}, allowed_assets = ${next.allowed_assets},
+      allowed_counterparties = ${next.allowed_counterparties},
+      crypto = ${next.crypto === null ? null : tx.json(next.crypto as never)},
+      mandate_hash = ${hash}, updated_at = now()
+    where id = ${mandateId} and status = 'ACTIVE'
+    returning updated_at`;
+  if (done === undefined) throw notActive(row, 'amended');
+  await recordSecurityEvent(tx, ctx, {
+    action: 'mandate.updated',
+    targetType: 'mandate',
+    targetId: mandateId,
+    changes: { ...changes, mandate_hash: { from: row.mandate_hash, to: hash } },
+  });
+  await writeEvents(tx, [
+    eventTuple(row, 'mandate.updated', {
+      mandate_id: mandateId,
+      agent_id: row.agent_id,
+      changes,
+      mandate_hash: hash,
+      previous_mandate_hash: row.mandate_hash,
+      updated_at: done.updated_at.toISOString(),
+    }),
+  ]);
+  return { agentId: row.agent_id, changed: true };
+}
+
+/** Revokes an ACTIVE (or expired) mandate of the caller; a REVOKED one is 422 mandate_not_active. */
+export async function revokeMandate(
+  tx: Tx,
+  ctx: RequestContext,
+  principalId: string,
+  mandateId: string,
+  reason: string,
+): Promise<Outcome> {
+  const row = await lockOwned(tx, principalId, mandateId);
+  const [done] = await tx<{ revoked_at: Date }[]>`
+    update mandates set status = 'REVOKED', revoked_at = now(), revocation_reason = ${reason}, updated_at = now()
+    where id = ${mandateId} and status = 'ACTIVE'
+    returning revoked_at`;
+  if (done === undefined) throw notActive(row, 'revoked');
+  await recordSecurityEvent(tx, ctx, {
+    action: 'mandate.revoked',
+    targetType: 'mandate',
+    targetId: mandateId,
+    changes: { from: row.status, to: 'REVOKED', reason },
+  });
+  await writeEvents(tx, [
+    eventTuple(row, 'mandate.revoked', {
+      mandate_id: mandateId,
+      agent_id: row.agent_id,
+      reason,
+      previous_status: row.status,
+      mandate_hash: row.mandate_hash,
+      revoked_at: done.revoked_at.toISOString(),
+    }),
+  ]);
+  return { agentId: row.agent_id, changed: true };
+}
