@@ -11,13 +11,16 @@ import { ApiError } from '../errors/registry.js';
  * crypto are the remaining groups. An empty list or `*` opens every prefix, onboard included.
  */
 export const SCOPE_PREFIXES: Readonly<Record<string, readonly string[]>> = Object.freeze({
-  authorize: ['/api/v1/authorize'],
+  // The agent's key: its decisions, and confirming a step-up with the one-time code the human
+  // passed on (without the code a step-up needs step_ups or full access; docs/step-up-confirmation.md).
+  authorize: ['/api/v1/authorize', '/api/v1/step-ups'],
   agents: ['/api/v1/agents'],
   mandates: ['/api/v1/mandates'],
   webhooks: ['/api/v1/webhooks'],
   principals: ['/api/v1/principals'],
   onboard: ['/api/v1/onboard'],
   thresholds: ['/api/v1/thresholds'],
+  step_ups: ['/api/v1/step-ups'],
   crypto: ['/api/v1/crypto'],
   risk: ['/api/v1/risk'],
   metrics: ['/api/v1/metrics'],

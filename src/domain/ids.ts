@@ -2,7 +2,7 @@
 // (about 143 bits), so ids are unguessable and never reveal creation order.
 import { randomBytes } from 'node:crypto';
 
-export type IdPrefix = 'cli' | 'prg' | 'prn' | 'agt' | 'mnd' | 'auth' | 'acr' | 'wh' | 'evt' | 'req' | 'whsec';
+export type IdPrefix = 'cli' | 'prg' | 'prn' | 'agt' | 'mnd' | 'auth' | 'acr' | 'wh' | 'evt' | 'req' | 'whsec' | 'stp';
 
 declare const brand: unique symbol;
 export type Id<P extends string> = string & { readonly [brand]: P };

@@ -93,6 +93,13 @@ export interface AuditRow {
   capture_method?: 'automatic' | 'manual';
   /** ISO 8601 UTC: when a manual APPROVE's hold expires (null otherwise). */
   hold_expires_at?: string | null;
+  /**
+   * Migration 0211 (docs/step-up-confirmation.md): the decision's step-up; on the STEP_UP that
+   * opened it also the hash of its one-time code and its expiry (a trigger opens its step_ups row).
+   */
+  step_up_id?: string | null;
+  step_up_code_hash?: string | null;
+  step_up_expires_at?: string | null;
 }
 
 /** An event of SPEC.md "Events" produced by a decision; the worker wraps it in the envelope. */

@@ -46,6 +46,7 @@ export function safeDecision(
     capture_method: request.captureMethod ?? 'automatic',
     status: null,
     hold_expires_at: null,
+    step_up_id: null,
     processing_time_ms: 0,
     timestamp: new Date(nowMs).toISOString(),
     // Nothing was decided or recorded: there is nothing to attest (README "Decision receipts").

@@ -59,6 +59,27 @@ export const ERRORS = {
   not_found: { status: 404, message: 'Resource not found.' },
   agent_not_found: { status: 404, message: 'Agent not found.' },
   mandate_not_found: { status: 404, message: 'Mandate not found.' },
+  step_up_not_found: { status: 404, message: 'Step-up not found.' },
+  step_up_not_pending: {
+    status: 409,
+    message:
+      'The step-up is not awaiting confirmation: it was confirmed or used already (a confirmation is single-use).',
+  },
+  step_up_expired: {
+    status: 409,
+    message: 'The step-up expired before it was confirmed: re-submit the request for a new STEP_UP.',
+  },
+  invalid_step_up_code: { status: 422, message: 'The one-time code does not match this step-up.' },
+  step_up_code_locked: {
+    status: 409,
+    message:
+      'Too many wrong codes for this step-up: confirm it with the Principal credential, or re-submit the request for a new STEP_UP.',
+  },
+  step_up_confirmation_forbidden: {
+    status: 403,
+    message:
+      'Confirming a step-up without its one-time code needs the Principal own credential (full access or the step_ups scope); a credential limited to authorize must send the code.',
+  },
   mandate_not_active: {
     status: 422,
     message: 'The mandate is not ACTIVE (it is REVOKED or EXPIRED): it can no longer be amended or revoked.',

@@ -165,7 +165,8 @@ const CATALOG: readonly CatalogEntry[] = [
   },
   {
     type: 'step_up.created',
-    description: 'A STEP_UP decision asks the human principal to confirm a transaction.',
+    description:
+      "A STEP_UP decision asks the human principal to confirm a transaction. Under the Principal's step-up policy principal it opens a step-up: step_up_id and its one-time confirmation_code (null otherwise).",
     sample_payload: {
       agent_id: SAMPLE_AGENT,
       authorization_id: SAMPLE_AUTH,
@@ -179,6 +180,8 @@ const CATALOG: readonly CatalogEntry[] = [
       expires_at: '2025-01-01T12:15:00.000Z',
       trust_score: 0.74,
       risk_score: 0.58,
+      step_up_id: 'stp_sample00000000000000000',
+      confirmation_code: 'K7QM3XHP9T',
     },
   },
   {

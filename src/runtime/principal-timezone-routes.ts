@@ -9,7 +9,8 @@ import { json, type RequestContext, type RouteDef } from '../http/types.js';
 import { bodyOf, callerOf } from './context.js';
 import { invalidatePrincipal } from './engine-handle.js';
 
-function ownPrincipal(ctx: RequestContext): ReturnType<typeof callerOf> {
+/** The caller, when the path's :principal_id is its own Principal (else 404). */
+export function ownPrincipal(ctx: RequestContext): ReturnType<typeof callerOf> {
   const caller = callerOf(ctx);
   if (ctx.params.principal_id !== caller.principalId) throw new ApiError('principal_not_found');
   return caller;

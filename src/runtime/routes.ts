@@ -6,6 +6,7 @@ import { holdsRoutes } from './holds-routes.js';
 import { mandateLifecycleRoutes } from './mandate-lifecycle-routes.js';
 import { mandatesRoutes } from './mandates-routes.js';
 import { principalTimezoneRoutes } from './principal-timezone-routes.js';
+import { stepUpsRoutes } from './step-ups-routes.js';
 import { thresholdsRoutes } from './thresholds-routes.js';
 
 export function runtimeRoutes(services: Services): RouteDef[] {
@@ -16,5 +17,6 @@ export function runtimeRoutes(services: Services): RouteDef[] {
     ...thresholdsRoutes(services),
     ...holdsRoutes(services),
     ...principalTimezoneRoutes(services),
+    ...stepUpsRoutes(services),
   ];
 }

@@ -106,6 +106,10 @@ export interface PendingStepUp {
   readonly currency: string;
   readonly merchant: string;
   readonly expiresAtMs: number;
+  /** Its step_ups row under the 'principal' confirmation policy (null: cleared by re-submission). */
+  readonly stepUpId: string | null;
+  /** Confirmed through the Principal (POST /api/v1/step-ups/{id}/confirm), as read at load. */
+  readonly confirmed: boolean;
 }
 
 /** Thresholds with the values the hot path needs precomputed (ms, bigint multipliers). */
@@ -196,6 +200,11 @@ export interface AgentState {
   merchantChars: number;
   readonly sessions: Map<string, SessionState>;
   readonly pendingStepUps: PendingStepUp[];
+  /**
+   * The Principal's step_up_confirmation is 'principal' (docs/step-up-confirmation.md): a STEP_UP
+   * opens a step-up with a one-time code, and step_up_confirmed clears only a confirmed one.
+   */
+  stepUpByPrincipal: boolean;
   /**
    * When the agent last got a STEP_UP for amount_outlier that no step_up_confirmed has cleared
    * since (-Infinity: none): large amounts pushed while the Principal has not said yes weigh more.

@@ -43,6 +43,10 @@ export function evaluate(state: AgentState, req: AuthorizeRequest, nowMs: number
     cts: null,
     limit: null,
     confirmed: false,
+    stepUpId: null,
+    stepUpCode: null,
+    stepUpCodeHash: null,
+    stepUpExpiresAtMs: 0,
     events: [],
   };
   runGates(state, req, w, nowMs);

@@ -1,11 +1,13 @@
 // What follows a decision beyond the agent's windows, with the events it emits: a change of
 // trust zone into RED or CRITICAL, the end of a session, the STEP_UP remembered for
 // step_up_confirmed, and the KYA score and trust tier of the agent.
+import { newId } from '../../domain/ids.js';
+import { hashStepUpCode, newStepUpCode } from '../../domain/step-up-code.js';
 import type { AuthorizeRequest } from '../contract.js';
-import type { AgentState, TrustLevel, Zone } from './agent-state.js';
+import type { AgentState, PendingStepUp, TrustLevel, Zone } from './agent-state.js';
 import { pointsToCompromise } from './evidence.js';
 import { recordInSession } from './sessions.js';
-import { addPendingStepUp } from './step-up.js';
+import { addPendingStepUp, findPendingStepUp, UNCONFIRMED_STEP_UP } from './step-up.js';
 import { groupsOfMcc } from './taxonomy.js';
 import { kyaScore, promotionOf, TIER_NAMES } from './trust.js';
 import { addGate, type Work } from './work.js';
@@ -18,6 +20,37 @@ function zoneEventType(zone: Zone): string | null {
 
 function round2Text(n: number): string {
   return n.toFixed(2);
+}
+
+/**
+ * A STEP_UP under the 'principal' policy (docs/step-up-confirmation.md): the same request asking
+ * again while its step-up awaits the Principal gets that step-up back (no new code is sent);
+ * otherwise a step-up is opened with a one-time code, whose hash the decision's audit row
+ * carries into step_ups (migrations/0211) and whose code only step_up.created carries.
+ */
+function openStepUp(state: AgentState, req: AuthorizeRequest, w: Work, expiresAtMs: number, nowMs: number): void {
+  const idx = findPendingStepUp(state, w.amount, req.currency, w.merchant, nowMs, UNCONFIRMED_STEP_UP);
+  const open = idx >= 0 ? (state.pendingStepUps[idx] as PendingStepUp) : null;
+  if (open !== null && open.stepUpId !== null) {
+    w.stepUpId = open.stepUpId;
+    w.stepUpExpiresAtMs = open.expiresAtMs;
+    return;
+  }
+  const id = newId('stp');
+  const code = newStepUpCode();
+  w.stepUpId = id;
+  w.stepUpCode = code;
+  w.stepUpCodeHash = hashStepUpCode(id, code);
+  w.stepUpExpiresAtMs = expiresAtMs;
+  addPendingStepUp(state, {
+    authorizationId: w.authorizationId,
+    amount: w.amount,
+    currency: req.currency,
+    merchant: w.merchant,
+    expiresAtMs,
+    stepUpId: id,
+    confirmed: false,
+  });
 }
 
 /**
@@ -95,13 +128,18 @@ export function followUp(
   // STEP_UP issued: remember it for step_up_confirmed.
   if (decision === 'STEP_UP') {
     if (risk?.outlier === true) state.unconfirmedOutlierMs = nowMs;
-    addPendingStepUp(state, {
-      authorizationId,
-      amount,
-      currency: req.currency,
-      merchant,
-      expiresAtMs: stepUpExpiresAtMs,
-    });
+    if (state.stepUpByPrincipal) openStepUp(state, req, w, stepUpExpiresAtMs, nowMs);
+    else {
+      addPendingStepUp(state, {
+        authorizationId,
+        amount,
+        currency: req.currency,
+        merchant,
+        expiresAtMs: stepUpExpiresAtMs,
+        stepUpId: null,
+        confirmed: false,
+      });
+    }
   }
 
   // Trust: KYA score and promotion.

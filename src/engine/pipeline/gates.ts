@@ -9,7 +9,13 @@ import { assessIntent, type IntentResult } from './intent.js';
 import { checkMandate, rollTotals, selectMandate } from './mandate-check.js';
 import type { ReasonCode } from './reasons.js';
 import { assessRisk, COUNTRY_JUMP_THRESHOLD, type RiskResult } from './risk.js';
-import { consumePendingStepUp, findPendingStepUp } from './step-up.js';
+import {
+  ANY_STEP_UP,
+  CONFIRMED_STEP_UP,
+  consumePendingStepUp,
+  findPendingStepUp,
+  UNCONFIRMED_STEP_UP,
+} from './step-up.js';
 import { type CtsResult, computeCts, effectiveLimit } from './trust.js';
 import { decline, money, stepUp, type Work } from './work.js';
 
@@ -212,10 +218,13 @@ export function confirmStepUp(state: AgentState, req: AuthorizeRequest, w: Work,
   let confirmed = false;
   let ignoredConfirmation = false;
   if (req.stepUpConfirmed && w.decision !== 'DECLINE') {
-    const idx = findPendingStepUp(state, amount, req.currency, merchant, nowMs);
+    // Under the 'principal' policy only a step-up the Principal confirmed clears it.
+    const kind = state.stepUpByPrincipal ? CONFIRMED_STEP_UP : ANY_STEP_UP;
+    const idx = findPendingStepUp(state, amount, req.currency, merchant, nowMs, kind);
     if (idx >= 0) {
       const p = consumePendingStepUp(state, idx);
       confirmed = true;
+      w.stepUpId = p?.stepUpId ?? null;
       state.unconfirmedOutlierMs = Number.NEGATIVE_INFINITY;
       w.decision = 'APPROVE';
       w.gates.length = 0;
@@ -224,6 +233,15 @@ export function confirmStepUp(state: AgentState, req: AuthorizeRequest, w: Work,
       w.details.push(`the STEP_UP ${p?.authorizationId ?? ''} was confirmed by the Principal`);
     } else if (w.decision === 'STEP_UP') {
       ignoredConfirmation = true;
+    }
+  }
+  if (ignoredConfirmation && state.stepUpByPrincipal) {
+    const idx = findPendingStepUp(state, amount, req.currency, merchant, nowMs, UNCONFIRMED_STEP_UP);
+    if (idx >= 0) {
+      const id = (state.pendingStepUps[idx] as { stepUpId: string }).stepUpId;
+      w.reasons.push('step_up_not_confirmed');
+      w.details.push(`step_up_confirmed was ignored: the Principal has not confirmed step-up ${id} yet`);
+      ignoredConfirmation = false;
     }
   }
   if (ignoredConfirmation) {

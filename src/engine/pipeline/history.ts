@@ -37,6 +37,8 @@ export interface HistoryRow {
   trustScore: number | null;
   id: string;
   atMs: number;
+  /** Migration 0211: the decision's step-up (docs/step-up-confirmation.md), if any. */
+  stepUpId?: string | null;
 }
 
 /** Replays audit rows (oldest first) into windows, baselines, sessions and pending step-ups. */
@@ -71,19 +73,23 @@ export function replayHistory(state: AgentState, rows: readonly HistoryRow[], no
       noteApproval(state, r.merchant, r.atMs, state.stats.approved - approvalsLeft);
       approvalsLeft--;
       if (r.reasonCodes.includes('step_up_confirmed')) {
-        consumePending(state, r);
+        // A step-up of step_ups is loaded from there (USED ones are not): only replayed ones here.
+        if (!state.stepUpByPrincipal || !r.stepUpId) consumePending(state, r);
         state.unconfirmedOutlierMs = Number.NEGATIVE_INFINITY;
       }
     } else if (r.decision === 'STEP_UP') {
       outcome = OUTCOME_STEP_UP;
       if (r.reasonCodes.includes('amount_outlier')) state.unconfirmedOutlierMs = r.atMs;
-      if (r.atMs + d.stepUpWindowMs > nowMs && state.pendingStepUps.length < MAX_PENDING_STEP_UPS) {
+      const fromTable = state.stepUpByPrincipal && !!r.stepUpId;
+      if (!fromTable && r.atMs + d.stepUpWindowMs > nowMs && state.pendingStepUps.length < MAX_PENDING_STEP_UPS) {
         state.pendingStepUps.push({
           authorizationId: r.id,
           amount: r.amount,
           currency: r.currency,
           merchant: r.merchant,
           expiresAtMs: r.atMs + d.stepUpWindowMs,
+          stepUpId: r.stepUpId ?? null,
+          confirmed: false,
         });
       }
     } else {

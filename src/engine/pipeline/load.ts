@@ -2,7 +2,7 @@
 // (rollup.ts) and its newest audit rows, replayed by history.ts.
 import { fromDb } from '../../domain/money.js';
 import type { Sql } from '../../storage/db.js';
-import type { AgentState, MandateState, TrustLevel } from './agent-state.js';
+import { type AgentState, MAX_PENDING_STEP_UPS, type MandateState, type TrustLevel } from './agent-state.js';
 import { dayStartMs, monthStartMs, windowsOf } from './calendar.js';
 import { markReached } from './caps.js';
 import { pointsToCompromise } from './evidence.js';
@@ -11,6 +11,7 @@ import { dbTimeMs, type MandateRow, mandateFromRow } from './mandate-row.js';
 import { EVIDENCE_ROWS, EVIDENCE_WINDOW_MS, evidenceDue, seedMerchantEvidence } from './principal-evidence.js';
 import { carried, fold, type MandateSums, rollupOf, totals } from './rollup.js';
 import { merchantKeyOf, newAgentState } from './state.js';
+import { addPendingStepUp } from './step-up.js';
 import type { ThresholdOverrides } from './thresholds.js';
 import { loadWindowSums } from './windows.js';
 
@@ -44,12 +45,13 @@ export async function loadAgentState(sql: Sql, agentId: string, nowMs: number): 
       rollup_step_ups: string | null;
       rollup_mandates: Record<string, MandateSums> | null;
       timezone: string | null;
+      step_up_confirmation: string | null;
     }[]
   >`
     select a.id, a.principal_id, a.client_id, a.status, a.trust_level, a.kya_score::text as kya_score,
            a.created_at, a.capabilities, t.overrides, r.upto as rollup_upto, r.approved::text as rollup_approved,
            r.declined::text as rollup_declined, r.step_ups::text as rollup_step_ups,
-           r.mandates as rollup_mandates, p.timezone
+           r.mandates as rollup_mandates, p.timezone, p.step_up_confirmation
     from agents a left join thresholds t on t.principal_id = a.principal_id
       left join agent_audit_rollups r on r.agent_id = a.id
       left join principals p on p.id = a.principal_id
@@ -115,10 +117,11 @@ export async function loadAgentState(sql: Sql, agentId: string, nowMs: number): 
       session_id: string | null;
       trust_score: string | null;
       created_at: Date;
+      step_up_id: string | null;
     }[]
   >`
     select id, amount::text as amount, currency, mcc, country, decision, reason_codes, gates_fired, merchant_id,
-           merchant_name, session_id, trust_score::text as trust_score, created_at
+           merchant_name, session_id, trust_score::text as trust_score, created_at, step_up_id
     from authorizations
     where agent_id = ${agentId}
     order by created_at desc, id desc
@@ -138,6 +141,7 @@ export async function loadAgentState(sql: Sql, agentId: string, nowMs: number): 
     mandates,
     overrides: sanitizeOverrides(agent.overrides),
     timeZone,
+    stepUpByPrincipal: agent.step_up_confirmation === 'principal',
   });
 
   if (rollup !== null) {
@@ -175,10 +179,49 @@ export async function loadAgentState(sql: Sql, agentId: string, nowMs: number): 
       sessionId: r.session_id,
       trustScore: r.trust_score === null ? null : Number(r.trust_score),
       atMs: dbTimeMs(r.created_at),
+      stepUpId: r.step_up_id,
     });
   }
   replayHistory(state, history, nowMs);
+  if (state.stepUpByPrincipal) await loadOpenStepUps(sql, state, now);
   return state;
+}
+
+/**
+ * Under the 'principal' policy the agent's open step-ups come from step_ups (migrations/0211),
+ * which knows which ones the Principal confirmed and which were used (replayHistory leaves the
+ * STEP_UP rows that have a step_up_id to this): unexpired, not USED, newest last.
+ */
+async function loadOpenStepUps(sql: Sql, state: AgentState, now: Date): Promise<void> {
+  const rows = await sql<
+    {
+      id: string;
+      authorization_id: string;
+      amount: string;
+      currency: string;
+      merchant_id: string | null;
+      merchant_name: string | null;
+      status: string;
+      expires_at: Date;
+    }[]
+  >`
+    select id, authorization_id, amount::text as amount, currency, merchant_id, merchant_name, status, expires_at
+    from step_ups
+    where agent_id = ${state.agentId} and status <> 'USED' and expires_at > ${now}
+    order by expires_at desc
+    limit ${MAX_PENDING_STEP_UPS}`;
+  for (let i = rows.length - 1; i >= 0; i--) {
+    const r = rows[i] as (typeof rows)[number];
+    addPendingStepUp(state, {
+      authorizationId: r.authorization_id,
+      amount: fromDb(r.amount) ?? 0n,
+      currency: r.currency,
+      merchant: merchantKeyOf(r.merchant_id, r.merchant_name),
+      expiresAtMs: dbTimeMs(r.expires_at),
+      stepUpId: r.id,
+      confirmed: r.status === 'CONFIRMED',
+    });
+  }
 }
 
 function sanitizeOverrides(raw: Record<string, unknown> | null): ThresholdOverrides {

@@ -35,6 +35,10 @@ export const REASONS = {
     null,
     'step_up_confirmed only clears an unexpired STEP_UP issued for the same amount, currency and merchant; re-submit exactly the request that received the STEP_UP.',
   ),
+  step_up_not_confirmed: r(
+    null,
+    'The Principal has not confirmed this STEP_UP yet: have it confirmed with POST /api/v1/step-ups/{step_up_id}/confirm (the Principal credential, or the one-time code of step_up.created), then re-submit the same request with step_up_confirmed: true.',
+  ),
   agent_inactive: r(
     'agent_inactive',
     'Reactivate the agent with PATCH /agents/{agent_id}/status (a REVOKED agent is final: register a new agent).',

@@ -88,7 +88,9 @@ export function respond(
         recommendations,
       },
     });
-  } else if (decision === 'STEP_UP') {
+  } else if (decision === 'STEP_UP' && (w.stepUpCode !== null || w.stepUpId === null)) {
+    // Under the 'principal' policy a STEP_UP asking again for a step-up still awaiting the
+    // Principal announces nothing new: its code went out with the step-up that opened it.
     events.push({
       eventType: 'step_up.created',
       data: {
@@ -101,9 +103,11 @@ export function respond(
         session_id: req.sessionId,
         gates_fired: gates,
         reason_codes: reasons,
-        expires_at: isoOf(stepUpExpiresAtMs),
+        expires_at: isoOf(w.stepUpId === null ? stepUpExpiresAtMs : w.stepUpExpiresAtMs),
         trust_score: trustScore,
         risk_score: riskScore,
+        step_up_id: w.stepUpId,
+        confirmation_code: w.stepUpCode,
       },
     });
   }
@@ -151,6 +155,7 @@ export function respond(
     capture_method: captureMethod,
     status: decision !== 'APPROVE' ? null : held ? 'HELD' : 'CAPTURED',
     hold_expires_at: holdExpiresAt,
+    step_up_id: w.stepUpId,
     processing_time_ms: 0,
     timestamp,
     // Signed by the shard's actor system once the decision goes to be recorded (src/receipts/attach.ts).
@@ -181,6 +186,9 @@ export function respond(
     created_at: timestamp,
     capture_method: captureMethod,
     hold_expires_at: holdExpiresAt,
+    step_up_id: w.stepUpId,
+    step_up_code_hash: w.stepUpCodeHash,
+    step_up_expires_at: w.stepUpCodeHash === null ? null : isoOf(w.stepUpExpiresAtMs),
     explanation: {
       thresholds_version: state.thresholdsVersion,
       gates_fired: gates,

@@ -28,6 +28,8 @@ export interface AgentSeed {
   mandates?: MandateState[];
   overrides?: ThresholdOverrides | null;
   timeZone?: string;
+  /** principals.step_up_confirmation = 'principal'. */
+  stepUpByPrincipal?: boolean;
 }
 
 /** A fresh state with no history (loadAgentState fills it from the database; tests use it directly). */
@@ -74,6 +76,7 @@ export function newAgentState(seed: AgentSeed): AgentState {
     merchantChars: 0,
     sessions: new Map(),
     pendingStepUps: [],
+    stepUpByPrincipal: seed.stepUpByPrincipal ?? false,
     unconfirmedOutlierMs: Number.NEGATIVE_INFINITY,
     lastLargeMs: Number.NEGATIVE_INFINITY,
     auditRowsSinceRollup: 0,

@@ -1,16 +1,26 @@
 // STEP_UP and step_up_confirmed (CONTRACT.md): a confirmed re-submission clears a STEP_UP
 // only when an unexpired STEP_UP was issued to the same agent for the same amount, currency
-// and merchant. Mandate gates and every DECLINE gate still apply.
+// and merchant. Mandate gates and every DECLINE gate still apply. Under the Principal's
+// 'principal' confirmation policy (docs/step-up-confirmation.md) the STEP_UP must also have
+// been confirmed through the Principal (PendingStepUp.confirmed, read from step_ups at load).
 import type { Units } from '../../domain/money.js';
 import { type AgentState, MAX_PENDING_STEP_UPS, type PendingStepUp } from './agent-state.js';
 
-/** Drops expired step-ups; returns the index of a match, or -1. */
+/** Which pending step-ups a search may match. */
+export const ANY_STEP_UP = 0;
+/** Only those confirmed through the Principal. */
+export const CONFIRMED_STEP_UP = 1;
+/** Only step-ups with a step_ups row not confirmed yet (a STEP_UP asking again reuses it). */
+export const UNCONFIRMED_STEP_UP = 2;
+
+/** Drops expired step-ups; returns the index of a match of the given kind, or -1. */
 export function findPendingStepUp(
   state: AgentState,
   amount: Units,
   currency: string,
   merchant: string,
   nowMs: number,
+  kind = ANY_STEP_UP,
 ): number {
   const list = state.pendingStepUps;
   let w = 0;
@@ -21,7 +31,10 @@ export function findPendingStepUp(
   list.length = w;
   for (let i = 0; i < list.length; i++) {
     const p = list[i] as PendingStepUp;
-    if (p.amount === amount && p.currency === currency && p.merchant === merchant) return i;
+    if (p.amount !== amount || p.currency !== currency || p.merchant !== merchant) continue;
+    if (kind === CONFIRMED_STEP_UP && !p.confirmed) continue;
+    if (kind === UNCONFIRMED_STEP_UP && (p.confirmed || p.stepUpId === null)) continue;
+    return i;
   }
   return -1;
 }

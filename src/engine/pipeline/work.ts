@@ -30,6 +30,16 @@ export interface Work {
   limit: Units | null;
   /** A step_up_confirmed matched a pending STEP_UP of the agent. */
   confirmed: boolean;
+  /**
+   * The step-up of the decision: on a STEP_UP under the 'principal' policy the one it opened or
+   * re-asks for, on an APPROVE the one whose confirmation it used (null: none).
+   */
+  stepUpId: string | null;
+  /** The one-time code of a step-up this decision opened (sent in step_up.created only), and its hash. */
+  stepUpCode: string | null;
+  stepUpCodeHash: string | null;
+  /** When the decision's step-up expires (ms). */
+  stepUpExpiresAtMs: number;
   /** Events of the decision, in the order they are emitted. */
   readonly events: EngineEvent[];
 }

@@ -1,0 +1,184 @@
+// A step-up the human confirms (docs/step-up-confirmation.md):
+// - GET and PUT /api/v1/principals/:principal_id/step-up-policy: who clears a STEP_UP of the
+//   Principal's agents, `agent` (the default of CONTRACT.md: re-sending with step_up_confirmed)
+//   or `principal` (a STEP_UP carries a step_up_id that must be confirmed first). A change
+//   reaches every actor of the Principal before the answer (invalidatePrincipal).
+// - POST /api/v1/step-ups/:step_up_id/confirm: with the Principal's own credential, or with the
+//   one-time code of step_up.created. One conditional UPDATE of the step_ups row (PENDING, not
+//   expired, and for a code: its hash, fewer than MAX_CODE_ATTEMPTS wrong codes) decides, so a
+//   step-up is confirmed once whichever instance is asked; the agent's owning actor, on whatever
+//   instance, reloads before the answer (invalidateAgent) and then knows it is confirmed.
+// - GET /api/v1/step-ups/:step_up_id: where a step-up stands (an agent may poll it).
+import type { Services } from '../app/services.js';
+import type { PrincipalAuth } from '../auth/types.js';
+import { fromDb, toJsonNumber } from '../domain/money.js';
+import { hashStepUpCode } from '../domain/step-up-code.js';
+import { ApiError } from '../errors/registry.js';
+import { json, type RequestContext, type RouteDef } from '../http/types.js';
+import type { Sql } from '../storage/db.js';
+import { bodyOf, callerOf, idParam, iso } from './context.js';
+import { invalidateAgent, invalidatePrincipal } from './engine-handle.js';
+import { ownPrincipal } from './principal-timezone-routes.js';
+
+/** Wrong codes after which a step-up can be confirmed only with the Principal's credential. */
+export const MAX_CODE_ATTEMPTS = 5;
+
+interface StepUpRow {
+  id: string;
+  authorization_id: string;
+  agent_id: string;
+  amount: string;
+  currency: string;
+  merchant_id: string | null;
+  merchant_name: string | null;
+  status: 'PENDING' | 'CONFIRMED' | 'USED';
+  expired: boolean;
+  expires_at: Date;
+  failed_attempts: number;
+  confirmed_at: Date | null;
+  confirmed_via: string | null;
+  used_at: Date | null;
+  used_by_authorization_id: string | null;
+}
+
+const COLUMNS = (db: Sql) => db`id, authorization_id, agent_id, amount::text as amount, currency, merchant_id,
+  merchant_name, status, (status <> 'USED' and expires_at <= now()) as expired, expires_at, failed_attempts,
+  confirmed_at, confirmed_via, used_at, used_by_authorization_id`;
+
+function view(r: StepUpRow): Record<string, unknown> {
+  return {
+    step_up_id: r.id,
+    status: r.expired ? 'EXPIRED' : r.status,
+    authorization_id: r.authorization_id,
+    agent_id: r.agent_id,
+    amount: toJsonNumber(fromDb(r.amount) ?? 0n),
+    currency: r.currency,
+    merchant_id: r.merchant_id,
+    merchant_name: r.merchant_name,
+    expires_at: iso(r.expires_at),
+    confirmed_at: r.confirmed_at === null ? null : iso(r.confirmed_at),
+    confirmed_via: r.confirmed_via,
+    used_at: r.used_at === null ? null : iso(r.used_at),
+    used_by_authorization_id: r.used_by_authorization_id,
+  };
+}
+
+async function loadOwned(db: Sql, principalId: string, id: string): Promise<StepUpRow> {
+  const [row] = await db<StepUpRow[]>`
+    select ${COLUMNS(db)} from step_ups where id = ${id} and principal_id = ${principalId}`;
+  if (row === undefined) throw new ApiError('step_up_not_found');
+  return row;
+}
+
+/** Why a confirmation changed nothing; a wrong code is counted first (its own statement, kept). */
+async function refusal(db: Sql, principalId: string, id: string, hash: string | null): Promise<ApiError> {
+  if (hash !== null) {
+    const [wrong] = await db<{ failed_attempts: number }[]>`
+      update step_ups set failed_attempts = failed_attempts + 1
+      where id = ${id} and principal_id = ${principalId} and status = 'PENDING' and expires_at > now()
+        and failed_attempts < ${MAX_CODE_ATTEMPTS} and code_hash <> ${hash}
+      returning failed_attempts`;
+    if (wrong !== undefined) {
+      const left = MAX_CODE_ATTEMPTS - wrong.failed_attempts;
+      return new ApiError(
+        'invalid_step_up_code',
+        left > 0
+          ? `The one-time code does not match this step-up (${left} attempt${left === 1 ? '' : 's'} left).`
+          : 'The one-time code does not match this step-up, and no attempt is left: confirm it with the Principal credential.',
+      );
+    }
+  }
+  const row = await loadOwned(db, principalId, id);
+  if (row.status !== 'PENDING') {
+    return new ApiError('step_up_not_pending', `The step-up is ${row.status}: a confirmation is single-use.`);
+  }
+  if (row.expired) return new ApiError('step_up_expired');
+  return new ApiError('step_up_code_locked');
+}
+
+/** Without a code, only a credential that is the Principal's own: full access or the step_ups scope. */
+function ownCredential(auth: PrincipalAuth): boolean {
+  return auth.scopes.length === 0 || auth.scopes.includes('step_ups');
+}
+
+export function stepUpsRoutes(services: Services): RouteDef[] {
+  return [
+    {
+      method: 'GET',
+      path: '/api/v1/principals/:principal_id/step-up-policy',
+      auth: 'principal',
+      response: 'PrincipalStepUpPolicy',
+      summary: 'Who clears a STEP_UP of the Principal agents: the agent (default) or the Principal',
+      handler: async (ctx) => {
+        const caller = ownPrincipal(ctx);
+        const [row] = await caller.db<{ step_up_confirmation: string }[]>`
+          select step_up_confirmation from principals where id = ${caller.principalId}`;
+        if (row === undefined) throw new ApiError('principal_not_found');
+        return json(200, { principal_id: caller.principalId, confirmation: row.step_up_confirmation });
+      },
+    },
+    {
+      method: 'PUT',
+      path: '/api/v1/principals/:principal_id/step-up-policy',
+      auth: 'principal',
+      body: 'PrincipalStepUpPolicy',
+      response: 'PrincipalStepUpPolicy',
+      summary: 'Set who clears a STEP_UP: agent (re-send with step_up_confirmed) or principal (confirm first)',
+      handler: async (ctx) => {
+        const caller = ownPrincipal(ctx);
+        const { confirmation } = bodyOf<{ confirmation: 'agent' | 'principal' }>(ctx);
+        const rows = await caller.db`
+          update principals set step_up_confirmation = ${confirmation} where id = ${caller.principalId} returning id`;
+        if (rows.length === 0) throw new ApiError('principal_not_found');
+        // Before answering: every actor of the Principal decides under the new policy.
+        await invalidatePrincipal(services, caller.environment, caller.principalId);
+        return json(200, { principal_id: caller.principalId, confirmation });
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/step-ups/:step_up_id',
+      auth: 'principal',
+      response: 'StepUp',
+      summary: 'Where a step-up stands (PENDING, CONFIRMED, USED, EXPIRED)',
+      handler: async (ctx) => {
+        const caller = callerOf(ctx);
+        return json(
+          200,
+          view(await loadOwned(caller.db, caller.principalId, idParam(ctx, 'step_up_id', 'step_up_not_found'))),
+        );
+      },
+    },
+    {
+      method: 'POST',
+      path: '/api/v1/step-ups/:step_up_id/confirm',
+      auth: 'principal',
+      body: 'StepUpConfirmRequest',
+      bodyOptional: true,
+      response: 'StepUp',
+      successStatus: 200,
+      summary: 'Confirm a step-up: with the Principal credential, or with the one-time code of step_up.created',
+      handler: (ctx) => confirm(services, ctx),
+    },
+  ];
+}
+
+async function confirm(services: Services, ctx: RequestContext) {
+  const caller = callerOf(ctx);
+  const auth = ctx.auth as PrincipalAuth;
+  const id = idParam(ctx, 'step_up_id', 'step_up_not_found');
+  const { code } = (ctx.body ?? {}) as { code?: string };
+  if (code === undefined && !ownCredential(auth)) throw new ApiError('step_up_confirmation_forbidden');
+  const hash = code === undefined ? null : hashStepUpCode(id, code);
+  const db = caller.db;
+  const [row] = await db<StepUpRow[]>`
+    update step_ups set status = 'CONFIRMED', confirmed_at = now(),
+      confirmed_via = ${hash === null ? 'credential' : 'code'}, confirmed_by_credential = ${auth.credentialId}
+    where id = ${id} and principal_id = ${caller.principalId} and status = 'PENDING' and expires_at > now()
+      ${hash === null ? db`` : db`and failed_attempts < ${MAX_CODE_ATTEMPTS} and code_hash = ${hash}`}
+    returning ${COLUMNS(db)}`;
+  if (row === undefined) throw await refusal(db, caller.principalId, id, hash);
+  // Before answering: the actor holding the agent, on whatever instance, reloads and sees it.
+  await invalidateAgent(services, caller.environment, row.agent_id);
+  return json(200, view(row));
+}
