@@ -11,15 +11,20 @@
 // hash back). The previous hash travels in the mandate.updated event.
 import type postgres from 'postgres';
 import { recordSecurityEvent } from '../audit/security-log.js';
-import { toAlpha3 } from '../domain/country.js';
-import { currencyExponent } from '../domain/currency.js';
 import { runtimeMandateHash } from '../domain/mandate-hash.js';
-import { formatAmount, fromDb, readAmount, SCALE, toDb, toJsonNumber, type Units } from '../domain/money.js';
+import { formatAmount, fromDb, toDb, toJsonNumber, type Units } from '../domain/money.js';
 import { ApiError, type ErrorDetail } from '../errors/registry.js';
 import { makeEnvelope } from '../events/envelope.js';
 import type { RequestContext } from '../http/types.js';
 import { writeEvents } from './holds-store.js';
-import { EXTRA_AMOUNT_FIELDS, type ExtraLimits, extraTerms, readExtraLimits } from './mandate-limits.js';
+import {
+  countries,
+  EXTRA_AMOUNT_FIELDS,
+  type ExtraLimits,
+  extraTerms,
+  limit,
+  readExtraLimits,
+} from './mandate-limits.js';
 import { COLUMNS, type MandateRow } from './mandate-store.js';
 
 // biome-ignore lint/complexity/noBannedTypes: postgres.js's own default type parameter
@@ -129,18 +134,6 @@ function problem(problems: ErrorDetail[], field: string, message: string, code?:
   problems.push(code === undefined ? { field, message } : { field, code, message });
 }
 
-/** A limit: positive, with at most the currency's minor units as written (as at creation). */
-function amountOf(value: Amount, field: string, currency: string, problems: ErrorDetail[]): string | null {
-  const u =
-    typeof value === 'string'
-      ? readAmount(value.trim(), currencyExponent(currency) ?? SCALE, currency)
-      : 'must be a decimal amount';
-  if (typeof u === 'string') problem(problems, field, u);
-  else if (u <= 0n) problem(problems, field, 'must be a decimal amount greater than 0');
-  else return toDb(u);
-  return null;
-}
-
 /** The amended row: `row` with the body's fields applied and checked as at creation. */
 export function amended(row: MandateRow, body: PatchBody, nowMs: number): MandateRow {
   const problems: ErrorDetail[] = [];
@@ -160,7 +153,10 @@ export function amended(row: MandateRow, body: PatchBody, nowMs: number): Mandat
       if (field === 'max_amount_per_transaction') {
         problem(problems, field, 'is required and cannot be removed', 'required');
       } else set[field] = null;
-    } else set[field] = amountOf(v, field, row.currency, problems);
+    } else {
+      const u = limit(v, field, row.currency, problems);
+      set[field] = u === null ? null : toDb(u);
+    }
   }
   for (const field of INTEGERS) {
     const v = body[field];
@@ -188,15 +184,8 @@ export function amended(row: MandateRow, body: PatchBody, nowMs: number): Mandat
       continue;
     }
     if (v === null) set[field] = null;
-    else if (field === 'allowed_countries' || field === 'blocked_countries') {
-      const out: string[] = [];
-      v.forEach((c, i) => {
-        const a3 = toAlpha3(c);
-        if (a3 === null) problem(problems, `${field}.${i}`, 'is not an ISO 3166-1 alpha-2 or alpha-3 code');
-        else if (!out.includes(a3)) out.push(a3);
-      });
-      set[field] = out;
-    } else set[field] = [...new Set(v)];
+    else if (field === 'allowed_countries' || field === 'blocked_countries') set[field] = countries(v, field, problems);
+    else set[field] = [...new Set(v)];
   }
   if (problems.length > 0) throw new ApiError('validation_error', undefined, { details: problems });
   if (crypto && CRYPTO_LISTS.some((f) => body[f as keyof PatchBody] !== undefined)) {

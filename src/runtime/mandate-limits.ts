@@ -1,7 +1,9 @@
 // The mandate limits of issue 16 beyond the per-transaction, daily and monthly amounts, shared
 // by both mandate planes (runtime: top-level fields; onboarding: inside `limits`) and by the
 // views (docs/holds.md "Limits"): calendar week and year caps, a cap over the mandate's whole
-// life, day and month count caps, the hold expiry and the budget alert share.
+// life, day and month count caps, the hold expiry and the budget alert share; and the checks of
+// an amount limit and of a country list both planes' creation and PATCH share.
+import { toAlpha3 } from '../domain/country.js';
 import { currencyExponent } from '../domain/currency.js';
 import {
   formatAmount,
@@ -13,6 +15,7 @@ import {
   toJsonNumber,
   type Units,
 } from '../domain/money.js';
+import type { ErrorDetail } from '../errors/registry.js';
 
 export interface ExtraLimitsInput {
   max_weekly_amount?: string | number;
@@ -36,6 +39,43 @@ export interface ExtraLimits {
 
 /** The amount fields, for exactAmounts (JSON numbers read from their source text). */
 export const EXTRA_AMOUNT_FIELDS = ['max_weekly_amount', 'max_yearly_amount', 'max_total_amount'] as const;
+
+/**
+ * Positive, with at most the currency's ISO 4217 minor units as written (SPEC.md "Limits": "2
+ * decimal places" for the default USD; JPY 0, BHD 3). JSON numbers arrive as their source text.
+ */
+export function limit(
+  value: string | number | undefined,
+  field: string,
+  currency: string,
+  problems: ErrorDetail[],
+): Units | null {
+  if (value === undefined) return null;
+  const units =
+    typeof value === 'string'
+      ? readAmount(value.trim(), currencyExponent(currency) ?? SCALE, currency)
+      : 'must be a decimal amount';
+  if (typeof units === 'string') {
+    problems.push({ field, message: units });
+    return null;
+  }
+  if (units <= 0n) {
+    problems.push({ field, message: 'must be a decimal amount greater than 0' });
+    return null;
+  }
+  return units;
+}
+
+export function countries(values: string[] | undefined, field: string, problems: ErrorDetail[]): string[] | null {
+  if (values === undefined) return null;
+  const out: string[] = [];
+  values.forEach((v, i) => {
+    const a3 = toAlpha3(v);
+    if (a3 === null) problems.push({ field: `${field}.${i}`, message: 'is not an ISO 3166-1 alpha-2 or alpha-3 code' });
+    else if (!out.includes(a3)) out.push(a3);
+  });
+  return out;
+}
 
 /** Reads and checks the extra limits; each problem is reported as (field, message). */
 export function readExtraLimits(

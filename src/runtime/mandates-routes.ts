@@ -2,11 +2,10 @@
 // the runtime-plane mandates of SPEC.md. A new mandate reaches its agent's actor before the
 // agent's next decision (invalidateAgent after the insert commits).
 import type { Services } from '../app/services.js';
-import { toAlpha3 } from '../domain/country.js';
-import { currencyExponent, isIsoCurrency } from '../domain/currency.js';
+import { isIsoCurrency } from '../domain/currency.js';
 import { newId } from '../domain/ids.js';
 import { runtimeMandateHash } from '../domain/mandate-hash.js';
-import { formatAmount, readAmount, SCALE, toDb, type Units } from '../domain/money.js';
+import { formatAmount, toDb } from '../domain/money.js';
 import { ApiError, type ErrorDetail } from '../errors/registry.js';
 import { exactAmounts } from '../http/json-source.js';
 import { json, type RouteDef } from '../http/types.js';
@@ -14,10 +13,12 @@ import { assertOwnedAgent } from './agent-store.js';
 import { bodyOf, callerOf, idParam } from './context.js';
 import { invalidateAgent } from './engine-handle.js';
 import {
+  countries,
   EXTRA_AMOUNT_FIELDS,
   type ExtraLimitsInput,
   extraTerms,
   extraValues,
+  limit,
   readExtraLimits,
 } from './mandate-limits.js';
 import {
@@ -52,43 +53,6 @@ const AMOUNT_PATHS = [
   ['max_monthly_amount'],
   ...EXTRA_AMOUNT_FIELDS.map((f) => [f]),
 ];
-
-/**
- * Positive, with at most the currency's ISO 4217 minor units as written (SPEC.md "Limits": "2
- * decimal places" for the default USD; JPY 0, BHD 3). JSON numbers arrive as their source text.
- */
-function limit(
-  value: string | number | undefined,
-  field: string,
-  currency: string,
-  problems: ErrorDetail[],
-): Units | null {
-  if (value === undefined) return null;
-  const units =
-    typeof value === 'string'
-      ? readAmount(value.trim(), currencyExponent(currency) ?? SCALE, currency)
-      : 'must be a decimal amount';
-  if (typeof units === 'string') {
-    problems.push({ field, message: units });
-    return null;
-  }
-  if (units <= 0n) {
-    problems.push({ field, message: 'must be a decimal amount greater than 0' });
-    return null;
-  }
-  return units;
-}
-
-function countries(values: string[] | undefined, field: string, problems: ErrorDetail[]): string[] | null {
-  if (values === undefined) return null;
-  const out: string[] = [];
-  values.forEach((v, i) => {
-    const a3 = toAlpha3(v);
-    if (a3 === null) problems.push({ field: `${field}.${i}`, message: 'is not an ISO 3166-1 alpha-2 or alpha-3 code' });
-    else if (!out.includes(a3)) out.push(a3);
-  });
-  return out;
-}
 
 function unique(values: string[] | undefined): string[] | null {
   return values === undefined ? null : [...new Set(values)];
