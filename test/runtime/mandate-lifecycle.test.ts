@@ -4,6 +4,7 @@
 // at its edge, mandate_hash following the terms, the events, ownership and Idempotency-Key.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { query } from '../engine/support.js';
+import { type Receiver, startReceiver } from '../fixtures/webhook-receiver.js';
 import { expectEnvelope, request, startTestServer, type TestServer } from '../helpers/server.js';
 import { agentWith, approve, decide, events, principal } from './holds-support.js';
 import { type TestPrincipal, withDb } from './setup.js';
@@ -11,14 +12,17 @@ import { type TestPrincipal, withDb } from './setup.js';
 let server: TestServer;
 let p: TestPrincipal;
 let other: TestPrincipal;
+let receiver: Receiver;
 
 beforeAll(async () => {
   server = await startTestServer();
+  receiver = await startReceiver();
   p = await principal(server);
   other = await principal(server);
 });
 afterAll(async () => {
   await server?.close();
+  await receiver?.close();
 });
 
 function patch(id: string, body: unknown, who: TestPrincipal = p, headers: Record<string, string> = {}) {
@@ -257,5 +261,30 @@ describe('POST /api/v1/mandates/{id}/revoke', () => {
     expect(b.body).toEqual(a.body);
     const [ev] = await events(server, 'mandate.revoked', { mandate_id: mandateId });
     expect(ev).toMatchObject({ previous_status: 'EXPIRED' });
+  });
+
+  it('mandate.updated and mandate.revoked reach webhooks through the outbox', async () => {
+    const who = await principal(server);
+    const hook = await request(server, 'POST', '/api/v1/webhooks', {
+      apiKey: who.apiKey,
+      body: { url: `${receiver.url}/mandates`, event_types: ['mandate.updated', 'mandate.revoked'] },
+    });
+    expect(hook.status, hook.text).toBe(201);
+    const { agentId, mandateId } = await agentWith(server, who, {});
+    expect((await patch(mandateId, { max_daily_amount: '25.00' }, who)).status).toBe(200);
+    expect((await revoke(mandateId, { reason: 'done' }, who)).status).toBe(200);
+    const got = await receiver.waitFor(2, 15_000, (r) => r.path === '/mandates');
+    const byType = new Map(
+      got.map((r) => {
+        const e = JSON.parse(r.body) as { event_type: string; data: Record<string, unknown> };
+        return [e.event_type, e.data] as const;
+      }),
+    );
+    expect(byType.get('mandate.updated')).toMatchObject({
+      mandate_id: mandateId,
+      agent_id: agentId,
+      changes: { max_daily_amount: { from: null, to: '25' } },
+    });
+    expect(byType.get('mandate.revoked')).toMatchObject({ mandate_id: mandateId, reason: 'done' });
   });
 });
