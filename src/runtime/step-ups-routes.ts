@@ -10,6 +10,7 @@
 //   instance, reloads before the answer (invalidateAgent) and then knows it is confirmed.
 // - GET /api/v1/step-ups/:step_up_id: where a step-up stands (an agent may poll it).
 import type { Services } from '../app/services.js';
+import { recordSecurityEvent } from '../audit/security-log.js';
 import type { PrincipalAuth } from '../auth/types.js';
 import { fromDb, toJsonNumber } from '../domain/money.js';
 import { hashStepUpCode } from '../domain/step-up-code.js';
@@ -127,9 +128,19 @@ export function stepUpsRoutes(services: Services): RouteDef[] {
       handler: async (ctx) => {
         const caller = ownPrincipal(ctx);
         const { confirmation } = bodyOf<{ confirmation: 'agent' | 'principal' }>(ctx);
-        const rows = await caller.db`
-          update principals set step_up_confirmation = ${confirmation} where id = ${caller.principalId} returning id`;
-        if (rows.length === 0) throw new ApiError('principal_not_found');
+        // The change and its security record commit together; the previous value is locked.
+        await caller.db.begin(async (tx) => {
+          const [before] = await tx<{ step_up_confirmation: string }[]>`
+            select step_up_confirmation from principals where id = ${caller.principalId} for update`;
+          if (before === undefined) throw new ApiError('principal_not_found');
+          await tx`update principals set step_up_confirmation = ${confirmation} where id = ${caller.principalId}`;
+          await recordSecurityEvent(tx, ctx, {
+            action: 'step_up_policy.updated',
+            targetType: 'principal',
+            targetId: caller.principalId,
+            changes: { from: before.step_up_confirmation, to: confirmation },
+          });
+        });
         // Before answering: every actor of the Principal decides under the new policy.
         await invalidatePrincipal(services, caller.environment, caller.principalId);
         return json(200, { principal_id: caller.principalId, confirmation });

@@ -96,6 +96,13 @@ describe('the policy', () => {
       apiKey: p.apiKey,
     });
     expect(get.body).toEqual({ principal_id: p.principalId, confirmation: 'principal' });
+    const log = await query(
+      server,
+      'live',
+      (sql) =>
+        sql`select action, changes from security_log where target_id = ${p.principalId} and action like 'step_up%'`,
+    );
+    expect(log).toEqual([{ action: 'step_up_policy.updated', changes: { from: 'agent', to: 'principal' } }]);
     expectEnvelope(await setPolicy(p, 'human'), 422, 'validation_error');
     const foreign = await request(server, 'PUT', `/api/v1/principals/${p.principalId}/step-up-policy`, {
       apiKey: plain.apiKey,
