@@ -7,8 +7,10 @@
 //
 // mandate_hash names the terms: an amendment that changes them stores the hash of the amended
 // terms, built from the stored row in the shape POST /api/v1/mandates hashes (so a PATCH that
-// changes nothing keeps the hash, and a mandate amended back to its first terms gets its first
-// hash back). The previous hash travels in the mandate.updated event.
+// changes nothing keeps the hash, and a runtime-plane mandate amended back to its first terms
+// gets its first hash back; an onboarding-plane mandate, hashed in that plane's shape at
+// creation, carries the runtime shape's hash once amended). The previous hash travels in the
+// mandate.updated event.
 import type postgres from 'postgres';
 import { recordSecurityEvent } from '../audit/security-log.js';
 import { runtimeMandateHash } from '../domain/mandate-hash.js';
