@@ -4,6 +4,7 @@
 // at its edge, mandate_hash following the terms, the events, ownership and Idempotency-Key.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { query } from '../engine/support.js';
+import { mandateBody } from '../fixtures/onboarding.js';
 import { type Receiver, startReceiver } from '../fixtures/webhook-receiver.js';
 import { expectEnvelope, request, startTestServer, type TestServer } from '../helpers/server.js';
 import { agentWith, approve, decide, events, principal } from './holds-support.js';
@@ -165,6 +166,26 @@ describe('PATCH /api/v1/mandates/{id}', () => {
     // Back to the first terms: the first hash.
     expect((await patch(mandateId, { max_daily_amount: '50' })).body.mandate_hash).toBe(hash0);
     expect(await events(server, 'mandate.updated', { mandate_id: mandateId })).toHaveLength(2);
+  });
+
+  it('an onboarding-plane mandate is amended the same way, and the engine follows it', async () => {
+    const { agentId } = await agentWith(server, p, {});
+    const created = await request(server, 'POST', `/api/v1/agents/${agentId}/mandates`, {
+      apiKey: p.clientKey,
+      body: mandateBody({
+        limits: { max_amount_per_transaction: '50.00', max_daily_amount: '100.00', currency: 'EUR' },
+      }),
+    });
+    expect(created.status, created.text).toBe(201);
+    const id = created.body.id as string;
+    const eur = { currency: 'EUR', mcc: '5411', country: 'US' };
+    expect((await decide(server, p, agentId, '6.00', eur)).decision).toBe('APPROVE');
+    const res = await patch(id, { max_daily_amount: '10.00', blocked_mccs: ['5812'] });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body).toMatchObject({ currency: 'EUR', max_daily_amount: 10, blocked_mccs: ['5812'] });
+    expect(res.body.mandate_hash).not.toBe(created.body.mandate_hash);
+    expect((await decide(server, p, agentId, '4.01', eur)).reason_codes).toContain('daily_limit_exceeded');
+    expect((await decide(server, p, agentId, '4.00', eur)).decision).toBe('APPROVE');
   });
 
   it('another Principal gets 404, and the mandate is unchanged', async () => {
