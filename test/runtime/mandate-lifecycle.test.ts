@@ -8,7 +8,7 @@ import { mandateBody } from '../fixtures/onboarding.js';
 import { type Receiver, startReceiver } from '../fixtures/webhook-receiver.js';
 import { expectEnvelope, request, startTestServer, type TestServer } from '../helpers/server.js';
 import { agentWith, approve, decide, events, principal } from './holds-support.js';
-import { type TestPrincipal, withDb } from './setup.js';
+import type { TestPrincipal } from './setup.js';
 
 let server: TestServer;
 let p: TestPrincipal;
@@ -266,13 +266,9 @@ describe('POST /api/v1/mandates/{id}/revoke', () => {
   });
 
   it('an expired mandate can be revoked; a reason is required; Idempotency-Key replays', async () => {
-    const { mandateId } = await agentWith(server, p, {});
-    await withDb(
-      server,
-      'live',
-      (sql) => sql`update mandates set valid_from = now() - interval '2 days',
-      valid_until = now() - interval '1 day' where id = ${mandateId}`,
-    );
+    const until = Date.now() + 1_000;
+    const { mandateId } = await agentWith(server, p, { valid_until: new Date(until).toISOString() });
+    await new Promise((r) => setTimeout(r, until - Date.now() + 100));
     expectEnvelope(await revoke(mandateId, {}), 422, 'validation_error');
     const key = { 'idempotency-key': `revoke-${mandateId}` };
     const a = await revoke(mandateId, { reason: 'cleanup' }, p, key);
