@@ -23,8 +23,13 @@ export function nativeUwsProblem(): string | null {
     // A no-op when the edge already imported it (the module cache).
     require('uWebSockets.js');
   } catch (err) {
-    const first = String((err as Error).message ?? err).split('\n')[0];
-    return problem(`: ${first}`);
+    // The package's own words and the loader's cause (e.g. "GLIBC_2.38 not found"), one line.
+    const why = String((err as Error).message ?? err)
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => l !== '' && !l.startsWith('at '))
+      .join(' ');
+    return problem(`: ${why.length > 600 ? `${why.slice(0, 600)}…` : why}`);
   }
   // Each package loads its build by file name, from its own directory; the fallback loads none.
   const loaded = Object.keys(require.cache).some((path) => path.endsWith(`${sep}${name}`));
