@@ -95,4 +95,5 @@ authorize confirmed 30.00 5411 ', "step_up_confirmed": true'
 # key: paste the line into your shell to try them against this Principal).
 call reset DELETE /api/v1/thresholds '' "X-API-Key: $PRINCIPAL_KEY"
 echo
-echo "to try the README's examples: export BASE=$BASE PRINCIPAL_ID=$PRINCIPAL_ID PRINCIPAL_KEY=$PRINCIPAL_KEY AGENT_ID=$AGENT_ID MANDATE_ID=$MANDATE_ID"
+echo "to try the README's examples, paste this line into your shell:"
+echo "export BASE=$BASE PRINCIPAL_ID=$PRINCIPAL_ID PRINCIPAL_KEY=$PRINCIPAL_KEY AGENT_ID=$AGENT_ID MANDATE_ID=$MANDATE_ID"

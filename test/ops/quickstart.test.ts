@@ -39,12 +39,13 @@ describe('scripts/quickstart.sh', () => {
       'confirmed: APPROVE step_up_confirmed',
     ]);
     expect(lines[5]).toBe('');
+    expect(lines[6]).toBe("to try the README's examples, paste this line into your shell:");
     const exported =
-      /^to try the README's examples: export BASE=(\S+) PRINCIPAL_ID=prn_\w+ PRINCIPAL_KEY=(mdt_test_\w+) AGENT_ID=(agt_\w+) MANDATE_ID=(mnd_\w+)$/.exec(
-        lines[6] ?? '',
+      /^export BASE=(\S+) PRINCIPAL_ID=prn_\w+ PRINCIPAL_KEY=(mdt_test_\w+) AGENT_ID=(agt_\w+) MANDATE_ID=(mnd_\w+)$/.exec(
+        lines[7] ?? '',
       );
-    expect(exported, lines[6]).not.toBeNull();
-    expect(lines).toHaveLength(7);
+    expect(exported, lines[7]).not.toBeNull();
+    expect(lines).toHaveLength(8);
     expect(readdirSync(cwd)).toEqual([]);
 
     // The printed values work as the README uses them: the key authorizes the agent under the
