@@ -3,9 +3,10 @@
 // token seen before is a cache hit, a new one pays the signature check once.
 // Run: npm run build && node dist/bench/tokens.js
 import { generateKeyPairSync, type KeyObject, sign, verify } from 'node:crypto';
-import { availableParallelism } from 'node:os';
 import { Bench } from 'tinybench';
 import { TokenService } from '../src/auth/tokens.js';
+import { SAMPLE_TOKEN_CLAIMS } from './micro.js';
+import { printTinybench } from './report/results.js';
 
 // --- before: the hand-written version this change replaced (its mint and verify, minus the cache) ---
 function b64url(s: string): string {
@@ -42,14 +43,7 @@ function oldVerify(token: string): Record<string, unknown> | null {
 
 // --- after: the service's TokenService (jose) ---
 const tokens = await TokenService.ephemeral();
-const claims = {
-  sub: 'prn_0123456789abcdefghijklmn',
-  client_id: 'cli_0123456789abcdefghijklmn',
-  cid: 'acr_0123456789abcdefghijklmn',
-  env: 'live' as const,
-  scope: '*',
-  kh: 'k_0123456789ab',
-};
+const claims = SAMPLE_TOKEN_CLAIMS;
 const iat = Math.floor(Date.now() / 1000);
 const exp = iat + 3600;
 const oldToken = oldMint({ iss: 'bench', ...claims, iat, exp, jti: 'j1' });
@@ -81,17 +75,5 @@ bench
   });
 
 await bench.run();
-console.log(`node ${process.version}, ${availableParallelism()} cores`);
-console.table(
-  bench.tasks.map((t) => {
-    const r = t.result as { latency?: { p50?: number; p99?: number }; throughput?: { p50?: number } } | undefined;
-    const ns = (ms: number | undefined) => (ms === undefined ? null : Math.round(ms * 1e6));
-    return {
-      task: t.name,
-      'ns/op (median)': ns(r?.latency?.p50),
-      'ns/op (p99)': ns(r?.latency?.p99),
-      'ops/s (median)': r?.throughput?.p50 === undefined ? null : Math.round(r.throughput.p50),
-    };
-  }),
-);
+printTinybench(bench.tasks);
 if (sink === -1) console.log(sink);
