@@ -3,15 +3,26 @@
 #   docker build -t asas .
 #   docker run -p 8080:8080 -e DATABASE_URL=postgres://... -e ADMIN_KEY=... asas
 # (compose.yaml wires it to PostgreSQL 15 and NATS with JetStream.)
+#
+# Runtime (docs/runtime.md): Node 24 (the current LTS) on Debian 13 trixie (glibc 2.41) with the
+# native uWebSockets.js build of @btc-vision/uwebsockets.js, which needs glibc >= 2.38. The
+# development machines and CI stay on Node 20 with the @trufflesuite build of package.json
+# (their glibc is 2.36); the image swaps the package in its build stage. Start-up refuses to run
+# when no native build loads (exit 2, one line), so a wrong base fails loudly, never slowly.
+ARG NODE_IMAGE=node:24-trixie-slim
+ARG UWS_PACKAGE=npm:@btc-vision/uwebsockets.js@20.57.0
 
 # --- build: install every dependency, compile TypeScript and the precompiled validators ---
-FROM node:20-bookworm-slim AS build
+FROM ${NODE_IMAGE} AS build
+ARG UWS_PACKAGE
 WORKDIR /app
 COPY package.json package-lock.json ./
 # Scripts are skipped here because `prepare` builds, and the sources are not copied yet.
 # Some npm releases write lock files without other platforms' optional packages and then refuse
 # them in `npm ci`; the fallback installs from the same lock file (as .ci/run does).
 RUN npm ci --ignore-scripts || npm install --ignore-scripts --no-audit --no-fund
+# The uWebSockets.js build for this Node (package.json and the lock file in the image say so).
+RUN npm install --save-exact --ignore-scripts --no-audit --no-fund "uWebSockets.js@${UWS_PACKAGE}"
 # The postinstall step skipped above: patches/ (patch-package) fixes dependencies in place.
 COPY patches ./patches
 RUN npx patch-package
@@ -24,7 +35,7 @@ RUN npm run build \
  && npm prune --omit=dev --ignore-scripts
 
 # --- runtime: compiled output, production dependencies, migrations; no compiler, no root ---
-FROM node:20-bookworm-slim AS runtime
+FROM ${NODE_IMAGE} AS runtime
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=8080 \
@@ -41,7 +52,7 @@ RUN mkdir -p /var/lib/asas && chown node:node /var/lib/asas
 USER node
 EXPOSE 8080
 VOLUME ["/var/lib/asas"]
-# node:20-bookworm-slim has no curl: probe /health with Node's own fetch.
+# The slim image has no curl: probe /health with Node's own fetch.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 # SIGTERM reaches node directly (exec form): it stops accepting, answers in-flight requests,

@@ -4,10 +4,10 @@
 // credential with an allowlist, matches it (ipAllowed).
 // Run: npm run build && node dist/bench/ip-ranges.js
 import { BlockList, isIPv4, isIPv6 } from 'node:net';
-import { availableParallelism } from 'node:os';
 import { Bench } from 'tinybench';
 import { compileAllowlist, ipAllowed } from '../src/auth/ip-allowlist.js';
 import { ClientIpResolver } from '../src/http/client-ip.js';
+import { printTinybench } from './report/results.js';
 
 // --- before: the hand-written versions this change replaced ---------------------------------
 function oldNormaliseIp(raw: string): string {
@@ -139,17 +139,5 @@ bench
   });
 
 await bench.run();
-console.log(`node ${process.version}, ${availableParallelism()} cores`);
-console.table(
-  bench.tasks.map((t) => {
-    const r = t.result as { latency?: { p50?: number; p99?: number }; throughput?: { p50?: number } } | undefined;
-    const ns = (ms: number | undefined) => (ms === undefined ? null : Math.round(ms * 1e6));
-    return {
-      task: t.name,
-      'ns/op (median)': ns(r?.latency?.p50),
-      'ns/op (p99)': ns(r?.latency?.p99),
-      'ops/s (median)': r?.throughput?.p50 === undefined ? null : Math.round(r.throughput.p50),
-    };
-  }),
-);
+printTinybench(bench.tasks);
 if (sink === -1) console.log(sink);

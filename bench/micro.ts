@@ -14,6 +14,16 @@ export interface MicroResult {
   readonly samples: number;
 }
 
+/** The claims of an access token, as the token micro-benchmarks mint it (also bench/tokens.ts). */
+export const SAMPLE_TOKEN_CLAIMS = {
+  sub: 'prn_0123456789abcdefghijklmn',
+  client_id: 'cli_0123456789abcdefghijklmn',
+  cid: 'acr_0123456789abcdefghijklmn',
+  env: 'live' as const,
+  scope: '*',
+  kh: 'k_0123456789ab',
+};
+
 const AUTHORIZE_BODY = {
   agent_id: 'agt_0123456789abcdefghijklmn',
   amount: '42.10',
@@ -190,14 +200,7 @@ export async function runMicro(log: (s: string) => void): Promise<{ results: Mic
 async function addTokens(add: (name: string, fn: Fn) => void): Promise<void> {
   const { TokenService } = await import('../src/auth/tokens.js');
   const tokens = await TokenService.ephemeral();
-  const claims = {
-    sub: 'prn_0123456789abcdefghijklmn',
-    client_id: 'cli_0123456789abcdefghijklmn',
-    cid: 'acr_0123456789abcdefghijklmn',
-    env: 'live' as const,
-    scope: '*',
-    kh: 'k_0123456789ab',
-  };
+  const claims = SAMPLE_TOKEN_CLAIMS;
   const iat = Math.floor(Date.now() / 1000);
   const exp = iat + 3600;
   add('token: sign (mint)', async () => tokens.mint(claims, iat, exp));

@@ -7,6 +7,8 @@
 # BASE (default http://127.0.0.1:8080) names the service; ADMIN_KEY defaults to the key the
 # service generated in DATA_DIR/admin.key (DATA_DIR defaults to ./data). Needs curl and node.
 # Every answer is kept in a temporary directory, removed on exit; nothing is written elsewhere.
+# The last line prints the Principal's sandbox key, its agent and mandate, for the README's
+# other examples.
 set -euo pipefail
 
 BASE=${BASE:-http://127.0.0.1:8080}
@@ -63,6 +65,7 @@ call onboard POST /api/v1/onboard '{
 }' "X-API-Key: $CLIENT_KEY" "Idempotency-Key: quickstart-$CLIENT_ID"
 PRINCIPAL_ID=$(field onboard principal.id)
 AGENT_ID=$(field onboard agent.id)
+MANDATE_ID=$(field onboard mandate.id)
 echo "onboarded principal $PRINCIPAL_ID with agent $AGENT_ID"
 
 # 3. The Principal's own key (shown once); its agent asks to buy.
@@ -87,3 +90,10 @@ authorize decline 20.00 7995
 call thresholds PUT /api/v1/thresholds '{"authorize_step_up_threshold": 0}' "X-API-Key: $PRINCIPAL_KEY"
 authorize step_up 30.00 5411
 authorize confirmed 30.00 5411 ', "step_up_confirmed": true'
+
+# Back to the default thresholds, then the values the README's further examples use (a sandbox
+# key: paste the line into your shell to try them against this Principal).
+call reset DELETE /api/v1/thresholds '' "X-API-Key: $PRINCIPAL_KEY"
+echo
+echo "to try the README's examples, paste this line into your shell:"
+echo "export BASE=$BASE PRINCIPAL_ID=$PRINCIPAL_ID PRINCIPAL_KEY=$PRINCIPAL_KEY AGENT_ID=$AGENT_ID MANDATE_ID=$MANDATE_ID"

@@ -1,14 +1,16 @@
 // `npm start`: parse configuration (a bad value stops the process with one line naming the
 // variable), start the service, stop gracefully on SIGTERM/SIGINT.
-import { startApp } from './app/app.js';
 import { ConfigError, loadConfig } from './config/config.js';
 import { nativeUwsProblem } from './http/uws-native.js';
 
+// Checked before the app (and with it the HTTP edge) is imported: a uWebSockets.js package
+// that throws when no native build loads must not crash the import with a stack trace.
 const runtimeProblem = nativeUwsProblem();
 if (runtimeProblem !== null) {
   process.stderr.write(`runtime error: ${runtimeProblem}\n`);
   process.exit(2);
 }
+const { startApp } = await import('./app/app.js');
 
 let config: ReturnType<typeof loadConfig>;
 try {

@@ -5,6 +5,10 @@
 // compromised history records the index of its first compromised request.
 //
 // TUNING_SEED is the seed the gates were tuned on; HELD_OUT_SEED is only ever reported.
+//
+// Length (~1,030 lines): data more than code: the honest archetypes and the kinds of
+// compromise with their merchants, phrasings (14 languages) and obfuscations, drawn from one
+// seeded generator; split, the draws' order (and so every seed's corpus) would be harder to keep.
 
 export const TUNING_SEED = 1301;
 export const HELD_OUT_SEED = 7919;

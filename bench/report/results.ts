@@ -69,3 +69,20 @@ export function latencyRow(name: string, throughput: number, l: LatencySummary):
 }
 
 export const LATENCY_HEADERS = ['run', 'req/s', 'count', 'p50 ms', 'p90 ms', 'p99 ms', 'p99.9 ms', 'max ms'];
+
+/** Prints a tinybench run side by side (bench/ip-ranges.ts, bench/tokens.ts): median and p99 in ns. */
+export function printTinybench(tasks: readonly { name: string; result?: unknown }[]): void {
+  console.log(`node ${process.version}, ${availableParallelism()} cores`);
+  console.table(
+    tasks.map((t) => {
+      const r = t.result as { latency?: { p50?: number; p99?: number }; throughput?: { p50?: number } } | undefined;
+      const ns = (ms: number | undefined) => (ms === undefined ? null : Math.round(ms * 1e6));
+      return {
+        task: t.name,
+        'ns/op (median)': ns(r?.latency?.p50),
+        'ns/op (p99)': ns(r?.latency?.p99),
+        'ops/s (median)': r?.throughput?.p50 === undefined ? null : Math.round(r.throughput.p50),
+      };
+    }),
+  );
+}

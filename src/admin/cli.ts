@@ -204,7 +204,12 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (asJson) process.stderr.write(`${typeof out === 'string' ? out : JSON.stringify(out, null, 2)}\n`);
-  else process.stderr.write(explain(res.status, out, { url, keyFile, explicitKey: values['admin-key'] !== undefined }));
+  else {
+    const env = typeof values.env === 'string' ? values.env : undefined;
+    process.stderr.write(
+      explain(res.status, out, { url, keyFile, explicitKey: values['admin-key'] !== undefined, env }),
+    );
+  }
   return 1;
 }
 
@@ -220,14 +225,21 @@ interface Envelope {
 }
 
 /** What went wrong and what to do about it, for people. */
-function explain(status: number, body: unknown, ctx: { url: string; keyFile: string; explicitKey: boolean }): string {
+function explain(
+  status: number,
+  body: unknown,
+  ctx: { url: string; keyFile: string; explicitKey: boolean; env?: string | undefined },
+): string {
   const env = (body !== null && typeof body === 'object' ? body : {}) as Envelope;
   const code = env.error ?? `http_${status}`;
   const lines = [
     `error: ${env.message ?? (typeof body === 'string' ? body.slice(0, 200) : 'request failed')} (${code}, HTTP ${status})`,
   ];
   for (const e of env.errors ?? []) lines.push(`  ${e.field}: ${e.message} [${e.code}]`);
-  const hint = HINTS[code];
+  const hint =
+    code === 'principal_not_found' && ctx.env !== undefined
+      ? `no such Principal in ${ctx.env}: check the prn_ id, and --env (a Principal lives in the environment it was onboarded in: a mdt_test_ Client key onboards into sandbox)`
+      : HINTS[code];
   if (status === 401 || status === 403) {
     lines.push(
       ctx.explicitKey
@@ -279,11 +291,12 @@ const COLUMNS: Record<string, string[]> = {
   'security-log': ['occurred_at', 'environment', 'action', 'actor.kind', 'actor.id', 'target.type', 'target.id'],
 };
 
-/** One level of nesting as dotted keys; arrays joined with commas; null as "-". */
+/** One level of nesting as dotted keys; arrays joined with commas; null as "-"; empty scopes (all) as "* (all)". */
 function flatten(o: Record<string, unknown>, prefix = '', out: Record<string, string> = {}): Record<string, string> {
   for (const [k, v] of Object.entries(o)) {
     const key = prefix === '' ? k : `${prefix}.${k}`;
     if (v !== null && typeof v === 'object' && !Array.isArray(v)) flatten(v as Record<string, unknown>, key, out);
+    else if (k === 'scopes' && v === '') out[key] = '* (all)';
     else out[key] = v === null || v === undefined ? '-' : Array.isArray(v) ? v.join(',') || '-' : String(v);
   }
   return out;

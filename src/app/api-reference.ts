@@ -15,6 +15,7 @@ interface Operation {
 }
 
 interface OpenApiDoc {
+  info?: { description?: string };
   paths: Record<string, Record<string, Operation>>;
   components: { schemas: Record<string, Schema> };
 }
@@ -102,9 +103,9 @@ export function renderApiReference(doc: OpenApiDoc): string {
     '`GET /api/v1/openapi.json` and rendered in a browser at `GET /docs`. Errors share one',
     'envelope, described at the end with every error code.',
     '',
-    '## Endpoints',
-    '',
   ];
+  if (doc.info?.description !== undefined) out.push(doc.info.description, '');
+  out.push('## Endpoints', '');
   const ops: [string, string, Operation][] = [];
   for (const [path, methods] of Object.entries(doc.paths)) {
     for (const [method, op] of Object.entries(methods)) ops.push([method.toUpperCase(), path, op]);

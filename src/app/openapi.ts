@@ -3,6 +3,17 @@
 import type { RouteDef } from '../http/types.js';
 import { schemas } from '../validation/generated/schemas.js';
 
+/** How money is written in requests and responses (README "Amounts"; rendered atop docs/api.md). */
+export const AMOUNTS_RULE = [
+  '**Amounts.** Requests take amounts as decimal strings (`"42.50"`) or JSON numbers (read from',
+  "their source text, exactly), with at most the currency's ISO 4217 minor units. Responses give",
+  'every amount as a JSON number (`42.5`) made from the exact decimal, never by float arithmetic,',
+  'so it prints as the decimal itself. The signed decision receipt (`receipt`, a JWS) signs its',
+  '`amount` as decimal text with the currency\'s minor units (`"42.50"`); webhook and NATS event',
+  'payloads carry amounts as decimal text (`"42.5"`, docs/events.md), and so do the sample',
+  'payloads of `GET /api/v1/webhooks/events`.',
+].join('\n');
+
 const AUTH_SECURITY: Record<string, Record<string, string[]>[]> = {
   client: [{ clientKey: [] }],
   principal: [{ principalKey: [] }, { bearer: [] }],
@@ -61,7 +72,7 @@ export function buildOpenApi(routes: readonly RouteDef[]): Record<string, unknow
   for (const [name, schema] of Object.entries(schemas)) components[name] = rewriteRefs(schema);
   return {
     openapi: '3.1.0',
-    info: { title: 'Agent Spending Authorization Service', version: '1.0.0' },
+    info: { title: 'Agent Spending Authorization Service', version: '1.0.0', description: AMOUNTS_RULE },
     servers: [{ url: '/' }],
     paths,
     components: {

@@ -86,8 +86,15 @@ export function toDetails(schema: string, errors: readonly ErrorObject[], root =
     seen.add(key);
     out.push({ field: field || '(body)', code, message });
   }
-  return out;
+  // A failed anyOf without a message of its own says only "is not in any of the accepted
+  // forms"; when a branch behind a $ref already said what the field must be (a date-time,
+  // say), that says it better, and the field is named once.
+  return out.filter(
+    (d, i) => !(d.code === 'invalid' && d.message === NO_FORM && out.some((o, j) => j !== i && o.field === d.field)),
+  );
 }
+
+const NO_FORM = 'is not in any of the accepted forms';
 
 function insideOf(e: ErrorObject, alternative: ErrorObject): boolean {
   return (
@@ -129,7 +136,7 @@ function describe(schema: string, e: ErrorObject): { code: FieldErrorCode; messa
       const c = custom(schema, e);
       return {
         code: (c?.code as FieldErrorCode | undefined) ?? 'invalid',
-        message: c?.message ?? 'is not in any of the accepted forms',
+        message: c?.message ?? NO_FORM,
       };
     }
     case 'minLength':

@@ -235,6 +235,10 @@ describe('npm run admin list-clients / list-keys', () => {
     expect(text.stdout.split('\n')[0]).toMatch(/^ID\s+ENVIRONMENT\s+PRINCIPAL_ID\s+STATUS\s+SCOPES/);
     expect(text.stdout).toContain(idOf(live));
     expect(text.stdout).not.toContain(live.json?.api_key as string);
+    // A key with every scope (issued without --scopes) reads as such, not as a blank cell.
+    const sandboxRow = text.stdout.split('\n').find((l) => l.startsWith(idOf(sandbox)));
+    expect(sandboxRow).toMatch(/\bactive\s+\* \(all\)\s/);
+    expect(text.stdout.split('\n').find((l) => l.startsWith(idOf(live)))).toMatch(/\bactive\s+agents\s/);
   });
 
   it('a readable answer by default, the raw key flagged as shown once', async () => {
@@ -277,6 +281,13 @@ describe('npm run admin errors say what to do', () => {
     const bad = await cliText(['list-clients', '--limit', '500']);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('  limit: must be a whole number from 1 to 200 [pattern]');
+    // A Principal asked for in the other environment: the hint names the environment and --env.
+    const clientId = (await cli('create-client', '--name', 'Envs')).json?.id as string;
+    const principalId = await insertPrincipalRow(server, 'sandbox', clientId);
+    const wrongEnv = await cliText(['issue-principal-key', '--principal', principalId, '--env', 'live']);
+    expect(wrongEnv.code).toBe(1);
+    expect(wrongEnv.stderr).toContain('(principal_not_found, HTTP 404)');
+    expect(wrongEnv.stderr).toContain('no such Principal in live: check the prn_ id, and --env');
     const usage = await cliText(['list-keys']);
     expect(usage.code).toBe(2);
     expect(usage.stderr).toContain('list-keys needs --client cli_... or --principal prn_...');

@@ -138,6 +138,24 @@ describe('validation errors', () => {
     expect(errors).toHaveLength(5);
   });
 
+  it('a nullable date-time that is neither says what it must be, once', async () => {
+    const res = await request(server, 'POST', `/admin/v1/clients/${a.client.clientId}/credentials`, {
+      adminKey: server.adminKey,
+      body: { environment: 'prod', expires_at: 'yesterday', colour: 'blue' },
+    });
+    expectEnvelope(res, 422, 'validation_error');
+    const errors = res.body.errors as FieldError[];
+    expectHuman(errors);
+    expect(errors.filter((e) => e.field === 'expires_at')).toEqual([
+      {
+        field: 'expires_at',
+        code: 'format',
+        message: 'must be an RFC 3339 date-time with a time zone, e.g. 2026-01-31T12:00:00Z',
+      },
+    ]);
+    expect(errors.map((e) => e.field).sort()).toEqual(['colour', 'environment', 'expires_at']);
+  });
+
   it('a query parameter names its range in words', async () => {
     const res = await request(server, 'GET', `/api/v1/authorize/log/agent/${a.agentId}?limit=900`, {
       apiKey: a.apiKey,

@@ -32,13 +32,42 @@ describe('scripts/quickstart.sh', () => {
     });
     const lines = stdout.trim().split('\n');
     expect(lines[0]).toMatch(/^onboarded principal prn_\S+ with agent agt_\S+$/);
-    expect(lines.slice(1)).toEqual([
+    expect(lines.slice(1, 5)).toEqual([
       'approve: APPROVE approved',
       'decline: DECLINE mcc_not_allowed',
       'step_up: STEP_UP risk_score_elevated',
       'confirmed: APPROVE step_up_confirmed',
     ]);
+    expect(lines[5]).toBe('');
+    expect(lines[6]).toBe("to try the README's examples, paste this line into your shell:");
+    const exported =
+      /^export BASE=(\S+) PRINCIPAL_ID=prn_\w+ PRINCIPAL_KEY=(mdt_test_\w+) AGENT_ID=(agt_\w+) MANDATE_ID=(mnd_\w+)$/.exec(
+        lines[7] ?? '',
+      );
+    expect(exported, lines[7]).not.toBeNull();
+    expect(lines).toHaveLength(8);
     expect(readdirSync(cwd)).toEqual([]);
+
+    // The printed values work as the README uses them: the key authorizes the agent under the
+    // mandate, and the thresholds are back to their defaults (42.50 is approved, not stepped up).
+    const [, base, key, agentId, mandateId] = exported as RegExpExecArray;
+    expect(base).toBe(server.url);
+    const res = await fetch(`${base}/api/v1/authorize`, {
+      method: 'POST',
+      headers: { 'X-API-Key': key as string, 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        agent_id: agentId,
+        amount: '42.50',
+        currency: 'USD',
+        mcc: '5411',
+        country: 'US',
+        merchant_name: 'Corner Grocer',
+        intent_context: { intent_type: 'purchase', task_reference: 'groceries/week-48' },
+      }),
+    });
+    const decision = (await res.json()) as { decision: string; mandate_id: string };
+    expect(res.status).toBe(200);
+    expect(decision).toMatchObject({ decision: 'APPROVE', mandate_id: mandateId });
   });
 
   it('stops with the error envelope when a call fails', async () => {
