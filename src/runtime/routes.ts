@@ -2,6 +2,7 @@
 import type { Services } from '../app/services.js';
 import type { RouteDef } from '../http/types.js';
 import { agentsRoutes } from './agents-routes.js';
+import { backtestRoutes } from './backtest-routes.js';
 import { holdsRoutes } from './holds-routes.js';
 import { mandatesRoutes } from './mandates-routes.js';
 import { principalTimezoneRoutes } from './principal-timezone-routes.js';
@@ -12,6 +13,7 @@ export function runtimeRoutes(services: Services): RouteDef[] {
     ...agentsRoutes(services),
     ...mandatesRoutes(services),
     ...thresholdsRoutes(services),
+    ...backtestRoutes(),
     ...holdsRoutes(services),
     ...principalTimezoneRoutes(services),
   ];

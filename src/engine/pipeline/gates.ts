@@ -10,6 +10,7 @@ import { checkMandate, rollTotals, selectMandate } from './mandate-check.js';
 import type { ReasonCode } from './reasons.js';
 import { assessRisk, COUNTRY_JUMP_THRESHOLD, type RiskResult } from './risk.js';
 import { consumePendingStepUp, findPendingStepUp } from './step-up.js';
+import { scoresPastHardDecline } from './threshold-eval.js';
 import { type CtsResult, computeCts, effectiveLimit } from './trust.js';
 import { decline, money, stepUp, type Work } from './work.js';
 
@@ -121,6 +122,8 @@ export function runGates(state: AgentState, req: AuthorizeRequest, w: Work, nowM
         'risk_score_too_high',
         `risk_score ${risk.score} is at or above risk_score_hard_decline ${t.risk_score_hard_decline}`,
       );
+      // For backtests and shadow thresholds: what stages 3 and 4 would have scored.
+      w.pastHardDecline = scoresPastHardDecline(state, req, risk, w);
     } else {
       if (risk.velocity) {
         stepUp(

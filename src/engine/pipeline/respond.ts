@@ -206,6 +206,8 @@ export function respond(
         intent_anomaly_score: intent === null ? null : intent.score,
         intent_signals: intent === null ? [] : intent.signals,
       },
+      // The inputs of backtests and shadow thresholds (threshold-eval.ts).
+      replay: w.replay ?? null,
     },
   };
   return { decision, response, audit, events, agentUpdate };
