@@ -23,6 +23,8 @@ export type SecurityAction =
   | 'agent.revoked'
   | 'thresholds.updated'
   | 'thresholds.reset'
+  | 'thresholds.shadow_updated'
+  | 'thresholds.shadow_reset'
   | 'webhook.created'
   | 'webhook.updated'
   | 'webhook.disabled'

@@ -6,6 +6,7 @@ import { backtestRoutes } from './backtest-routes.js';
 import { holdsRoutes } from './holds-routes.js';
 import { mandatesRoutes } from './mandates-routes.js';
 import { principalTimezoneRoutes } from './principal-timezone-routes.js';
+import { shadowRoutes } from './shadow-routes.js';
 import { thresholdsRoutes } from './thresholds-routes.js';
 
 export function runtimeRoutes(services: Services): RouteDef[] {
@@ -14,6 +15,7 @@ export function runtimeRoutes(services: Services): RouteDef[] {
     ...mandatesRoutes(services),
     ...thresholdsRoutes(services),
     ...backtestRoutes(),
+    ...shadowRoutes(services),
     ...holdsRoutes(services),
     ...principalTimezoneRoutes(services),
   ];

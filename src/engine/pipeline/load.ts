@@ -11,6 +11,7 @@ import { dbTimeMs, type MandateRow, mandateFromRow } from './mandate-row.js';
 import { EVIDENCE_ROWS, EVIDENCE_WINDOW_MS, evidenceDue, seedMerchantEvidence } from './principal-evidence.js';
 import { carried, fold, type MandateSums, rollupOf, totals } from './rollup.js';
 import { merchantKeyOf, newAgentState } from './state.js';
+import { shadowSetOf } from './threshold-eval.js';
 import type { ThresholdOverrides } from './thresholds.js';
 import { loadWindowSums } from './windows.js';
 
@@ -38,6 +39,7 @@ export async function loadAgentState(sql: Sql, agentId: string, nowMs: number): 
       created_at: Date;
       capabilities: string[] | null;
       overrides: Record<string, unknown> | null;
+      shadow_overrides: Record<string, unknown> | null;
       rollup_upto: Date | null;
       rollup_approved: string | null;
       rollup_declined: string | null;
@@ -47,12 +49,13 @@ export async function loadAgentState(sql: Sql, agentId: string, nowMs: number): 
     }[]
   >`
     select a.id, a.principal_id, a.client_id, a.status, a.trust_level, a.kya_score::text as kya_score,
-           a.created_at, a.capabilities, t.overrides, r.upto as rollup_upto, r.approved::text as rollup_approved,
+           a.created_at, a.capabilities, t.overrides, s.overrides as shadow_overrides, r.upto as rollup_upto, r.approved::text as rollup_approved,
            r.declined::text as rollup_declined, r.step_ups::text as rollup_step_ups,
            r.mandates as rollup_mandates, p.timezone
     from agents a left join thresholds t on t.principal_id = a.principal_id
       left join agent_audit_rollups r on r.agent_id = a.id
       left join principals p on p.id = a.principal_id
+      left join shadow_thresholds s on s.principal_id = a.principal_id
     where a.id = ${agentId}`;
   const agent = agents[0];
   if (!agent) return null;
@@ -139,6 +142,7 @@ export async function loadAgentState(sql: Sql, agentId: string, nowMs: number): 
     overrides: sanitizeOverrides(agent.overrides),
     timeZone,
   });
+  state.shadow = shadowSetOf(state.overrides, agent.shadow_overrides);
 
   if (rollup !== null) {
     state.stats.approved += rollup.approved;

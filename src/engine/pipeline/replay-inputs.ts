@@ -1,4 +1,7 @@
-// The inputs of a threshold replay stored with every decision (threshold-eval.ts uses them).
+// The inputs of a threshold replay stored with every decision, and the thresholds a replay
+// decides under (threshold-eval.ts uses them).
+import type { Units } from '../../domain/money.js';
+import type { Thresholds } from './thresholds.js';
 
 /**
  * What the gates read that the replayable thresholds act on, stored with every decision as
@@ -23,3 +26,16 @@ export type ReplayInputs =
     };
 
 export const FIXED: ReplayInputs = Object.freeze({ fixed: true });
+
+/** The thresholds of a replay with their limit multipliers as exact units (computed once). */
+export interface ReplayThresholds {
+  readonly t: Thresholds;
+  readonly amber: Units;
+  readonly red: Units;
+}
+
+/** A Principal's shadow thresholds as the actor holds them (one shared object per distinct set). */
+export interface ShadowSet extends ReplayThresholds {
+  /** thresholdsVersion of the shadow thresholds, stored with each shadow decision. */
+  readonly version: string;
+}

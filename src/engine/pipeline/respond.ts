@@ -181,6 +181,11 @@ export function respond(
     created_at: timestamp,
     capture_method: captureMethod,
     hold_expires_at: holdExpiresAt,
+    // Shadow thresholds (threshold-eval.ts): what they decided, without effect.
+    shadow:
+      w.shadow === undefined
+        ? null
+        : { decision: w.shadow.decision, gates_fired: w.shadow.gates, thresholds_version: w.shadow.version },
     explanation: {
       thresholds_version: state.thresholdsVersion,
       gates_fired: gates,

@@ -12,14 +12,22 @@ import type { AuthorizeRequest, Decision } from '../contract.js';
 import type { AgentState } from './agent-state.js';
 import { assessIntent } from './intent.js';
 import type { Gate } from './reasons.js';
-import { FIXED, type ReplayInputs } from './replay-inputs.js';
+import { FIXED, type ReplayInputs, type ReplayThresholds, type ShadowSet } from './replay-inputs.js';
 import type { RiskResult } from './risk.js';
 import { derive, zoneOf } from './state.js';
-import { isThresholdName, THRESHOLD_SPECS, type ThresholdName, type Thresholds } from './thresholds.js';
+import {
+  isThresholdName,
+  mergeThresholds,
+  THRESHOLD_SPECS,
+  type ThresholdName,
+  type ThresholdOverrides,
+  type Thresholds,
+  thresholdsVersion,
+} from './thresholds.js';
 import { computeCts, effectiveLimit } from './trust.js';
 import type { Work } from './work.js';
 
-export { FIXED, type ReplayInputs } from './replay-inputs.js';
+export { FIXED, type ReplayInputs, type ReplayThresholds, type ShadowSet } from './replay-inputs.js';
 
 /** The thresholds a backtest or a shadow set may change (in THRESHOLD_SPECS order). */
 export const REPLAYABLE_THRESHOLDS: readonly ThresholdName[] = Object.freeze([
@@ -37,13 +45,6 @@ const REPLAYABLE_SET: ReadonlySet<string> = new Set(REPLAYABLE_THRESHOLDS);
 
 export function isReplayable(name: string): boolean {
   return REPLAYABLE_SET.has(name);
-}
-
-/** The thresholds of a replay with their limit multipliers as exact units (computed once). */
-export interface ReplayThresholds {
-  readonly t: Thresholds;
-  readonly amber: Units;
-  readonly red: Units;
 }
 
 export function replayThresholds(t: Thresholds): ReplayThresholds {
@@ -194,7 +195,7 @@ export function replayablePatchErrors(patch: unknown, prefix: string): PatchProb
   }
   const out: PatchProblem[] = [];
   for (const [k, v] of Object.entries(patch)) {
-    const field = `${prefix}.${k}`;
+    const field = prefix === '' ? k : `${prefix}.${k}`;
     if (!isThresholdName(k)) {
       out.push({
         field,
@@ -224,4 +225,39 @@ export function replayablePatchErrors(patch: unknown, prefix: string): PatchProb
     }
   }
   return out;
+}
+
+const SHADOW_SETS = new Map<string, ShadowSet>();
+/** Distinct shadow sets kept per thread before the map is cleared (each agent keeps its own reference). */
+const MAX_SHADOW_SETS = 1000;
+
+/**
+ * The shadow thresholds of a Principal: its live overrides with the shadow overrides over them
+ * (null: no shadow set, or an empty one). Interned, so the agents of one Principal share one
+ * object and an agent's state grows by a reference only.
+ */
+export function shadowSetOf(
+  live: ThresholdOverrides,
+  shadow: Readonly<Record<string, unknown>> | null | undefined,
+): ShadowSet | null {
+  if (shadow === null || shadow === undefined) return null;
+  const merged: Record<string, unknown> = { ...live };
+  let any = false;
+  for (const name of REPLAYABLE_THRESHOLDS) {
+    const v = shadow[name];
+    if (typeof v === 'number' && Number.isFinite(v)) {
+      merged[name] = v;
+      any = true;
+    }
+  }
+  if (!any) return null;
+  const t = mergeThresholds(merged);
+  const version = thresholdsVersion(t);
+  let set = SHADOW_SETS.get(version);
+  if (set === undefined) {
+    if (SHADOW_SETS.size >= MAX_SHADOW_SETS) SHADOW_SETS.clear();
+    set = { ...replayThresholds(t), version };
+    SHADOW_SETS.set(version, set);
+  }
+  return set;
 }

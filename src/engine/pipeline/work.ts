@@ -40,6 +40,8 @@ export interface Work {
   pastHardDecline?: { readonly trust: number; readonly intent: number } | undefined;
   /** What the replayable thresholds act on (threshold-eval.ts), set once the gates decided. */
   replay?: ReplayInputs | undefined;
+  /** The decision under the Principal's shadow thresholds (no effect), when it has them. */
+  shadow?: { readonly decision: Decision; readonly gates: readonly string[]; readonly version: string } | undefined;
 }
 
 export function addGate(w: Work, gate: Gate): void {
