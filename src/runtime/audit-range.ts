@@ -42,6 +42,10 @@ export interface RangeQuery {
   readonly limit: number;
   /** Only rows with a shadow decision, and read it. */
   readonly shadowOnly: boolean;
+  /** Wall time before the call stops (default RANGE_TIME_BUDGET_MS); checked between chunks. */
+  readonly budgetMs?: number;
+  /** Rows per query (default CHUNK_ROWS). */
+  readonly chunkRows?: number;
 }
 
 /** Calls `each` for every row of the range in (created_at, id) order, within the bounds. */
@@ -50,7 +54,7 @@ export async function scanRange(sql: Sql, q: RangeQuery, each: (row: RangeRow) =
   let after = q.cursor === undefined ? null : decodeCursor(q.cursor, 'auth_');
   let rows = 0;
   for (;;) {
-    const want = Math.min(CHUNK_ROWS, q.limit - rows);
+    const want = Math.min(q.chunkRows ?? CHUNK_ROWS, q.limit - rows);
     const chunk = await sql<RangeRow[]>`
       select id, agent_id, decision, gates_fired, amount::text as amount, explanation->'replay' as replay,
         ${q.shadowOnly ? sql`shadow` : sql`null::jsonb as shadow`},
@@ -68,7 +72,7 @@ export async function scanRange(sql: Sql, q: RangeQuery, each: (row: RangeRow) =
     if (chunk.length <= want || last === undefined) return { rows, next_cursor: null, stopped: 'complete' };
     after = { ts: last.ts, id: last.id };
     if (rows >= q.limit) return { rows, next_cursor: encodeCursor(last.ts, last.id), stopped: 'row_limit' };
-    if (Date.now() - started >= RANGE_TIME_BUDGET_MS) {
+    if (Date.now() - started >= (q.budgetMs ?? RANGE_TIME_BUDGET_MS)) {
       return { rows, next_cursor: encodeCursor(last.ts, last.id), stopped: 'time_budget' };
     }
   }

@@ -3,7 +3,9 @@
 // with a patch gives T2; Principal B, with T2 in force, decides the same traffic on fresh agents.
 // Each request goes to its own agent at its own merchant, so no decision depends on an earlier
 // one (the documented limit of a replay from stored scores) and the comparison is exact.
+import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { scanRange } from '../../dist/src/runtime/audit-range.js';
 import {
   type Decided,
   gateCounts,
@@ -204,5 +206,24 @@ describe('POST /api/v1/thresholds/backtest', () => {
     const cursor = await backtest(a, { from, to, cursor: 'bm9wZQ' });
     expectEnvelope(cursor, 422, 'validation_error');
     expect(cursor.text).toContain('invalid_cursor');
+  });
+
+  it('stops at its time budget between chunks and goes on from the cursor', async () => {
+    const sql = postgres(server.dbUrls.live, { max: 1, onnotice: () => {} });
+    try {
+      const q = { principalId: a.principalId, from: new Date(from), to: new Date(to), limit: 100, shadowOnly: false };
+      const seen: string[] = [];
+      const first = await scanRange(sql, { ...q, cursor: undefined, chunkRows: 3, budgetMs: 0 }, (r) =>
+        seen.push(r.id),
+      );
+      expect(first.stopped).toBe('time_budget');
+      expect(first.rows).toBe(3);
+      expect(first.next_cursor).not.toBeNull();
+      const rest = await scanRange(sql, { ...q, cursor: first.next_cursor ?? undefined }, (r) => seen.push(r.id));
+      expect(rest.stopped).toBe('complete');
+      expect(seen).toEqual(underT1.map((d) => d.id));
+    } finally {
+      await sql.end({ timeout: 5 });
+    }
   });
 });
