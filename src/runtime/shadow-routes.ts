@@ -7,6 +7,7 @@ import type { Services } from '../app/services.js';
 import { recordSecurityEvent } from '../audit/security-log.js';
 import {
   isReplayable,
+  REPLAYABLE_THRESHOLDS,
   readReplayInputs,
   replayablePatchErrors,
   replayableValues,
@@ -120,13 +121,8 @@ export function shadowRoutes(services: Services): RouteDef[] {
             where principal_id = ${caller.principalId}`;
           const was = shadowSetOf(live, before);
           const now = shadowSetOf(live, next);
-          const fieldsChanged = Object.keys(replayableValues(mergeThresholds(live)))
-            .filter(
-              (k) =>
-                (was === null ? null : (was.t as Record<string, number>)[k]) !==
-                (now === null ? null : (now.t as Record<string, number>)[k]),
-            )
-            .sort();
+          // The shadow fields set, removed or given another value.
+          const fieldsChanged = REPLAYABLE_THRESHOLDS.filter((k) => before[k] !== next[k]).sort();
           await recordSecurityEvent(tx, ctx, {
             action: 'thresholds.shadow_updated',
             targetType: 'thresholds',

@@ -46,6 +46,7 @@ beforeAll(async () => {
   await put(b, '/api/v1/thresholds', { ...T1, ...PATCH });
   const set = await put(s, '/api/v1/thresholds/shadow', PATCH);
   expectSchema('ShadowThresholdsUpdateResponse', set.body);
+  expect(set.body.fields_changed).toEqual(Object.keys(PATCH).sort());
   real = await sendTraffic(server, s, 'S');
   plain = await sendTraffic(server, a, 'A');
   underT2 = await sendTraffic(server, b, 'B');
@@ -159,7 +160,11 @@ describe('shadow thresholds', () => {
     const shadowOf = async (id: unknown) => (await call(p, 'GET', `/api/v1/authorize/log/${id}`)).body.shadow_decision;
     expect(await shadowOf(first.body.authorization_id)).toBeNull();
     // Every request steps up under the shadow set: a step-up threshold of 0 (hard decline 1).
-    await put(p, '/api/v1/thresholds/shadow', { authorize_step_up_threshold: 0, risk_score_hard_decline: 1 });
+    const setOne = await put(p, '/api/v1/thresholds/shadow', {
+      authorize_step_up_threshold: 0,
+      risk_score_hard_decline: 1,
+    });
+    expect(setOne.body.fields_changed).toEqual(['authorize_step_up_threshold', 'risk_score_hard_decline']);
     const second = await authorize(server, p.apiKey, body);
     expect(second.body.decision).toBe('APPROVE');
     expect(await shadowOf(second.body.authorization_id)).toBe('STEP_UP');
