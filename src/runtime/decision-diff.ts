@@ -33,8 +33,9 @@ export interface DiffSummary {
   /** Rows without what the comparison needs (recorded before it was kept, safe decisions). */
   readonly not_replayable: number;
   /**
-   * Compared rows of an agent that had an earlier changed decision among the rows compared by
-   * this call: their stored scores came from state that decision would have changed.
+   * Compared rows of an agent that had an earlier changed decision (or the same decision with
+   * other gates) among the rows compared by this call: their stored scores came from state
+   * that change would have altered.
    */
   readonly after_change: number;
   readonly transitions: Transition[];
@@ -73,7 +74,10 @@ export class DecisionDiff {
       t.count++;
       if (t.sample_ids.length < SAMPLES_PER_TRANSITION) t.sample_ids.push(id);
     } else if (!sameGates(before.gates, after.gates)) {
+      // Other gates change the agent's state too (whether a DECLINE points to compromise, a
+      // CRITICAL zone that ends the session).
       this.#gatesChanged++;
+      this.#changedAgents.add(agentId);
     }
   }
 
