@@ -2,39 +2,19 @@
 // one instance reaches the warm actors of the Principal's agents whichever instance owns them,
 // before their next decision, like a live thresholds change.
 import { randomBytes } from 'node:crypto';
-import { connect } from 'nats';
-import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addAgentWithMandate, authorize, relaxRateGates, setup } from '../engine/support.js';
 import { request, startTestServer, type TestServer } from '../helpers/server.js';
-import { until } from './support/drill.js';
+import { shardOwners, until } from './support/drill.js';
+import { deleteStream, ownStream } from './support/nats-stream.js';
 
-const NATS_URL = process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
-const tag = randomBytes(4).toString('hex');
-const ENV = {
-  NATS_URL,
-  NATS_STREAM: `T_SHADOW_${tag}`,
-  NATS_SUBJECT_PREFIX: `sh${tag}`,
-  SECRETS_KEY: randomBytes(32).toString('base64'),
-};
+const ENV = { ...ownStream('shadow'), SECRETS_KEY: randomBytes(32).toString('base64') };
 const AGENTS = 8;
 
 let a: TestServer;
 let b: TestServer | null = null;
 let apiKey: string;
 let agents: string[];
-
-async function owners(server: TestServer): Promise<Map<string, number>> {
-  const sql = postgres(server.dbUrls.live, { max: 1, onnotice: () => {} });
-  try {
-    const rows = await sql<{ owner: string; n: number }[]>`
-      select owner, count(*)::int as n from shard_leases
-      where owner is not null and expires_at > now() group by owner`;
-    return new Map(rows.map((r) => [r.owner, r.n]));
-  } finally {
-    await sql.end({ timeout: 5 });
-  }
-}
 
 beforeAll(async () => {
   a = await startTestServer(ENV);
@@ -47,7 +27,7 @@ beforeAll(async () => {
     agents.push(await addAgentWithMandate(a, apiKey, `agent ${i}`, { perTransaction: '100.00', daily: '1000.00' }));
   }
   await until(async () => {
-    const held = await owners(a);
+    const held = await shardOwners(a.dbUrls.live);
     return held.size === 2 && Math.min(...held.values()) > 400;
   }, 15_000);
 }, 60_000);
@@ -55,9 +35,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await b?.close();
   await a?.close();
-  const nc = await connect({ servers: NATS_URL });
-  await (await nc.jetstreamManager()).streams.delete(ENV.NATS_STREAM).catch(() => {});
-  await nc.close();
+  await deleteStream(ENV.NATS_STREAM);
 });
 
 function body(agentId: string, i: number): Record<string, unknown> {
