@@ -9,7 +9,7 @@
 // which the stored row cannot re-create: they are not replayable.
 import { formatAmount, fromDb, type Units } from '../../domain/money.js';
 import type { AuthorizeRequest, Decision } from '../contract.js';
-import type { AgentState } from './agent-state.js';
+import type { AgentState, MandateState } from './agent-state.js';
 import { assessIntent } from './intent.js';
 import type { Gate } from './reasons.js';
 import { FIXED, type ReplayInputs, type ReplayThresholds, type ShadowSet } from './replay-inputs.js';
@@ -74,6 +74,18 @@ export function scoresPastHardDecline(
   return { trust: cts.score, intent: intent.score };
 }
 
+/** max_amount_per_transaction as text per mandate (mandates do not change while loaded). */
+const LIMIT_TEXT = new WeakMap<MandateState, string>();
+
+function limitText(m: MandateState): string {
+  let text = LIMIT_TEXT.get(m);
+  if (text === undefined) {
+    text = formatAmount(m.perTransaction);
+    LIMIT_TEXT.set(m, text);
+  }
+  return text;
+}
+
 /** The replay inputs of the decision in `w` (after the gates and the step-up confirmation). */
 export function replayInputsOf(w: Work): ReplayInputs {
   const { risk, mandate } = w;
@@ -88,7 +100,7 @@ export function replayInputsOf(w: Work): ReplayInputs {
     country_jump: risk.jump,
     trust_score: trust,
     intent_anomaly_score: intent,
-    per_transaction_limit: formatAmount(mandate.perTransaction),
+    per_transaction_limit: limitText(mandate),
     confirmed: w.confirmed,
   };
 }
