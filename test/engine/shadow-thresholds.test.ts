@@ -177,6 +177,23 @@ describe('shadow thresholds', () => {
     expect(del.body.status).toBe('reset');
     const third = await authorize(server, p.apiKey, body);
     expect(await shadowOf(third.body.authorization_id)).toBeNull();
+    // Both changes are in the security log, with what changed.
+    const log = async (action: string) =>
+      (
+        await request<{ items: { target: { id: string }; changes: Record<string, unknown> }[] }>(
+          server,
+          'GET',
+          `/admin/v1/security-log?action=${action}`,
+          { adminKey: server.adminKey },
+        )
+      ).body.items.filter((e) => e.target.id === p.principalId);
+    expect((await log('thresholds.shadow_updated')).map((e) => e.changes.fields_changed)).toEqual([
+      ['risk_score_hard_decline'],
+      ['authorize_step_up_threshold', 'risk_score_hard_decline'],
+    ]);
+    expect((await log('thresholds.shadow_reset'))[0]?.changes).toEqual({
+      removed_shadow_overrides: { authorize_step_up_threshold: 0 },
+    });
     // A reset of the live thresholds leaves a shadow set in place.
     await put(p, '/api/v1/thresholds/shadow', { authorize_step_up_threshold: 0 });
     expect((await call(p, 'DELETE', '/api/v1/thresholds')).status).toBe(200);
