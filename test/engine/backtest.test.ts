@@ -7,6 +7,7 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scanRange } from '../../dist/src/runtime/audit-range.js';
 import {
+  authorizeRecorded,
   type Decided,
   gateCounts,
   LONG,
@@ -20,7 +21,7 @@ import {
 import { expectSchema } from '../helpers/schemas.js';
 import { expectEnvelope, type HttpResult, request, startTestServer, type TestServer } from '../helpers/server.js';
 import { newPrincipal, type TestPrincipal } from '../runtime/setup.js';
-import { addAgentWithMandate, authorize } from './support.js';
+import { addAgentWithMandate } from './support.js';
 
 let server: TestServer;
 
@@ -162,7 +163,7 @@ describe('POST /api/v1/thresholds/backtest', () => {
       perTransaction: '100.00',
       daily: '1000.00',
     });
-    const first = await authorize(server, d.apiKey, {
+    const first = await authorizeRecorded(server, d.apiKey, {
       agent_id: agentId,
       amount: '50.00',
       currency: 'USD',
@@ -171,7 +172,7 @@ describe('POST /api/v1/thresholds/backtest', () => {
       intent_context: { ...OFFICE, reasoning_summary: LONG, confidence: 0 },
     });
     expect(first.body.decision).toBe('APPROVE');
-    const second = await authorize(server, d.apiKey, {
+    const second = await authorizeRecorded(server, d.apiKey, {
       agent_id: agentId,
       amount: '10.00',
       currency: 'USD',
@@ -195,7 +196,7 @@ describe('POST /api/v1/thresholds/backtest', () => {
     });
     const at = new Date(Date.now() - 1000).toISOString();
     // An injection: DECLINE intent_anomaly under T1, DECLINE cognitive_decline (CRITICAL) under T1 + PATCH.
-    const first = await authorize(server, d.apiKey, {
+    const first = await authorizeRecorded(server, d.apiKey, {
       agent_id: agentId,
       amount: '10.00',
       currency: 'USD',
@@ -208,7 +209,7 @@ describe('POST /api/v1/thresholds/backtest', () => {
       },
     });
     expect(first.body.gates_fired).toEqual(['intent_anomaly']);
-    await authorize(server, d.apiKey, {
+    await authorizeRecorded(server, d.apiKey, {
       agent_id: agentId,
       amount: '10.00',
       currency: 'USD',

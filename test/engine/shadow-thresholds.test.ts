@@ -5,6 +5,7 @@
 // in force: S's shadow decisions must be B's real ones, S's real decisions unaffected.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  authorizeRecorded,
   type Decided,
   gateCounts,
   PATCH,
@@ -16,7 +17,7 @@ import {
 import { expectSchema } from '../helpers/schemas.js';
 import { expectEnvelope, type HttpResult, request, startTestServer, type TestServer } from '../helpers/server.js';
 import { newPrincipal, type TestPrincipal } from '../runtime/setup.js';
-import { addAgentWithMandate, authorize } from './support.js';
+import { addAgentWithMandate } from './support.js';
 
 let server: TestServer;
 let s: TestPrincipal;
@@ -155,7 +156,7 @@ describe('shadow thresholds', () => {
       mcc: '5411',
       intent_context: { intent_type: 'groceries', task_reference: 'weekly' },
     };
-    const first = await authorize(server, p.apiKey, body);
+    const first = await authorizeRecorded(server, p.apiKey, body);
     expect(first.body.decision).toBe('APPROVE');
     const shadowOf = async (id: unknown) => (await call(p, 'GET', `/api/v1/authorize/log/${id}`)).body.shadow_decision;
     expect(await shadowOf(first.body.authorization_id)).toBeNull();
@@ -165,7 +166,7 @@ describe('shadow thresholds', () => {
       risk_score_hard_decline: 1,
     });
     expect(setOne.body.fields_changed).toEqual(['authorize_step_up_threshold', 'risk_score_hard_decline']);
-    const second = await authorize(server, p.apiKey, body);
+    const second = await authorizeRecorded(server, p.apiKey, body);
     expect(second.body.decision).toBe('APPROVE');
     expect(await shadowOf(second.body.authorization_id)).toBe('STEP_UP');
     // null removes one field; the set stays active with the other.
@@ -175,7 +176,7 @@ describe('shadow thresholds', () => {
     const del = await call(p, 'DELETE', '/api/v1/thresholds/shadow');
     expect(del.status, del.text).toBe(200);
     expect(del.body.status).toBe('reset');
-    const third = await authorize(server, p.apiKey, body);
+    const third = await authorizeRecorded(server, p.apiKey, body);
     expect(await shadowOf(third.body.authorization_id)).toBeNull();
     // Both changes are in the security log, with what changed.
     const log = async (action: string) =>

@@ -3,7 +3,8 @@
 // before their next decision, like a live thresholds change.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addAgentWithMandate, authorize, relaxRateGates, setup } from '../engine/support.js';
+import { addAgentWithMandate, relaxRateGates, setup } from '../engine/support.js';
+import { authorizeRecorded } from '../fixtures/threshold-traffic.js';
 import { request, startTestServer, type TestServer } from '../helpers/server.js';
 import { shardOwners, until } from './support/drill.js';
 import { deleteStream, ownStream } from './support/nats-stream.js';
@@ -60,7 +61,7 @@ describe('shadow thresholds on two instances', () => {
     const servers = [a, b as TestServer];
     // Warm every agent's actor on its owner, through both instances.
     for (const [i, agentId] of agents.entries()) {
-      const res = await authorize(servers[i % 2] as TestServer, apiKey, body(agentId, i));
+      const res = await authorizeRecorded(servers[i % 2] as TestServer, apiKey, body(agentId, i));
       expect(res.body.decision, res.text).toBe('APPROVE');
       expect(await shadowOf(a, res.body.authorization_id)).toBeNull();
     }
@@ -70,14 +71,14 @@ describe('shadow thresholds on two instances', () => {
     });
     expect(set.status, set.text).toBe(200);
     for (const [i, agentId] of agents.entries()) {
-      const res = await authorize(servers[(i + 1) % 2] as TestServer, apiKey, body(agentId, i));
+      const res = await authorizeRecorded(servers[(i + 1) % 2] as TestServer, apiKey, body(agentId, i));
       expect(res.body.decision, res.text).toBe('APPROVE');
       expect(await shadowOf(a, res.body.authorization_id), agentId).toBe('STEP_UP');
     }
     const del = await request(a, 'DELETE', '/api/v1/thresholds/shadow', { apiKey });
     expect(del.status).toBe(200);
     for (const [i, agentId] of agents.entries()) {
-      const res = await authorize(servers[i % 2] as TestServer, apiKey, body(agentId, i));
+      const res = await authorizeRecorded(servers[i % 2] as TestServer, apiKey, body(agentId, i));
       expect(await shadowOf(b as TestServer, res.body.authorization_id), agentId).toBeNull();
     }
   });
