@@ -124,6 +124,18 @@ describe('POST /api/v1/thresholds/backtest', () => {
     }
   });
 
+  it('takes null as the platform default, over the current overrides', async () => {
+    const res = await backtest(b, { overrides: { intent_anomaly_threshold: null }, from, to });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.thresholds).toEqual({ ...PATCH, intent_anomaly_threshold: 0.5 });
+    // The misaligned casino purchase (intent_anomaly_score 0.6) B approved is declined at 0.5.
+    const moves = res.body.transitions as { from: string; to: string; sample_ids: string[] }[];
+    expect(moves.find((t) => t.from === 'APPROVE' && t.to === 'DECLINE')?.sample_ids).toContain(underT2[5]?.id);
+    // A null that breaks the order of the result is refused like PUT /thresholds.
+    const order = await backtest(b, { overrides: { cts_green_threshold: null }, from, to });
+    expectEnvelope(order, 422, 'invalid_thresholds');
+  });
+
   it('pages with a cursor: the pages add up to the whole range', async () => {
     const whole = await backtest(a, { overrides: PATCH, from, to });
     let cursor: string | undefined;
