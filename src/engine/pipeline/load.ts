@@ -19,12 +19,12 @@ import { loadWindowSums } from './windows.js';
 export const RECENT_ROWS = 200;
 
 /**
- * Loads an agent's state: the agent row with its Principal's threshold overrides and its
- * audit rollup, its unexpired ACTIVE mandates and the newest expired one per rail coverage
- * and currency, today's and this month's APPROVED totals per mandate with the all-time
- * decision counts (the rollup plus the rows since its upto), and its RECENT_ROWS newest
- * audit rows. Four queries, run one after another (the embedded database takes one query at
- * a time), all on primary keys or the authorizations (agent_id, created_at) and mandates
+ * Loads an agent's state: the agent row with its Principal's threshold overrides (live and
+ * shadow) and its audit rollup, its unexpired ACTIVE mandates and the newest expired one per
+ * rail coverage and currency, today's and this month's APPROVED totals per mandate with the
+ * all-time decision counts (the rollup plus the rows since its upto), and its RECENT_ROWS
+ * newest audit rows. Four queries, run one after another (the embedded database takes one query
+ * at a time), all on primary keys or the authorizations (agent_id, created_at) and mandates
  * (agent_id, created_at) indexes.
  */
 export async function loadAgentState(sql: Sql, agentId: string, nowMs: number): Promise<AgentState | null> {
@@ -49,7 +49,8 @@ export async function loadAgentState(sql: Sql, agentId: string, nowMs: number): 
     }[]
   >`
     select a.id, a.principal_id, a.client_id, a.status, a.trust_level, a.kya_score::text as kya_score,
-           a.created_at, a.capabilities, t.overrides, s.overrides as shadow_overrides, r.upto as rollup_upto, r.approved::text as rollup_approved,
+           a.created_at, a.capabilities, t.overrides, s.overrides as shadow_overrides, r.upto as rollup_upto,
+           r.approved::text as rollup_approved,
            r.declined::text as rollup_declined, r.step_ups::text as rollup_step_ups,
            r.mandates as rollup_mandates, p.timezone
     from agents a left join thresholds t on t.principal_id = a.principal_id
