@@ -9,7 +9,7 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addAgentWithMandate, authorize, authorizeBody, relaxRateGates, setup } from '../engine/support.js';
 import { request, startTestServer, type TestServer } from '../helpers/server.js';
-import { shardOwners, until } from './support/drill.js';
+import { shardOwners, shardsShared, until } from './support/drill.js';
 
 const NATS_URL = process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
 const tag = randomBytes(4).toString('hex');
@@ -36,12 +36,7 @@ beforeAll(async () => {
   for (let i = 0; i < AGENTS; i++) {
     agents.push(await addAgentWithMandate(a, apiKey, `agent ${i}`, { perTransaction: '20.00', daily: '50.00' }));
   }
-  // Both instances see each other and have shared the shards out (a joining instance takes
-  // its share over a few beats, at most 128 shards per beat from each other instance).
-  await until(async () => {
-    const held = await shardOwners(a.dbUrls.live);
-    return held.size === 2 && Math.min(...held.values()) > 400;
-  }, 15_000);
+  await shardsShared(a.dbUrls.live);
 }, 60_000);
 
 afterAll(async () => {

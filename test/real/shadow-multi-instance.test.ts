@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addAgentWithMandate, relaxRateGates, setup } from '../engine/support.js';
 import { authorizeRecorded } from '../fixtures/threshold-traffic.js';
 import { request, startTestServer, type TestServer } from '../helpers/server.js';
-import { shardOwners, until } from './support/drill.js';
+import { shardsShared } from './support/drill.js';
 import { deleteStream, ownStream } from './support/nats-stream.js';
 
 const ENV = { ...ownStream('shadow'), SECRETS_KEY: randomBytes(32).toString('base64') };
@@ -27,10 +27,7 @@ beforeAll(async () => {
   for (let i = 0; i < AGENTS; i++) {
     agents.push(await addAgentWithMandate(a, apiKey, `agent ${i}`, { perTransaction: '100.00', daily: '1000.00' }));
   }
-  await until(async () => {
-    const held = await shardOwners(a.dbUrls.live);
-    return held.size === 2 && Math.min(...held.values()) > 400;
-  }, 15_000);
+  await shardsShared(a.dbUrls.live);
 }, 60_000);
 
 afterAll(async () => {

@@ -146,6 +146,18 @@ export async function shardOwners(databaseUrl: string): Promise<Map<string, numb
   }
 }
 
+/**
+ * Resolves once two instances on `databaseUrl` see each other and have shared the shards out (a
+ * joining instance takes its share over a few beats, at most 128 shards per beat from each other
+ * instance).
+ */
+export async function shardsShared(databaseUrl: string): Promise<void> {
+  await until(async () => {
+    const held = await shardOwners(databaseUrl);
+    return held.size === 2 && Math.min(...held.values()) > 400;
+  }, 15_000);
+}
+
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Resolves once `cond` holds (checked every 100 ms); rejects after `ms`. */
