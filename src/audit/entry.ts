@@ -99,6 +99,8 @@ export interface StoredAuthorization {
   created_at: Date;
   /** Migration 0120: what decided it (GET /authorize/log/{id} only). */
   explanation?: Record<string, unknown> | null;
+  /** Migration 0241: the decision under the Principal's shadow thresholds (GET /authorize/log/{id} only). */
+  shadow?: { decision: string; gates_fired: string[]; thresholds_version: string } | null;
   /** Migration 0160: the request's capture method and, for a hold, its current status (holds join). */
   capture_method?: string | null;
   hold_status?: string | null;

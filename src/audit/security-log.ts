@@ -26,6 +26,8 @@ export type SecurityAction =
   | 'step_up_policy.updated'
   | 'thresholds.updated'
   | 'thresholds.reset'
+  | 'thresholds.shadow_updated'
+  | 'thresholds.shadow_reset'
   | 'webhook.created'
   | 'webhook.updated'
   | 'webhook.disabled'

@@ -89,6 +89,11 @@ export interface AuditRow {
    * thresholds version. Absent on safe decisions.
    */
   explanation?: Record<string, unknown> | null;
+  /**
+   * Migration 0241: the decision under the Principal's shadow thresholds (decision, gates_fired,
+   * thresholds_version), without effect; null when it has none.
+   */
+  shadow?: { decision: Decision; gates_fired: readonly string[]; thresholds_version: string } | null;
   /** Migration 0160: 'manual' on a request that asked for a hold, else 'automatic'. */
   capture_method?: 'automatic' | 'manual';
   /** ISO 8601 UTC: when a manual APPROVE's hold expires (null otherwise). */

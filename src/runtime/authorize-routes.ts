@@ -326,15 +326,26 @@ export function authorizeRoutes(deps: AuthorizeRouteDeps): RouteDef[] {
           () => sql<StoredAuthorization[]>`
             select a.id, a.agent_id, a.mandate_id, a.amount, a.currency, a.mcc, a.merchant_id, a.country, a.decision,
               a.reason_codes, a.kya_score, a.trust_level, a.processing_time_ms, a.created_at, a.explanation,
-              a.capture_method, h.status as hold_status
+              a.capture_method, h.status as hold_status, a.shadow
             from authorizations a left join holds h on h.authorization_id = a.id
             where a.id = ${id} and a.principal_id = ${auth.principalId}`,
         );
         const row = rows[0];
         if (row === undefined) throw new ApiError('authorization_not_found');
         const entry: AuthorizationEntry = entryFromDb(row);
-        // What decided it (issue 13, migration 0120): features, gate scores, thresholds version.
-        return json(200, { ...entry, explanation: row.explanation ?? null });
+        // What decided it (issue 13, migration 0120): features, gate scores, thresholds version;
+        // next to the decision, what the Principal's shadow thresholds decided (migration 0241).
+        const shadow = row.shadow ?? null;
+        const body: Record<string, unknown> = {};
+        for (const [k, v] of Object.entries(entry)) {
+          body[k] = v;
+          if (k !== 'decision') continue;
+          body.shadow_decision = shadow?.decision ?? null;
+          body.shadow_gates_fired = shadow?.gates_fired ?? null;
+          body.shadow_thresholds_version = shadow?.thresholds_version ?? null;
+        }
+        body.explanation = row.explanation ?? null;
+        return json(200, body);
       },
     },
     {

@@ -2,10 +2,12 @@
 import type { Services } from '../app/services.js';
 import type { RouteDef } from '../http/types.js';
 import { agentsRoutes } from './agents-routes.js';
+import { backtestRoutes } from './backtest-routes.js';
 import { holdsRoutes } from './holds-routes.js';
 import { mandateLifecycleRoutes } from './mandate-lifecycle-routes.js';
 import { mandatesRoutes } from './mandates-routes.js';
 import { principalTimezoneRoutes } from './principal-timezone-routes.js';
+import { shadowRoutes } from './shadow-routes.js';
 import { stepUpsRoutes } from './step-ups-routes.js';
 import { thresholdsRoutes } from './thresholds-routes.js';
 
@@ -15,6 +17,8 @@ export function runtimeRoutes(services: Services): RouteDef[] {
     ...mandatesRoutes(services),
     ...mandateLifecycleRoutes(services),
     ...thresholdsRoutes(services),
+    ...backtestRoutes(),
+    ...shadowRoutes(services),
     ...holdsRoutes(services),
     ...principalTimezoneRoutes(services),
     ...stepUpsRoutes(services),

@@ -18,7 +18,7 @@ import type { Sql } from '../storage/db.js';
 import { callerOf } from './context.js';
 import { invalidatePrincipal } from './engine-handle.js';
 
-async function loadOverrides(db: Sql, principalId: string): Promise<ThresholdOverrides> {
+export async function loadOverrides(db: Sql, principalId: string): Promise<ThresholdOverrides> {
   const rows = await db<{ overrides: Record<string, unknown> }[]>`
     select overrides from thresholds where principal_id = ${principalId}`;
   return cleanOverrides(rows[0]?.overrides ?? {});

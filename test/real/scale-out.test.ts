@@ -9,7 +9,7 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addAgentWithMandate, authorize, authorizeBody, relaxRateGates, setup } from '../engine/support.js';
 import { request, startTestServer, type TestServer } from '../helpers/server.js';
-import { until } from './support/drill.js';
+import { shardOwners, shardsShared, until } from './support/drill.js';
 
 const NATS_URL = process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
 const tag = randomBytes(4).toString('hex');
@@ -36,12 +36,7 @@ beforeAll(async () => {
   for (let i = 0; i < AGENTS; i++) {
     agents.push(await addAgentWithMandate(a, apiKey, `agent ${i}`, { perTransaction: '20.00', daily: '50.00' }));
   }
-  // Both instances see each other and have shared the shards out (a joining instance takes
-  // its share over a few beats, at most 128 shards per beat from each other instance).
-  await until(async () => {
-    const held = await owners(a);
-    return held.size === 2 && Math.min(...held.values()) > 400;
-  }, 15_000);
+  await shardsShared(a.dbUrls.live);
 }, 60_000);
 
 afterAll(async () => {
@@ -51,19 +46,6 @@ afterAll(async () => {
   await (await nc.jetstreamManager()).streams.delete(ENV.NATS_STREAM).catch(() => {});
   await nc.close();
 });
-
-/** Live owners of the shards and how many each holds. */
-async function owners(server: TestServer): Promise<Map<string, number>> {
-  const sql = postgres(server.dbUrls.live, { max: 1, onnotice: () => {} });
-  try {
-    const rows = await sql<{ owner: string; n: number }[]>`
-      select owner, count(*)::int as n from shard_leases
-      where owner is not null and expires_at > now() group by owner`;
-    return new Map(rows.map((r) => [r.owner, r.n]));
-  } finally {
-    await sql.end({ timeout: 5 });
-  }
-}
 
 async function approvedSum(agentId: string): Promise<number> {
   const sql = postgres(a.dbUrls.live, { max: 1, onnotice: () => {} });
@@ -79,7 +61,7 @@ async function approvedSum(agentId: string): Promise<number> {
 
 describe('two instances, one budget', () => {
   it('shares the 1,024 shards between the two instances, each owned once', async () => {
-    const held = await owners(a);
+    const held = await shardOwners(a.dbUrls.live);
     expect([...held.values()].reduce((x, y) => x + y, 0)).toBe(1024);
     // Rendezvous hashing splits them about evenly.
     for (const n of held.values()) expect(n).toBeGreaterThan(400);
@@ -174,7 +156,7 @@ describe('two instances, one budget', () => {
     await (b as TestServer).close();
     b = null;
     await until(async () => {
-      const held = await owners(a);
+      const held = await shardOwners(a.dbUrls.live);
       return held.size === 1 && [...held.values()][0] === 1024;
     }, 10_000);
     const res = await authorize(a, apiKey, authorizeBody(fresh));

@@ -3,6 +3,7 @@
 // thresholds) or derived from the audit log (running totals, windows, sessions, step-ups).
 // Types and constants only: state.ts creates a state, load.ts rebuilds one from PostgreSQL.
 import type { Units } from '../../domain/money.js';
+import type { ShadowSet } from './replay-inputs.js';
 import type { AmountBaseline, AmountHistory, TimeWindow } from './rings.js';
 import type { ThresholdOverrides, Thresholds } from './thresholds.js';
 
@@ -157,6 +158,11 @@ export interface AgentState {
   thresholds: Thresholds;
   /** thresholdsVersion(thresholds), stored with every decision. */
   thresholdsVersion: string;
+  /**
+   * The Principal's shadow thresholds (threshold-eval.ts), evaluated next to every decision
+   * without effect; absent or null when it has none. Shared by its agents on this thread.
+   */
+  shadow?: ShadowSet | null;
   derived: Derived;
   readonly stats: TrustStats;
   readonly amounts: AmountHistory;

@@ -20,6 +20,7 @@ import { respond } from './respond.js';
 import { ROLLUP_AFTER_ROWS, refreshRollup } from './rollup.js';
 import { openSession } from './sessions.js';
 import { merchantKeyOf } from './state.js';
+import { replayInputsOf, shadowDecision } from './threshold-eval.js';
 import type { Work } from './work.js';
 
 /** Decides one authorization and updates `state` as if the decision were committed. */
@@ -51,6 +52,8 @@ export function evaluate(state: AgentState, req: AuthorizeRequest, nowMs: number
   };
   runGates(state, req, w, nowMs);
   confirmStepUp(state, req, w, nowMs);
+  w.replay = replayInputsOf(w);
+  if (state.shadow) w.shadow = { ...shadowDecision(w, w.replay, state.shadow), version: state.shadow.version };
   recordDecision(state, req, w, nowMs);
   budgetEvents(state.agentId, req, w);
   // The trust score of the response and events: this decision's, else the agent's last one.

@@ -16,6 +16,7 @@ import {
   findPendingStepUp,
   UNCONFIRMED_STEP_UP,
 } from './step-up.js';
+import { scoresPastHardDecline } from './threshold-eval.js';
 import { type CtsResult, computeCts, effectiveLimit } from './trust.js';
 import { decline, money, stepUp, type Work } from './work.js';
 
@@ -127,6 +128,8 @@ export function runGates(state: AgentState, req: AuthorizeRequest, w: Work, nowM
         'risk_score_too_high',
         `risk_score ${risk.score} is at or above risk_score_hard_decline ${t.risk_score_hard_decline}`,
       );
+      // For backtests and shadow thresholds: what stages 3 and 4 would have scored.
+      w.pastHardDecline = scoresPastHardDecline(state, req, risk, w);
     } else {
       if (risk.velocity) {
         stepUp(

@@ -12,6 +12,7 @@ import { EVIDENCE_ROWS, EVIDENCE_WINDOW_MS, evidenceDue, seedMerchantEvidence } 
 import { carried, fold, type MandateSums, rollupOf, totals } from './rollup.js';
 import { merchantKeyOf, newAgentState } from './state.js';
 import { addPendingStepUp } from './step-up.js';
+import { shadowSetOf } from './threshold-eval.js';
 import type { ThresholdOverrides } from './thresholds.js';
 import { loadWindowSums } from './windows.js';
 
@@ -19,12 +20,12 @@ import { loadWindowSums } from './windows.js';
 export const RECENT_ROWS = 200;
 
 /**
- * Loads an agent's state: the agent row with its Principal's threshold overrides and its
- * audit rollup, its unexpired ACTIVE mandates and the newest expired one per rail coverage
- * and currency, today's and this month's APPROVED totals per mandate with the all-time
- * decision counts (the rollup plus the rows since its upto), and its RECENT_ROWS newest
- * audit rows. Four queries, run one after another (the embedded database takes one query at
- * a time), all on primary keys or the authorizations (agent_id, created_at) and mandates
+ * Loads an agent's state: the agent row with its Principal's threshold overrides (live and
+ * shadow) and its audit rollup, its unexpired ACTIVE mandates and the newest expired one per
+ * rail coverage and currency, today's and this month's APPROVED totals per mandate with the
+ * all-time decision counts (the rollup plus the rows since its upto), and its RECENT_ROWS
+ * newest audit rows. Four queries, run one after another (the embedded database takes one query
+ * at a time), all on primary keys or the authorizations (agent_id, created_at) and mandates
  * (agent_id, created_at) indexes.
  */
 export async function loadAgentState(sql: Sql, agentId: string, nowMs: number): Promise<AgentState | null> {
@@ -39,6 +40,7 @@ export async function loadAgentState(sql: Sql, agentId: string, nowMs: number): 
       created_at: Date;
       capabilities: string[] | null;
       overrides: Record<string, unknown> | null;
+      shadow_overrides: Record<string, unknown> | null;
       rollup_upto: Date | null;
       rollup_approved: string | null;
       rollup_declined: string | null;
@@ -49,12 +51,14 @@ export async function loadAgentState(sql: Sql, agentId: string, nowMs: number): 
     }[]
   >`
     select a.id, a.principal_id, a.client_id, a.status, a.trust_level, a.kya_score::text as kya_score,
-           a.created_at, a.capabilities, t.overrides, r.upto as rollup_upto, r.approved::text as rollup_approved,
+           a.created_at, a.capabilities, t.overrides, s.overrides as shadow_overrides, r.upto as rollup_upto,
+           r.approved::text as rollup_approved,
            r.declined::text as rollup_declined, r.step_ups::text as rollup_step_ups,
            r.mandates as rollup_mandates, p.timezone, p.step_up_confirmation
     from agents a left join thresholds t on t.principal_id = a.principal_id
       left join agent_audit_rollups r on r.agent_id = a.id
       left join principals p on p.id = a.principal_id
+      left join shadow_thresholds s on s.principal_id = a.principal_id
     where a.id = ${agentId}`;
   const agent = agents[0];
   if (!agent) return null;
@@ -143,6 +147,7 @@ export async function loadAgentState(sql: Sql, agentId: string, nowMs: number): 
     timeZone,
     stepUpByPrincipal: agent.step_up_confirmation === 'principal',
   });
+  state.shadow = shadowSetOf(state.overrides, agent.shadow_overrides);
 
   if (rollup !== null) {
     state.stats.approved += rollup.approved;

@@ -189,6 +189,11 @@ export function respond(
     step_up_id: w.stepUpId,
     step_up_code_hash: w.stepUpCodeHash,
     step_up_expires_at: w.stepUpCodeHash === null ? null : isoOf(w.stepUpExpiresAtMs),
+    // Shadow thresholds (threshold-eval.ts): what they decided, without effect.
+    shadow:
+      w.shadow === undefined
+        ? null
+        : { decision: w.shadow.decision, gates_fired: w.shadow.gates, thresholds_version: w.shadow.version },
     explanation: {
       thresholds_version: state.thresholdsVersion,
       gates_fired: gates,
@@ -214,6 +219,8 @@ export function respond(
         intent_anomaly_score: intent === null ? null : intent.score,
         intent_signals: intent === null ? [] : intent.signals,
       },
+      // The inputs of backtests and shadow thresholds (threshold-eval.ts).
+      replay: w.replay ?? null,
     },
   };
   return { decision, response, audit, events, agentUpdate };

@@ -51,6 +51,8 @@ export function newAgentState(seed: AgentSeed): AgentState {
     overrides: seed.overrides ?? {},
     thresholds,
     thresholdsVersion: thresholdsVersion(thresholds),
+    // Set by load.ts from the Principal's shadow overrides (threshold-eval.ts shadowSetOf).
+    shadow: null,
     derived: derive(thresholds),
     stats: { approved: 0, declined: 0, stepUps: 0 },
     amounts: new AmountHistory(),

@@ -5,6 +5,7 @@ import type { Decision, EngineEvent } from '../contract.js';
 import type { MandateState, SessionState } from './agent-state.js';
 import type { IntentResult } from './intent.js';
 import { type Gate, REASONS, type ReasonCode } from './reasons.js';
+import type { ReplayInputs } from './replay-inputs.js';
 import type { RiskResult } from './risk.js';
 import type { CtsResult } from './trust.js';
 
@@ -42,6 +43,15 @@ export interface Work {
   stepUpExpiresAtMs: number;
   /** Events of the decision, in the order they are emitted. */
   readonly events: EngineEvent[];
+  /**
+   * After a hard decline: the trust and intent-anomaly scores the later stages would have read
+   * (threshold-eval.ts scoresPastHardDecline), kept for backtests and shadow thresholds only.
+   */
+  pastHardDecline?: { readonly trust: number; readonly intent: number } | undefined;
+  /** What the replayable thresholds act on (threshold-eval.ts), set once the gates decided. */
+  replay?: ReplayInputs | undefined;
+  /** The decision under the Principal's shadow thresholds (no effect), when it has them. */
+  shadow?: { readonly decision: Decision; readonly gates: readonly string[]; readonly version: string } | undefined;
 }
 
 export function addGate(w: Work, gate: Gate): void {

@@ -133,6 +133,31 @@ export async function auditIds(databaseUrl: string): Promise<Set<string>> {
   }
 }
 
+/** Live owners of the shards (instance id -> shards held), from the leases table. */
+export async function shardOwners(databaseUrl: string): Promise<Map<string, number>> {
+  const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} });
+  try {
+    const rows = await sql<{ owner: string; n: number }[]>`
+      select owner, count(*)::int as n from shard_leases
+      where owner is not null and expires_at > now() group by owner`;
+    return new Map(rows.map((r) => [r.owner, r.n]));
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
+}
+
+/**
+ * Resolves once two instances on `databaseUrl` see each other and have shared the shards out (a
+ * joining instance takes its share over a few beats, at most 128 shards per beat from each other
+ * instance).
+ */
+export async function shardsShared(databaseUrl: string): Promise<void> {
+  await until(async () => {
+    const held = await shardOwners(databaseUrl);
+    return held.size === 2 && Math.min(...held.values()) > 400;
+  }, 15_000);
+}
+
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Resolves once `cond` holds (checked every 100 ms); rejects after `ms`. */

@@ -1,0 +1,79 @@
+// Reading a Principal's own audit rows of [from, to) oldest first, bounded per call in rows and
+// in time, with a cursor to go on where a call stopped (the backtest and the shadow report).
+// Rows are read in chunks on the (principal_id, created_at, id) index of migration 0240.
+import { decodeCursor, encodeCursor } from '../http/cursor.js';
+import type { Sql } from '../storage/db.js';
+
+/** Rows read per query. */
+const CHUNK_ROWS = 1000;
+/** Wall time a call reads and replays for before it stops and hands back a cursor. */
+export const RANGE_TIME_BUDGET_MS = 2000;
+export const RANGE_DEFAULT_ROWS = 5000;
+export const RANGE_MAX_ROWS = 20_000;
+
+export interface RangeRow {
+  readonly id: string;
+  readonly agent_id: string;
+  readonly decision: string;
+  readonly gates_fired: string[];
+  /** NUMERIC as text. */
+  readonly amount: string;
+  /** explanation->'replay' (null when absent). */
+  readonly replay: unknown;
+  /** The shadow decision (migration 0241), when asked for. */
+  readonly shadow: unknown;
+  /** created_at with microseconds (the cursor's form). */
+  readonly ts: string;
+}
+
+export interface RangeScan {
+  readonly rows: number;
+  /** Where the next call goes on (null: the range is done). */
+  readonly next_cursor: string | null;
+  /** complete, row_limit (the call's limit was reached) or time_budget. */
+  readonly stopped: 'complete' | 'row_limit' | 'time_budget';
+}
+
+export interface RangeQuery {
+  readonly principalId: string;
+  readonly from: Date;
+  readonly to: Date;
+  readonly cursor: string | undefined;
+  readonly limit: number;
+  /** Only rows with a shadow decision, and read it. */
+  readonly shadowOnly: boolean;
+  /** Wall time before the call stops (default RANGE_TIME_BUDGET_MS); checked between chunks. */
+  readonly budgetMs?: number;
+  /** Rows per query (default CHUNK_ROWS). */
+  readonly chunkRows?: number;
+}
+
+/** Calls `each` for every row of the range in (created_at, id) order, within the bounds. */
+export async function scanRange(sql: Sql, q: RangeQuery, each: (row: RangeRow) => void): Promise<RangeScan> {
+  const started = Date.now();
+  let after = q.cursor === undefined ? null : decodeCursor(q.cursor, 'auth_');
+  let rows = 0;
+  for (;;) {
+    const want = Math.min(q.chunkRows ?? CHUNK_ROWS, q.limit - rows);
+    const chunk = await sql<RangeRow[]>`
+      select id, agent_id, decision, gates_fired, amount::text as amount, explanation->'replay' as replay,
+        ${q.shadowOnly ? sql`shadow` : sql`null::jsonb as shadow`},
+        to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as ts
+      from authorizations
+      where principal_id = ${q.principalId} and created_at >= ${q.from} and created_at < ${q.to}
+        ${q.shadowOnly ? sql`and shadow is not null` : sql``}
+        ${after === null ? sql`` : sql`and (created_at, id) > (${after.ts}::timestamptz, ${after.id})`}
+      order by created_at, id
+      limit ${want + 1}`;
+    const page = chunk.length > want ? chunk.slice(0, want) : chunk;
+    for (const row of page) each(row);
+    rows += page.length;
+    const last = page[page.length - 1];
+    if (chunk.length <= want || last === undefined) return { rows, next_cursor: null, stopped: 'complete' };
+    after = { ts: last.ts, id: last.id };
+    if (rows >= q.limit) return { rows, next_cursor: encodeCursor(last.ts, last.id), stopped: 'row_limit' };
+    if (Date.now() - started >= (q.budgetMs ?? RANGE_TIME_BUDGET_MS)) {
+      return { rows, next_cursor: encodeCursor(last.ts, last.id), stopped: 'time_budget' };
+    }
+  }
+}

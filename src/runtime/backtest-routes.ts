@@ -1,0 +1,110 @@
+// POST /api/v1/thresholds/backtest: the Principal's own recorded decisions of [from, to)
+// decided again under proposed thresholds, from the scores stored with each decision
+// (explanation.replay, src/engine/pipeline/threshold-eval.ts). Bounded per call in rows and time
+// (audit-range.ts); next_cursor goes on where a call stopped.
+import { fromDb } from '../domain/money.js';
+import {
+  type Redecision,
+  readReplayInputs,
+  redecide,
+  replayablePatchErrors,
+  replayableValues,
+  replayThresholds,
+} from '../engine/pipeline/threshold-eval.js';
+import { mergeThresholds, type Thresholds, validateThresholdOverrides } from '../engine/pipeline/thresholds.js';
+import { ApiError, type ErrorDetail } from '../errors/registry.js';
+import { json, type RouteDef } from '../http/types.js';
+import { RANGE_DEFAULT_ROWS, scanRange } from './audit-range.js';
+import { callerOf } from './context.js';
+import { DecisionDiff, replayedGates } from './decision-diff.js';
+import { loadOverrides } from './thresholds-routes.js';
+
+interface BacktestBody {
+  overrides?: Record<string, unknown>;
+  from: string;
+  to: string;
+  limit?: number;
+  cursor?: string;
+}
+
+/** from before to (the schema checked each is a date-time). */
+export function rangeErrors(b: { from?: unknown; to?: unknown }): ErrorDetail[] {
+  if (typeof b.from !== 'string' || typeof b.to !== 'string') return [];
+  if (!(Date.parse(b.from) < Date.parse(b.to)))
+    return [{ field: 'to', code: 'invalid', message: 'must be after from' }];
+  return [];
+}
+
+function backtestFieldErrors(b: unknown): ErrorDetail[] {
+  if (typeof b !== 'object' || b === null) return [];
+  const body = b as Record<string, unknown>;
+  return [...replayablePatchErrors(body.overrides, 'overrides'), ...rangeErrors(body)];
+}
+
+export function backtestRoutes(): RouteDef[] {
+  return [
+    {
+      method: 'POST',
+      path: '/api/v1/thresholds/backtest',
+      auth: 'principal',
+      body: 'ThresholdsBacktestRequest',
+      response: 'ThresholdsBacktestResult',
+      successStatus: 200,
+      summary: "Replay the Principal's recorded decisions of a time range under proposed thresholds",
+      fieldErrors: (_ctx, raw) => backtestFieldErrors(raw),
+      handler: async (ctx) => {
+        const { db, principalId } = callerOf(ctx);
+        const body = ctx.body as BacktestBody;
+        const problems = backtestFieldErrors(body);
+        if (problems.length > 0) throw new ApiError('validation_error', undefined, { details: problems });
+        const current = await loadOverrides(db, principalId);
+        const patch = body.overrides ?? {};
+        let proposed: Thresholds;
+        if (Object.keys(patch).length === 0) proposed = mergeThresholds(current);
+        else {
+          const checked = validateThresholdOverrides(patch, current);
+          if (!checked.ok) {
+            throw new ApiError('invalid_thresholds', undefined, {
+              details: checked.problems.map((p) => ({ field: `overrides.${p.field}`, message: p.message })),
+            });
+          }
+          proposed = checked.effective;
+        }
+        const rt = replayThresholds(proposed);
+        const diff = new DecisionDiff();
+        const scan = await scanRange(
+          db,
+          {
+            principalId,
+            from: new Date(body.from),
+            to: new Date(body.to),
+            cursor: body.cursor,
+            limit: body.limit ?? RANGE_DEFAULT_ROWS,
+            shadowOnly: false,
+          },
+          (row) => {
+            const inputs = readReplayInputs(row.replay);
+            if (inputs === null) {
+              diff.notReplayable();
+              return;
+            }
+            const fixed = inputs.fixed === true;
+            const before = { decision: row.decision, gates: replayedGates(row.gates_fired, fixed) };
+            const after: Redecision | typeof before =
+              inputs.fixed === true ? before : redecide(inputs, fromDb(row.amount) ?? 0n, rt);
+            diff.add(row.id, row.agent_id, before, after);
+          },
+        );
+        return json(200, {
+          from: new Date(body.from).toISOString(),
+          to: new Date(body.to).toISOString(),
+          thresholds: replayableValues(proposed),
+          ...diff.summary(),
+          rows_read: scan.rows,
+          stopped: scan.stopped,
+          next_cursor: scan.next_cursor,
+        });
+      },
+    },
+  ];
+}

@@ -1,0 +1,224 @@
+// Shadow thresholds (issue 17): GET/PUT/DELETE /api/v1/thresholds/shadow set a second set of the
+// Principal's replayable thresholds, laid over its live overrides, that every decision is also
+// decided under without effect (src/engine/pipeline/threshold-eval.ts); the audit row keeps the
+// shadow decision. GET /api/v1/thresholds/shadow/report summarises where the two differ. A change
+// reaches the owning actors like a live thresholds change (invalidatePrincipal, every instance).
+import type { Services } from '../app/services.js';
+import { recordSecurityEvent } from '../audit/security-log.js';
+import {
+  isReplayable,
+  REPLAYABLE_THRESHOLDS,
+  readReplayInputs,
+  replayablePatchErrors,
+  replayableValues,
+  shadowSetOf,
+} from '../engine/pipeline/threshold-eval.js';
+import { mergeThresholds, type ThresholdOverrides, validateThresholdOverrides } from '../engine/pipeline/thresholds.js';
+import { ApiError } from '../errors/registry.js';
+import { json, type RouteDef } from '../http/types.js';
+import type { Sql } from '../storage/db.js';
+import { RANGE_DEFAULT_ROWS, scanRange } from './audit-range.js';
+import { rangeErrors } from './backtest-routes.js';
+import { callerOf } from './context.js';
+import { DecisionDiff, replayedGates } from './decision-diff.js';
+import { invalidatePrincipal } from './engine-handle.js';
+import { loadOverrides } from './thresholds-routes.js';
+
+const DAY_MS = 86_400_000;
+
+/** Stored shadow overrides restricted to replayable fields with finite numbers. */
+function cleanShadow(stored: Record<string, unknown> | null | undefined): ThresholdOverrides {
+  const out: Record<string, number> = {};
+  for (const [k, v] of Object.entries(stored ?? {})) {
+    if (isReplayable(k) && typeof v === 'number' && Number.isFinite(v)) out[k] = v;
+  }
+  return out;
+}
+
+async function loadShadow(
+  db: Sql,
+  principalId: string,
+): Promise<{ overrides: ThresholdOverrides; updatedAt: Date | null }> {
+  const rows = await db<{ overrides: Record<string, unknown>; updated_at: Date }[]>`
+    select overrides, updated_at from shadow_thresholds where principal_id = ${principalId}`;
+  const row = rows[0];
+  return { overrides: cleanShadow(row?.overrides), updatedAt: row?.updated_at ?? null };
+}
+
+/** The view of a shadow set: its overrides and the replayable thresholds it decides under. */
+function view(live: ThresholdOverrides, shadow: ThresholdOverrides) {
+  const set = shadowSetOf(live, shadow);
+  return {
+    active: set !== null,
+    overrides: shadow,
+    thresholds: set === null ? null : replayableValues(set.t),
+    live_thresholds: replayableValues(mergeThresholds(live)),
+    thresholds_version: set?.version ?? null,
+  };
+}
+
+interface ShadowRow {
+  decision: string;
+  gates_fired: string[];
+}
+
+function isShadowRow(v: unknown): v is ShadowRow {
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    typeof (v as ShadowRow).decision === 'string' &&
+    Array.isArray((v as ShadowRow).gates_fired)
+  );
+}
+
+export function shadowRoutes(services: Services): RouteDef[] {
+  return [
+    {
+      method: 'GET',
+      path: '/api/v1/thresholds/shadow',
+      auth: 'principal',
+      response: 'ShadowThresholdsView',
+      summary: 'The shadow thresholds evaluated next to every decision without effect',
+      handler: async (ctx) => {
+        const { db, principalId } = callerOf(ctx);
+        const live = await loadOverrides(db, principalId);
+        const shadow = await loadShadow(db, principalId);
+        return json(200, { ...view(live, shadow.overrides), updated_at: shadow.updatedAt?.toISOString() ?? null });
+      },
+    },
+    {
+      method: 'PUT',
+      path: '/api/v1/thresholds/shadow',
+      auth: 'principal',
+      body: 'ShadowThresholdsUpdateRequest',
+      response: 'ShadowThresholdsUpdateResponse',
+      summary: 'Set shadow thresholds (a patch; null removes a field from the shadow set)',
+      fieldErrors: (_ctx, raw) => replayablePatchErrors(raw, ''),
+      handler: async (ctx) => {
+        const caller = callerOf(ctx);
+        const patch = ctx.body as Record<string, unknown>;
+        const problems = replayablePatchErrors(patch, '');
+        if (problems.length > 0) throw new ApiError('validation_error', undefined, { details: problems });
+        if (Object.keys(patch).length === 0) throw new ApiError('no_fields_to_update');
+        const result = await caller.db.begin(async (tx) => {
+          await tx`insert into shadow_thresholds (principal_id) values (${caller.principalId})
+            on conflict (principal_id) do nothing`;
+          const rows = await tx<{ overrides: Record<string, unknown> }[]>`
+            select overrides from shadow_thresholds where principal_id = ${caller.principalId} for update`;
+          const before = cleanShadow(rows[0]?.overrides);
+          const next: Record<string, number> = { ...before };
+          for (const [k, v] of Object.entries(patch)) {
+            if (v === null) delete next[k];
+            else next[k] = v as number;
+          }
+          const live = await loadOverrides(tx as unknown as Sql, caller.principalId);
+          // The shadow set laid over the live overrides must keep the cross-field order.
+          if (Object.keys(next).length > 0) {
+            const checked = validateThresholdOverrides(next, live);
+            if (!checked.ok) throw new ApiError('invalid_thresholds', undefined, { details: checked.problems });
+          }
+          await tx`update shadow_thresholds set overrides = ${tx.json(next)}, updated_at = now()
+            where principal_id = ${caller.principalId}`;
+          const was = shadowSetOf(live, before);
+          const now = shadowSetOf(live, next);
+          // The shadow fields set, removed or given another value.
+          const fieldsChanged = REPLAYABLE_THRESHOLDS.filter((k) => before[k] !== next[k]).sort();
+          await recordSecurityEvent(tx, ctx, {
+            action: 'thresholds.shadow_updated',
+            targetType: 'thresholds',
+            targetId: caller.principalId,
+            changes: { fields_changed: fieldsChanged, requested: patch, shadow_overrides: next },
+          });
+          return { live, next, changed: was?.version !== now?.version, fieldsChanged };
+        });
+        if (result.changed) await invalidatePrincipal(services, caller.environment, caller.principalId);
+        return json(200, {
+          status: 'updated',
+          fields_changed: result.fieldsChanged,
+          ...view(result.live, result.next),
+        });
+      },
+    },
+    {
+      method: 'DELETE',
+      path: '/api/v1/thresholds/shadow',
+      auth: 'principal',
+      response: 'ThresholdsResetResponse',
+      summary: 'Stop evaluating shadow thresholds',
+      handler: async (ctx) => {
+        const caller = callerOf(ctx);
+        const removed = await caller.db.begin(async (tx) => {
+          const rows = await tx<{ overrides: Record<string, unknown> }[]>`
+            delete from shadow_thresholds where principal_id = ${caller.principalId} returning overrides`;
+          const had = cleanShadow(rows[0]?.overrides);
+          await recordSecurityEvent(tx, ctx, {
+            action: 'thresholds.shadow_reset',
+            targetType: 'thresholds',
+            targetId: caller.principalId,
+            changes: { removed_shadow_overrides: had },
+          });
+          return Object.keys(had).length > 0;
+        });
+        if (removed) await invalidatePrincipal(services, caller.environment, caller.principalId);
+        return json(200, {
+          status: 'reset',
+          message: removed
+            ? 'The shadow thresholds were removed; decisions are no longer evaluated under them.'
+            : 'There were no shadow thresholds.',
+        });
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/thresholds/shadow/report',
+      auth: 'principal',
+      query: 'ShadowReportQuery',
+      response: 'ShadowReport',
+      summary: 'Where the shadow decisions of a time range differ from the real ones',
+      handler: async (ctx) => {
+        const { db, principalId } = callerOf(ctx);
+        const to = ctx.query.to === undefined ? new Date() : new Date(ctx.query.to);
+        const from = ctx.query.from === undefined ? new Date(to.getTime() - DAY_MS) : new Date(ctx.query.from);
+        const problems = rangeErrors({ from: from.toISOString(), to: to.toISOString() });
+        if (problems.length > 0) throw new ApiError('validation_error', undefined, { details: problems });
+        const diff = new DecisionDiff();
+        const scan = await scanRange(
+          db,
+          {
+            principalId,
+            from,
+            to,
+            cursor: ctx.query.cursor,
+            limit: ctx.query.limit === undefined ? RANGE_DEFAULT_ROWS : Number(ctx.query.limit),
+            shadowOnly: true,
+          },
+          (row) => {
+            const inputs = readReplayInputs(row.replay);
+            if (inputs === null || !isShadowRow(row.shadow)) {
+              diff.notReplayable();
+              return;
+            }
+            const fixed = inputs.fixed === true;
+            const before = { decision: row.decision, gates: replayedGates(row.gates_fired, fixed) };
+            diff.add(
+              row.id,
+              row.agent_id,
+              before,
+              fixed
+                ? { decision: row.shadow.decision, gates: before.gates }
+                : { decision: row.shadow.decision, gates: row.shadow.gates_fired },
+            );
+          },
+        );
+        return json(200, {
+          from: from.toISOString(),
+          to: to.toISOString(),
+          ...diff.summary(),
+          rows_read: scan.rows,
+          stopped: scan.stopped,
+          next_cursor: scan.next_cursor,
+        });
+      },
+    },
+  ];
+}
