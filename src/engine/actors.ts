@@ -11,7 +11,7 @@
 // once the commit is done. An actor is reloaded (after its in-flight commits have landed, so
 // the database holds everything it counted) when the API invalidates it, when a commit fails,
 // or when an idempotency_key turned out to be recorded already.
-// Length (~590 lines): one ActorSystem whose LRU, per-agent queues, idempotency-key memory and
+// Length (~615 lines): one ActorSystem whose LRU, per-agent queues, idempotency-key memory and
 // upkeep share the same actors and counters; split, each part would mutate the others' state.
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
@@ -454,6 +454,10 @@ export class ActorSystem {
       job.resolve(safeResult(request));
       return;
     }
+    if (request.dryRun === true) {
+      this.#explain(actor, job);
+      return;
+    }
     const key = request.idempotencyKey;
     let entry: KeyEntry | undefined;
     let fingerprint: string | null = null;
@@ -490,6 +494,25 @@ export class ActorSystem {
     void db.committer
       .enqueue({ request, evaluation })
       .then((outcome) => this.#settled(actor, job, evaluation, entry, outcome));
+  }
+
+  /**
+   * POST /authorize/explain: the decision core explains the request on a copy of the state, in
+   * this actor's turn (so it sees every decision queued before it). Nothing is signed, recorded
+   * or remembered: the idempotency_key is not looked up or kept.
+   */
+  #explain(actor: Actor, job: Job): void {
+    const explain = this.#core.explain;
+    let response: Record<string, unknown>;
+    try {
+      if (explain === undefined) throw new Error('the decision core has no dry run');
+      response = explain(actor.state, job.request, (this.#options.clock ?? Date.now)());
+    } catch (err) {
+      this.#log.error({ err, agent_id: actor.agentId }, 'dry run fault; answering the safe decision');
+      job.resolve(safeResult(job.request));
+      return;
+    }
+    job.resolve({ kind: 'decided', response, replayed: false });
   }
 
   #settled(actor: Actor, job: Job, evaluation: Evaluation, entry: KeyEntry | undefined, outcome: CommitOutcome): void {

@@ -11,6 +11,7 @@ import { parseAmount } from '../../domain/money.js';
 import type { AuthorizeRequest, DecisionCore, Evaluation } from '../contract.js';
 import type { AgentState } from './agent-state.js';
 import { budgetEvents } from './caps.js';
+import { explainDecision } from './explain.js';
 import { followUp } from './follow-up.js';
 import { confirmStepUp, runGates } from './gates.js';
 import { loadAgentState } from './load.js';
@@ -22,8 +23,17 @@ import { openSession } from './sessions.js';
 import { merchantKeyOf } from './state.js';
 import type { Work } from './work.js';
 
-/** Decides one authorization and updates `state` as if the decision were committed. */
-export function evaluate(state: AgentState, req: AuthorizeRequest, nowMs: number): Evaluation {
+/**
+ * Decides one authorization and updates `state` as if the decision were committed. `inspect`
+ * (the dry run, explain.ts) sees the verdict once the gates and a step-up confirmation ran and
+ * before anything is recorded in `state`.
+ */
+export function evaluate(
+  state: AgentState,
+  req: AuthorizeRequest,
+  nowMs: number,
+  inspect?: (w: Work) => void,
+): Evaluation {
   const amount = parseAmount(req.amount) ?? 0n;
   const merchant = merchantKeyOf(req.merchantId, req.merchantName);
   const authorizationId = newId('auth');
@@ -47,6 +57,7 @@ export function evaluate(state: AgentState, req: AuthorizeRequest, nowMs: number
   };
   runGates(state, req, w, nowMs);
   confirmStepUp(state, req, w, nowMs);
+  inspect?.(w);
   recordDecision(state, req, w, nowMs);
   budgetEvents(state.agentId, req, w);
   // The trust score of the response and events: this decision's, else the agent's last one.
@@ -60,6 +71,7 @@ export const decisionCore: DecisionCore<AgentState> = {
   load: loadAgentState,
   principalOf: (state) => state.principalId,
   evaluate,
+  explain: (state, req, nowMs) => explainDecision(state, req, nowMs, evaluate),
   sizeOf: estimateStateBytes,
   maintenanceDue(state) {
     if (state.auditRowsSinceRollup < ROLLUP_AFTER_ROWS) return false;
