@@ -13,6 +13,7 @@
 // or when an idempotency_key turned out to be recorded already.
 // Length (~615 lines): one ActorSystem whose LRU, per-agent queues, idempotency-key memory and
 // upkeep share the same actors and counters; split, each part would mutate the others' state.
+import { performance } from 'node:perf_hooks';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
 import { type Breaker, DEADLINE, isUnavailable } from '../audit/breaker.js';
@@ -26,6 +27,7 @@ import { requestFingerprint } from './idempotency.js';
 import type { AuthorizeResult } from './protocol.js';
 import { safeDecision } from './safe-decision.js';
 import { shardOf } from './shards.js';
+import { STAGE_COMMITTED, STAGE_SIGNED } from './timing.js';
 
 /** One database as seen from a shard: its pool, the serialising gate, breaker and committer. */
 export interface ShardDatabase {
@@ -484,6 +486,7 @@ export class ActorSystem {
     }
     // The signed receipt goes into the response before it is recorded (src/receipts/attach.ts).
     attachReceipt(request, evaluation.response);
+    if (evaluation.marks !== undefined) evaluation.marks[STAGE_SIGNED] = performance.now();
     if (key !== null) {
       evaluation.audit.request_hash = fingerprint;
       entry = { response: null, fingerprint, expired: false, sinceMs: Date.now(), waiters: [] };
@@ -518,7 +521,9 @@ export class ActorSystem {
   #settled(actor: Actor, job: Job, evaluation: Evaluation, entry: KeyEntry | undefined, outcome: CommitOutcome): void {
     let result: AuthorizeResult;
     if (outcome.kind === 'committed') {
-      result = { kind: 'decided', response: evaluation.response, replayed: false };
+      const marks = evaluation.marks;
+      if (marks !== undefined) marks[STAGE_COMMITTED] = performance.now();
+      result = { kind: 'decided', response: evaluation.response, replayed: false, marks };
     } else if (outcome.kind === 'replay') {
       // The key was recorded by someone else: the state counted a decision that does not exist.
       markStale(actor);

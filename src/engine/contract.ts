@@ -116,6 +116,11 @@ export interface Evaluation {
   readonly events: readonly EngineEvent[];
   /** Columns of the agents row to update in the same commit (trust promotion, KYA score). */
   readonly agentUpdate: { readonly trust_level?: string; readonly kya_score?: string } | null;
+  /**
+   * When each stage of the decision started (performance.now() of the shard thread, slots of
+   * src/engine/timing.ts); the actor adds the receipt and the commit. Absent: not timed.
+   */
+  readonly marks?: Float64Array;
 }
 
 /** The decision logic, called only on the shard thread that owns the agent. */

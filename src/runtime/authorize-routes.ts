@@ -18,6 +18,7 @@ import { formatAmount, fromDb, parseAmount, readAmount, SCALE, toJsonNumber } fr
 import type { AuthorizeRequest, DecisionEngine } from '../engine/contract.js';
 import { type DecisionReply, finishReply, toReply } from '../engine/reply.js';
 import { safeDecision } from '../engine/safe-decision.js';
+import { serverTiming } from '../engine/timing.js';
 import { ApiError, type ErrorDetail } from '../errors/registry.js';
 import { decodeCursor, encodeCursor } from '../http/cursor.js';
 import { amountText } from '../http/json-source.js';
@@ -265,14 +266,29 @@ export function authorizeRoutes(deps: AuthorizeRouteDeps): RouteDef[] {
    */
   const faulted = new WeakSet<RequestContext>();
 
-  /** 200 with the decision's pre-serialised body and this request's own processing time. */
-  function answer(ctx: RequestContext, reply: DecisionReply, dryRun = false): Reply {
-    const ms = performance.now() - ctx.startedAt;
+  /**
+   * 200 with the decision's pre-serialised body and this request's own processing time; with
+   * `engineAt` (when the request was handed to the engine), the Server-Timing header of
+   * /authorize (src/engine/timing.ts).
+   */
+  function answer(ctx: RequestContext, reply: DecisionReply, dryRun = false, engineAt = 0): Reply {
+    const now = performance.now();
+    const ms = now - ctx.startedAt;
     if (!faulted.has(ctx) && !dryRun) onDecision?.(reply.decision, reply.gatesFired, ms / 1000);
     const rawJson = finishReply(reply, roundMs(ms));
-    return reply.replayed
-      ? { status: 200, rawJson, headers: REPLAYED as Record<string, string> }
-      : { status: 200, rawJson };
+    if (engineAt === 0 || dryRun) {
+      return reply.replayed
+        ? { status: 200, rawJson, headers: REPLAYED as Record<string, string> }
+        : { status: 200, rawJson };
+    }
+    const timing = serverTiming(engineAt - ctx.startedAt, now - engineAt, reply.timing, reply.shardMs ?? 0, ms);
+    return {
+      status: 200,
+      rawJson,
+      headers: reply.replayed
+        ? { 'idempotent-replayed': 'true', 'server-timing': timing }
+        : { 'server-timing': timing },
+    };
   }
 
   /** POST /authorize, or with `dryRun` POST /authorize/explain (the same path to the owning actor). */
@@ -282,12 +298,14 @@ export function authorizeRoutes(deps: AuthorizeRouteDeps): RouteDef[] {
     let request = buildRequest(ctx, auth, body);
     if (dryRun) request = { ...request, dryRun };
     let reply: DecisionReply;
+    let engineAt = 0;
     try {
       if (body.agent_id === undefined) {
         const found = await dids.resolve(ctx.db as Sql, auth.environment, auth.clientId, body.agent_did as string);
         if (found === null || found.principalId !== auth.principalId) throw new ApiError('agent_not_found');
         request = { ...request, agentId: found.agentId };
       }
+      engineAt = performance.now();
       reply = await engine.authorize(request);
     } catch (err) {
       // agent_not_found, idempotency_key_reuse / _expired: answers about the request, not faults.
@@ -296,7 +314,7 @@ export function authorizeRoutes(deps: AuthorizeRouteDeps): RouteDef[] {
       reply = toReply(safeDecision(request));
     }
     // This request's own time, also on an idempotent replay (the decision itself is replayed unchanged).
-    return answer(ctx, reply, dryRun);
+    return answer(ctx, reply, dryRun, engineAt);
   }
 
   return [

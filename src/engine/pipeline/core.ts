@@ -9,6 +9,7 @@
 import { newId } from '../../domain/ids.js';
 import { parseAmount } from '../../domain/money.js';
 import type { AuthorizeRequest, DecisionCore, Evaluation } from '../contract.js';
+import { STAGE_GATES_END, STAGE_MANDATE, STAGE_RECORD_END, STAGE_SLOTS } from '../timing.js';
 import type { AgentState } from './agent-state.js';
 import { budgetEvents } from './caps.js';
 import { explainDecision } from './explain.js';
@@ -21,7 +22,7 @@ import { respond } from './respond.js';
 import { ROLLUP_AFTER_ROWS, refreshRollup } from './rollup.js';
 import { openSession } from './sessions.js';
 import { merchantKeyOf } from './state.js';
-import type { Work } from './work.js';
+import { mark, type Work } from './work.js';
 
 /**
  * Decides one authorization and updates `state` as if the decision were committed. `inspect`
@@ -54,8 +55,11 @@ export function evaluate(
     limit: null,
     confirmed: false,
     events: [],
+    marks: new Float64Array(STAGE_SLOTS),
   };
+  mark(w, STAGE_MANDATE);
   runGates(state, req, w, nowMs);
+  mark(w, STAGE_GATES_END);
   confirmStepUp(state, req, w, nowMs);
   inspect?.(w);
   recordDecision(state, req, w, nowMs);
@@ -64,7 +68,9 @@ export function evaluate(
   const trustScore = w.cts !== null ? w.cts.score : state.lastTrustScore;
   const stepUpExpiresAtMs = nowMs + state.derived.stepUpWindowMs;
   const agentUpdate = followUp(state, req, w, trustScore, stepUpExpiresAtMs, nowMs);
-  return respond(state, req, w, trustScore, stepUpExpiresAtMs, agentUpdate, nowMs);
+  const ev = respond(state, req, w, trustScore, stepUpExpiresAtMs, agentUpdate, nowMs);
+  mark(w, STAGE_RECORD_END);
+  return ev;
 }
 
 export const decisionCore: DecisionCore<AgentState> = {

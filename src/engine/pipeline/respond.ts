@@ -208,5 +208,5 @@ export function respond(
       },
     },
   };
-  return { decision, response, audit, events, agentUpdate };
+  return { decision, response, audit, events, agentUpdate, marks: w.marks };
 }
