@@ -2,8 +2,9 @@
 // evaluate() then gives on the same state, and leaves the state exactly as it was, however much
 // history the agent has (rings, baselines, sessions, pending step-ups, merchant declines).
 import { describe, expect, it } from 'vitest';
-import { decisionCore } from '../../src/engine/pipeline/core.js';
-import { copyState } from '../../src/engine/pipeline/explain.js';
+import { decisionCore, evaluate } from '../../src/engine/pipeline/core.js';
+import { copyState, gateMargins } from '../../src/engine/pipeline/explain.js';
+import type { Work } from '../../src/engine/pipeline/work.js';
 import { agent, decide, request, T0 } from './support.js';
 
 /** A canonical text of any value: maps, sets, typed arrays, bigints, class instances. */
@@ -88,5 +89,36 @@ describe('decision core dry run', () => {
     decide(c, request({ amount: '12', sessionId: 'ses_c' }), t + 5000);
     expect(snapshot(s)).toBe(before);
     expect(snapshot(c)).not.toBe(before);
+  });
+
+  it('holds a decision against other thresholds: each threshold check fires by its own comparison', () => {
+    const s = agent();
+    const t = T0;
+    decide(s, request({ amount: '11', merchantName: 'Shop 1' }), t);
+    let w: Work | null = null;
+    const req = request({ amount: '12', merchantName: 'Shop 1' });
+    const ev = evaluate(copyState(s), req, t + 1000, (x) => {
+      w = x;
+    });
+    expect(ev.decision).toBe('APPROVE');
+    const seen = w as unknown as Work;
+    const risk = seen.risk?.score as number;
+    const trust = seen.cts?.score as number;
+    const real = gateMargins(s.thresholds, req, seen, new Map());
+    const check = (list: ReturnType<typeof gateMargins>, name: string) => list.find((g) => g.check === name);
+    expect(check(real, 'risk_score_hard_decline')).toMatchObject({ score: risk, fired: false });
+    expect(check(real, 'cts_red_threshold')).toMatchObject({ score: trust, fired: false });
+    expect(real.filter((g) => g.fired)).toEqual([]);
+
+    const shadow = gateMargins(
+      { ...s.thresholds, risk_score_hard_decline: risk, cts_red_threshold: trust + 0.01, rapid_fire_max_count: 1 },
+      req,
+      seen,
+      new Map(),
+    );
+    expect(check(shadow, 'risk_score_hard_decline')).toMatchObject({ threshold: risk, margin: 0, fired: true });
+    expect(check(shadow, 'cts_red_threshold')).toMatchObject({ fired: true, margin: -0.01 });
+    expect(check(shadow, 'rapid_fire_max_count')?.fired).toBe(true);
+    expect(check(shadow, 'intent_anomaly_threshold')?.fired).toBe(false);
   });
 });

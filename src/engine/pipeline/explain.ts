@@ -6,8 +6,10 @@
 // copy is then dropped: nothing is recorded, signed, emitted or counted.
 //
 // gateMargins is the per-gate view of a decision: for each check of the gates, the score it
-// read, the threshold it compares with and the margin between them. Shared with whatever else
-// reports per-gate thresholds (backtests, shadow thresholds).
+// read, the threshold it compares with and the margin between them. It takes the thresholds
+// apart from the decision, so whatever else reports per-gate thresholds (backtests, shadow
+// thresholds) can hold a decision's scores against other thresholds: each threshold check
+// fires by its own comparison, which is the gate's under the thresholds that decided.
 import { toJsonNumber, type Units } from '../../domain/money.js';
 import type { AuthorizeRequest, Evaluation } from '../contract.js';
 import type { AgentState, MandateState } from './agent-state.js';
@@ -16,6 +18,7 @@ import { CAPS } from './caps.js';
 import { withoutEvidence } from './principal-evidence.js';
 import type { ReasonCode } from './reasons.js';
 import { COUNTRY_JUMP_THRESHOLD, COUNTRY_JUMP_TRUST, round4 } from './risk.js';
+import type { Thresholds } from './thresholds.js';
 import type { Work } from './work.js';
 
 /** When a check fires: its score above, at or above, or below its threshold; null: not a number. */
@@ -114,6 +117,12 @@ function amountCheck(gate: string, check: string, evaluated: boolean, score: Uni
   };
 }
 
+/** What gateMargins reads of a decision (a Work once evaluate ran). */
+export type GateInputs = Pick<
+  Work,
+  'amount' | 'mandate' | 'risk' | 'intent' | 'cts' | 'limit' | 'reasons' | 'gates' | 'session'
+>;
+
 const SELECTION_GATES: readonly string[] = ['no_active_mandate', 'mandate_expired', 'currency_mismatch'];
 
 /**
@@ -122,12 +131,11 @@ const SELECTION_GATES: readonly string[] = ['no_active_mandate', 'mandate_expire
  * margin. Stages the pipeline did not reach are listed with evaluated false.
  */
 export function gateMargins(
-  state: AgentState,
-  req: AuthorizeRequest,
-  w: Work,
+  t: Thresholds,
+  req: Pick<AuthorizeRequest, 'sessionId' | 'rail'>,
+  w: GateInputs,
   capsBefore: ReadonlyMap<string, Units>,
 ): GateMargin[] {
-  const t = state.thresholds;
   const { amount, mandate, risk, intent, cts, limit } = w;
   const reasons = w.reasons as readonly string[];
   const gates = w.gates as readonly string[];
@@ -186,7 +194,7 @@ export function gateMargins(
       risk?.requests ?? 0,
       t.rapid_fire_max_count,
       'above',
-      risk?.rapidFire === true,
+      r && (risk?.requests ?? 0) > t.rapid_fire_max_count,
     ),
   );
   out.push(
@@ -197,7 +205,7 @@ export function gateMargins(
       risk?.score ?? 0,
       t.risk_score_hard_decline,
       'at_or_above',
-      risk?.hardDecline === true,
+      r && (risk?.score ?? 0) >= t.risk_score_hard_decline,
     ),
   );
   out.push(
@@ -208,18 +216,19 @@ export function gateMargins(
       risk?.score ?? 0,
       t.authorize_step_up_threshold,
       'at_or_above',
-      risk?.hardDecline === true || risk?.stepUp === true,
+      r && (risk?.score ?? 0) >= t.authorize_step_up_threshold,
     ),
   );
+  const jumpAt = round4(COUNTRY_JUMP_THRESHOLD + COUNTRY_JUMP_TRUST * (risk?.trust ?? 0));
   out.push(
     numeric(
       'risk_score',
       'country_jump',
       r,
       risk?.countryJump ?? 0,
-      round4(COUNTRY_JUMP_THRESHOLD + COUNTRY_JUMP_TRUST * (risk?.trust ?? 0)),
+      jumpAt,
       'at_or_above',
-      risk?.jump === true,
+      r && (risk?.countryJump ?? 0) >= jumpAt,
     ),
   );
   out.push(
@@ -230,7 +239,8 @@ export function gateMargins(
       risk?.approvals ?? 0,
       t.risk_velocity_max_count,
       'above',
-      risk?.velocity === true,
+      // Or a burst at one merchant inside the rapid-fire window (docs/decision-engine.md).
+      r && ((risk?.approvals ?? 0) > t.risk_velocity_max_count || risk?.burst === true),
     ),
   );
   // The outlier rule adapts to the agent's spread of amounts (docs/decision-engine.md): the
@@ -256,7 +266,7 @@ export function gateMargins(
       cts?.score ?? 0,
       t.cts_red_threshold,
       'below',
-      cts?.zone === 'CRITICAL',
+      c && (cts?.score ?? 0) < t.cts_red_threshold,
     ),
   );
   out.push(
@@ -267,7 +277,19 @@ export function gateMargins(
       cts?.score ?? 0,
       t.cts_amber_threshold,
       'below',
-      cts?.zone === 'RED' || cts?.zone === 'CRITICAL',
+      c && (cts?.score ?? 0) < t.cts_amber_threshold,
+    ),
+  );
+  // Below GREEN the per-transaction limit is multiplied down (effective_limit, below).
+  out.push(
+    numeric(
+      'cognitive_decline',
+      'cts_green_threshold',
+      c,
+      cts?.score ?? 0,
+      t.cts_green_threshold,
+      'below',
+      c && (cts?.score ?? 0) < t.cts_green_threshold,
     ),
   );
   if (limit !== null) {
@@ -282,7 +304,7 @@ export function gateMargins(
       intent?.score ?? 0,
       t.intent_anomaly_threshold,
       'at_or_above',
-      intent?.triggered === true,
+      intent !== null && intent.score >= t.intent_anomaly_threshold,
     ),
   );
   return out;
@@ -350,7 +372,7 @@ export function explainDecision(
     authorization_id: null,
     receipt: null,
     dry_run: true,
-    gates: gateMargins(copy, req, w, before),
+    gates: gateMargins(copy.thresholds, req, w, before),
     limits:
       m === null
         ? null
