@@ -90,6 +90,7 @@ function categorical(gate: string, check: string, evaluated: boolean, fired: boo
   return { gate, check, evaluated, score: null, threshold: null, margin: null, fires_when: null, fired };
 }
 
+/** A check against a threshold; without `fired`, it fires by its own comparison (when reached). */
 function numeric(
   gate: string,
   check: string,
@@ -97,7 +98,8 @@ function numeric(
   score: number,
   threshold: number,
   firesWhen: FiresWhen,
-  fired: boolean,
+  fired = evaluated &&
+    (firesWhen === 'above' ? score > threshold : firesWhen === 'below' ? score < threshold : score >= threshold),
 ): GateMargin {
   const margin = round4(firesWhen === 'below' ? score - threshold : threshold - score);
   return { gate, check, evaluated, score, threshold, margin, fires_when: firesWhen, fired };
@@ -186,125 +188,55 @@ export function gateMargins(
   }
 
   const r = risk !== null;
+  const riskScore = risk?.score ?? 0;
+  out.push(numeric('risk_rapid_fire', 'rapid_fire_max_count', r, risk?.requests ?? 0, t.rapid_fire_max_count, 'above'));
+  out.push(numeric('risk_score', 'risk_score_hard_decline', r, riskScore, t.risk_score_hard_decline, 'at_or_above'));
   out.push(
-    numeric(
-      'risk_rapid_fire',
-      'rapid_fire_max_count',
-      r,
-      risk?.requests ?? 0,
-      t.rapid_fire_max_count,
-      'above',
-      r && (risk?.requests ?? 0) > t.rapid_fire_max_count,
-    ),
-  );
-  out.push(
-    numeric(
-      'risk_score',
-      'risk_score_hard_decline',
-      r,
-      risk?.score ?? 0,
-      t.risk_score_hard_decline,
-      'at_or_above',
-      r && (risk?.score ?? 0) >= t.risk_score_hard_decline,
-    ),
-  );
-  out.push(
-    numeric(
-      'risk_score',
-      'authorize_step_up_threshold',
-      r,
-      risk?.score ?? 0,
-      t.authorize_step_up_threshold,
-      'at_or_above',
-      r && (risk?.score ?? 0) >= t.authorize_step_up_threshold,
-    ),
+    numeric('risk_score', 'authorize_step_up_threshold', r, riskScore, t.authorize_step_up_threshold, 'at_or_above'),
   );
   const jumpAt = round4(COUNTRY_JUMP_THRESHOLD + COUNTRY_JUMP_TRUST * (risk?.trust ?? 0));
+  out.push(numeric('risk_score', 'country_jump', r, risk?.countryJump ?? 0, jumpAt, 'at_or_above'));
+  const approvals = risk?.approvals ?? 0;
+  // Or a burst at one merchant inside the rapid-fire window (docs/decision-engine.md).
+  const velocity = r && (approvals > t.risk_velocity_max_count || risk?.burst === true);
   out.push(
-    numeric(
-      'risk_score',
-      'country_jump',
-      r,
-      risk?.countryJump ?? 0,
-      jumpAt,
-      'at_or_above',
-      r && (risk?.countryJump ?? 0) >= jumpAt,
-    ),
-  );
-  out.push(
-    numeric(
-      'risk_velocity',
-      'risk_velocity_max_count',
-      r,
-      risk?.approvals ?? 0,
-      t.risk_velocity_max_count,
-      'above',
-      // Or a burst at one merchant inside the rapid-fire window (docs/decision-engine.md).
-      r && ((risk?.approvals ?? 0) > t.risk_velocity_max_count || risk?.burst === true),
-    ),
+    numeric('risk_velocity', 'risk_velocity_max_count', r, approvals, t.risk_velocity_max_count, 'above', velocity),
   );
   // The outlier rule adapts to the agent's spread of amounts (docs/decision-engine.md): the
   // margin is against amount_outlier_multiplier x the median, `fired` is the rule's own verdict.
+  const ratio = risk?.amountRatio ?? 0;
+  const outlier = risk?.outlier === true;
   out.push(
     numeric(
       'risk_amount_outlier',
       'amount_outlier_multiplier',
       r,
-      risk?.amountRatio ?? 0,
+      ratio,
       t.amount_outlier_multiplier,
       'above',
-      risk?.outlier === true,
+      outlier,
     ),
   );
 
   const c = cts !== null;
-  out.push(
-    numeric(
-      'cognitive_decline',
-      'cts_red_threshold',
-      c,
-      cts?.score ?? 0,
-      t.cts_red_threshold,
-      'below',
-      c && (cts?.score ?? 0) < t.cts_red_threshold,
-    ),
-  );
-  out.push(
-    numeric(
-      'cognitive_decline',
-      'cts_amber_threshold',
-      c,
-      cts?.score ?? 0,
-      t.cts_amber_threshold,
-      'below',
-      c && (cts?.score ?? 0) < t.cts_amber_threshold,
-    ),
-  );
+  const trust = cts?.score ?? 0;
+  out.push(numeric('cognitive_decline', 'cts_red_threshold', c, trust, t.cts_red_threshold, 'below'));
+  out.push(numeric('cognitive_decline', 'cts_amber_threshold', c, trust, t.cts_amber_threshold, 'below'));
   // Below GREEN the per-transaction limit is multiplied down (effective_limit, below).
-  out.push(
-    numeric(
-      'cognitive_decline',
-      'cts_green_threshold',
-      c,
-      cts?.score ?? 0,
-      t.cts_green_threshold,
-      'below',
-      c && (cts?.score ?? 0) < t.cts_green_threshold,
-    ),
-  );
+  out.push(numeric('cognitive_decline', 'cts_green_threshold', c, trust, t.cts_green_threshold, 'below'));
   if (limit !== null) {
     const limited = cts?.zone === 'AMBER' || cts?.zone === 'RED';
     out.push(amountCheck('cognitive_decline', 'effective_limit', c, amount, limit, limited && amount > limit));
   }
+  const anomaly = intent?.score ?? 0;
   out.push(
     numeric(
       'intent_anomaly',
       'intent_anomaly_threshold',
       intent !== null,
-      intent?.score ?? 0,
+      anomaly,
       t.intent_anomaly_threshold,
       'at_or_above',
-      intent !== null && intent.score >= t.intent_anomaly_threshold,
     ),
   );
   return out;
