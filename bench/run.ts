@@ -28,6 +28,7 @@ import { call, onboardBody } from './provision.js';
 import { renderChart } from './report/chart.js';
 import { commit, LATENCY_HEADERS, latencyRow, machine, table, writeResult } from './report/results.js';
 import { type Samples, scrape, sumOf } from './report/scrape.js';
+import { sampleServerTiming } from './report/server-timing.js';
 import { driveAgents, findServiceDatabase, provisionAgentsPrincipal, seedAgents } from './scenarios/agents.js';
 import { classifyDecision, MIX, mixGenerator, provisionMix } from './scenarios/authorize-mix.js';
 import { type Started, startEcho, startService } from './servers/processes.js';
@@ -344,6 +345,8 @@ async function scenarioAuthorize(t: Target): Promise<void> {
       backlog.max = Math.max(backlog.max, n);
     });
   }, 1000);
+  // The per-stage breakdown: Server-Timing of a sample of answers (bench/report/server-timing.ts).
+  const timing = sampleServerTiming(host, port, mixGenerator(hostHeader, setup), classifyDecision);
   const result = await runLoad({
     ...load,
     host,
@@ -353,6 +356,7 @@ async function scenarioAuthorize(t: Target): Promise<void> {
     classify: classifyDecision,
     onInterval: progress('authorize'),
   }).finally(() => clearInterval(sampler));
+  const serverTiming = await timing.stop();
   backlog.end = await sampleBacklog();
   const rssEnd = await serverRss(t);
   await new Promise((r) => setTimeout(r, 1000));
@@ -369,7 +373,7 @@ async function scenarioAuthorize(t: Target): Promise<void> {
   const rows = [latencyRow('authorize', result.throughputPerSecond, result.latencyMs)];
   if (echo !== null) rows.push(latencyRow('echo ceiling', echo.throughputPerSecond, echo.latencyMs));
   process.stdout.write(`\n${table(LATENCY_HEADERS, rows)}\n\n`);
-  process.stdout.write(`${kindTable(result, expected)}\n\n`);
+  process.stdout.write(`${kindTable(result, expected)}\n\n${serverTiming.text}`);
   if (ratio !== null) {
     process.stdout.write(
       `decisions/s: ${(ratio * 100).toFixed(1)}% of the echo ceiling; p99 ${result.latencyMs.p99} ms at ${connections} connections\n`,
@@ -378,7 +382,9 @@ async function scenarioAuthorize(t: Target): Promise<void> {
   process.stdout.write(
     `outbox backlog (events recorded, not yet published): max ${backlog.max} over ${backlog.samples.length} samples during the run, ${backlog.end} at its end, ${backlog.drained} one second later\n`,
   );
-  const check = consistency(before, after, result.allByLabel, '/api/v1/authorize');
+  const counted = { ...result.allByLabel };
+  for (const [k, n] of Object.entries(serverTiming.counts)) counted[k] = (counted[k] ?? 0) + n;
+  const check = consistency(before, after, counted, '/api/v1/authorize');
   const record = {
     scenario: 'authorize',
     outbox_backlog: backlog,
@@ -386,6 +392,7 @@ async function scenarioAuthorize(t: Target): Promise<void> {
     target: { url: t.url, database: t.database, started_by_bench: t.started !== null },
     options: { ...load, agents, mix: MIX },
     authorize: { ...result, decisions },
+    server_timing: serverTiming.stages,
     echo,
     ratio_to_echo: ratio,
     server: { rss_bytes_start: rssStart, rss_bytes_end: rssEnd, metrics_vs_bench: check },

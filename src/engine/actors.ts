@@ -11,8 +11,9 @@
 // once the commit is done. An actor is reloaded (after its in-flight commits have landed, so
 // the database holds everything it counted) when the API invalidates it, when a commit fails,
 // or when an idempotency_key turned out to be recorded already.
-// Length (~590 lines): one ActorSystem whose LRU, per-agent queues, idempotency-key memory and
+// Length (~615 lines): one ActorSystem whose LRU, per-agent queues, idempotency-key memory and
 // upkeep share the same actors and counters; split, each part would mutate the others' state.
+import { performance } from 'node:perf_hooks';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
 import { type Breaker, DEADLINE, isUnavailable } from '../audit/breaker.js';
@@ -26,6 +27,7 @@ import { requestFingerprint } from './idempotency.js';
 import type { AuthorizeResult } from './protocol.js';
 import { safeDecision } from './safe-decision.js';
 import { shardOf } from './shards.js';
+import { STAGE_COMMITTED, STAGE_SIGNED } from './timing.js';
 
 /** One database as seen from a shard: its pool, the serialising gate, breaker and committer. */
 export interface ShardDatabase {
@@ -454,6 +456,10 @@ export class ActorSystem {
       job.resolve(safeResult(request));
       return;
     }
+    if (request.dryRun === true) {
+      this.#explain(actor, job);
+      return;
+    }
     const key = request.idempotencyKey;
     let entry: KeyEntry | undefined;
     let fingerprint: string | null = null;
@@ -480,6 +486,7 @@ export class ActorSystem {
     }
     // The signed receipt goes into the response before it is recorded (src/receipts/attach.ts).
     attachReceipt(request, evaluation.response);
+    if (evaluation.marks !== undefined) evaluation.marks[STAGE_SIGNED] = performance.now();
     if (key !== null) {
       evaluation.audit.request_hash = fingerprint;
       entry = { response: null, fingerprint, expired: false, sinceMs: Date.now(), waiters: [] };
@@ -492,10 +499,31 @@ export class ActorSystem {
       .then((outcome) => this.#settled(actor, job, evaluation, entry, outcome));
   }
 
+  /**
+   * POST /authorize/explain: the decision core explains the request on a copy of the state, in
+   * this actor's turn (so it sees every decision queued before it). Nothing is signed, recorded
+   * or remembered: the idempotency_key is not looked up or kept.
+   */
+  #explain(actor: Actor, job: Job): void {
+    const explain = this.#core.explain;
+    let response: Record<string, unknown>;
+    try {
+      if (explain === undefined) throw new Error('the decision core has no dry run');
+      response = explain(actor.state, job.request, (this.#options.clock ?? Date.now)());
+    } catch (err) {
+      this.#log.error({ err, agent_id: actor.agentId }, 'dry run fault; answering the safe decision');
+      job.resolve(safeResult(job.request));
+      return;
+    }
+    job.resolve({ kind: 'decided', response, replayed: false });
+  }
+
   #settled(actor: Actor, job: Job, evaluation: Evaluation, entry: KeyEntry | undefined, outcome: CommitOutcome): void {
     let result: AuthorizeResult;
     if (outcome.kind === 'committed') {
-      result = { kind: 'decided', response: evaluation.response, replayed: false };
+      const marks = evaluation.marks;
+      if (marks !== undefined) marks[STAGE_COMMITTED] = performance.now();
+      result = { kind: 'decided', response: evaluation.response, replayed: false, marks };
     } else if (outcome.kind === 'replay') {
       // The key was recorded by someone else: the state counted a decision that does not exist.
       markStale(actor);

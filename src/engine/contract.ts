@@ -54,6 +54,12 @@ export interface AuthorizeRequest {
    * is still the shard's (migrations/0140_shard_leases.sql). Absent on a single instance.
    */
   readonly fence?: { readonly shard: number; readonly epoch: number } | undefined;
+  /**
+   * POST /authorize/explain: the owning actor evaluates the request on a copy of the agent's
+   * state (DecisionCore.explain) and answers the explanation; nothing is recorded, signed,
+   * emitted or counted. Travels with the request through shards and cluster forwarding.
+   */
+  readonly dryRun?: boolean;
 }
 
 /** A row of the authorizations table (migrations/0001_core.sql), money as exact decimal text. */
@@ -122,6 +128,11 @@ export interface Evaluation {
   readonly events: readonly EngineEvent[];
   /** Columns of the agents row to update in the same commit (trust promotion, KYA score). */
   readonly agentUpdate: { readonly trust_level?: string; readonly kya_score?: string } | null;
+  /**
+   * When each stage of the decision started (performance.now() of the shard thread, slots of
+   * src/engine/timing.ts); the actor adds the receipt and the commit. Absent: not timed.
+   */
+  readonly marks?: Float64Array;
 }
 
 /** The decision logic, called only on the shard thread that owns the agent. */
@@ -136,6 +147,12 @@ export interface DecisionCore<State> {
    * so it is rebuilt from the database, which stays the truth.
    */
   evaluate(state: State, request: AuthorizeRequest, nowMs: number): Evaluation;
+  /**
+   * The dry run of POST /authorize/explain: the decision `evaluate` would give now, with each
+   * gate's score, threshold and margin, the effective limits and what remains of each cap.
+   * Leaves `state` exactly as it was (and every state shared across agents).
+   */
+  explain?(state: State, request: AuthorizeRequest, nowMs: number): Record<string, unknown>;
   /**
    * Estimated bytes of memory the state holds (cheap: called after every load and decision);
    * the shard bounds its actor cache by the sum of these as well as by the number of actors.

@@ -299,7 +299,7 @@ function deliver(waiters: readonly Waiter[], results: readonly AuthorizeWireResu
     else if (r.kind === 'key_reused') w.reject(new ApiError('idempotency_key_reuse', REUSE_MESSAGE));
     else if (r.kind === 'key_expired') w.reject(new ApiError('idempotency_key_expired'));
     else {
-      if (r.kind === 'decided' && !r.replayed) committed[w.request.environment] = true;
+      if (r.kind === 'decided' && !r.replayed && w.request.dryRun !== true) committed[w.request.environment] = true;
       w.resolve(r.reply);
     }
   }

@@ -47,7 +47,13 @@ export type ShardTask =
  * could not be recorded.
  */
 export type AuthorizeResult =
-  | { readonly kind: 'decided'; readonly response: Record<string, unknown>; readonly replayed: boolean }
+  | {
+      readonly kind: 'decided';
+      readonly response: Record<string, unknown>;
+      readonly replayed: boolean;
+      /** A decision just made: when its stages started (src/engine/timing.ts), for Server-Timing. */
+      readonly marks?: Float64Array | undefined;
+    }
   | { readonly kind: 'safe'; readonly response: Record<string, unknown> }
   | { readonly kind: 'not_found' }
   /** The idempotency_key was first used for a different transaction (422 idempotency_key_reuse). */
@@ -66,7 +72,7 @@ export type AuthorizeWireResult =
 export function toWire(r: AuthorizeResult): AuthorizeWireResult {
   if (r.kind === 'not_found' || r.kind === 'key_reused' || r.kind === 'key_expired') return r;
   if (r.kind === 'safe') return { kind: 'safe', reply: toReply(r.response) };
-  return { kind: 'decided', reply: toReply(r.response, r.replayed), replayed: r.replayed };
+  return { kind: 'decided', reply: toReply(r.response, r.replayed, r.marks), replayed: r.replayed };
 }
 
 export interface ShardStats {

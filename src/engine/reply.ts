@@ -4,6 +4,7 @@
 // clone of a ~30-field object. The edge writes the request's own processing time into the
 // placeholder (the only unescaped `"processing_time_ms":` in the text: values are escaped).
 import type { Decision } from './decision.js';
+import { shardTiming } from './timing.js';
 
 const PLACEHOLDER = '"processing_time_ms":-1';
 
@@ -14,15 +15,23 @@ export interface DecisionReply {
   readonly body: string;
   /** An idempotent replay of an earlier decision (answered with Idempotent-Replayed: true). */
   readonly replayed: boolean;
+  /** The shard's stages for Server-Timing (src/engine/timing.ts), and their total in ms; absent: not timed. */
+  readonly timing?: string;
+  readonly shardMs?: number;
 }
 
-export function toReply(response: Record<string, unknown>, replayed = false): DecisionReply {
+/** `marks`: the stages of a decision just made (src/engine/timing.ts), for Server-Timing. */
+export function toReply(response: Record<string, unknown>, replayed = false, marks?: Float64Array): DecisionReply {
   const saved = response.processing_time_ms;
   response.processing_time_ms = -1;
   const body = JSON.stringify(response);
   response.processing_time_ms = saved;
   const gates = response.gates_fired;
-  return { decision: response.decision as Decision, gatesFired: Array.isArray(gates) ? gates : [], body, replayed };
+  const decision = response.decision as Decision;
+  const gatesFired = Array.isArray(gates) ? gates : [];
+  if (marks === undefined) return { decision, gatesFired, body, replayed };
+  const t = shardTiming(marks);
+  return { decision, gatesFired, body, replayed, timing: t.text, shardMs: t.ms };
 }
 
 /** The final response text with `processingTimeMs` in place. */

@@ -8,11 +8,12 @@ import type { AuthorizeRequest } from './contract.js';
 export const SYSTEM_UNAVAILABLE = 'system_unavailable';
 
 export function safeDecision(
-  request: Pick<AuthorizeRequest, 'agentId' | 'amount' | 'currency'> & Partial<Pick<AuthorizeRequest, 'captureMethod'>>,
+  request: Pick<AuthorizeRequest, 'agentId' | 'amount' | 'currency'> &
+    Partial<Pick<AuthorizeRequest, 'captureMethod' | 'dryRun'>>,
   nowMs = Date.now(),
 ): Record<string, unknown> {
   const units = parseAmount(request.amount);
-  return {
+  const body: Record<string, unknown> = {
     authorization_id: null,
     decision: 'DECLINE',
     reason_codes: [SYSTEM_UNAVAILABLE],
@@ -52,4 +53,15 @@ export function safeDecision(
     // Nothing was decided or recorded: there is nothing to attest (README "Decision receipts").
     receipt: null,
   };
+  // POST /authorize/explain answers the same, in its own shape (schemas/ExplainResponse.json):
+  // the decision /authorize would give right now is this one, and no gate was reached.
+  if (request.dryRun === true) {
+    body.dry_run = true;
+    body.gates = [];
+    body.limits = null;
+    body.caps = {};
+    body.would_emit = [];
+    body.thresholds_version = null;
+  }
+  return body;
 }

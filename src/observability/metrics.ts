@@ -150,7 +150,7 @@ export class ServiceMetrics {
   );
   readonly clusterRoutes = this.registry.counter(
     'asas_cluster_authorizations_total',
-    'Authorizations by route: decided here as the owner (local), sent to the owner (forwarded), or answered safe for want of an owner (unowned).',
+    'Authorizations (dry runs of /authorize/explain included) by route: decided here as the owner (local), sent to the owner (forwarded), or answered safe for want of an owner (unowned).',
     ['route'],
   );
   readonly processHeapBytes = this.registry.gauge('asas_process_heap_used_bytes', 'V8 heap used on the main thread.');

@@ -3,7 +3,10 @@
 // schemas/AuthorizeRequest.json; this handler applies the cross-field rules, normalises the
 // request (exact amount, alpha-3 country, agent_did -> agent id) and hands it to the decision
 // engine. POST /authorize never answers 5xx: any fault around the engine becomes the safe
-// decision (DECLINE, system_unavailable).
+// decision (DECLINE, system_unavailable). POST /authorize/explain takes the same body on the
+// same path to the agent's actor, which answers a dry run (src/engine/pipeline/explain.ts).
+// Length (~410 lines): the two routes share the body rules, the agent_did resolver and the
+// fault path of /authorize; the log reads are the rest.
 import { performance } from 'node:perf_hooks';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
@@ -15,6 +18,7 @@ import { formatAmount, fromDb, parseAmount, readAmount, SCALE, toJsonNumber } fr
 import type { AuthorizeRequest, DecisionEngine } from '../engine/contract.js';
 import { type DecisionReply, finishReply, toReply } from '../engine/reply.js';
 import { safeDecision } from '../engine/safe-decision.js';
+import { serverTiming } from '../engine/timing.js';
 import { ApiError, type ErrorDetail } from '../errors/registry.js';
 import { decodeCursor, encodeCursor } from '../http/cursor.js';
 import { amountText } from '../http/json-source.js';
@@ -262,27 +266,46 @@ export function authorizeRoutes(deps: AuthorizeRouteDeps): RouteDef[] {
    */
   const faulted = new WeakSet<RequestContext>();
 
-  /** 200 with the decision's pre-serialised body and this request's own processing time. */
-  function answer(ctx: RequestContext, reply: DecisionReply): Reply {
-    const ms = performance.now() - ctx.startedAt;
-    if (!faulted.has(ctx)) onDecision?.(reply.decision, reply.gatesFired, ms / 1000);
+  /**
+   * 200 with the decision's pre-serialised body and this request's own processing time; with
+   * `engineAt` (when the request was handed to the engine), the Server-Timing header of
+   * /authorize (src/engine/timing.ts).
+   */
+  function answer(ctx: RequestContext, reply: DecisionReply, dryRun = false, engineAt = 0): Reply {
+    const now = performance.now();
+    const ms = now - ctx.startedAt;
+    if (!faulted.has(ctx) && !dryRun) onDecision?.(reply.decision, reply.gatesFired, ms / 1000);
     const rawJson = finishReply(reply, roundMs(ms));
-    return reply.replayed
-      ? { status: 200, rawJson, headers: REPLAYED as Record<string, string> }
-      : { status: 200, rawJson };
+    if (engineAt === 0 || dryRun) {
+      return reply.replayed
+        ? { status: 200, rawJson, headers: REPLAYED as Record<string, string> }
+        : { status: 200, rawJson };
+    }
+    const timing = serverTiming(engineAt - ctx.startedAt, now - engineAt, reply.timing, reply.shardMs ?? 0, ms);
+    return {
+      status: 200,
+      rawJson,
+      headers: reply.replayed
+        ? { 'idempotent-replayed': 'true', 'server-timing': timing }
+        : { 'server-timing': timing },
+    };
   }
 
-  async function authorize(ctx: RequestContext): Promise<Reply> {
+  /** POST /authorize, or with `dryRun` POST /authorize/explain (the same path to the owning actor). */
+  async function authorize(ctx: RequestContext, dryRun = false): Promise<Reply> {
     const auth = principalOf(ctx.auth);
     const body = ctx.body as AuthorizeBody;
     let request = buildRequest(ctx, auth, body);
+    if (dryRun) request = { ...request, dryRun };
     let reply: DecisionReply;
+    let engineAt = 0;
     try {
       if (body.agent_id === undefined) {
         const found = await dids.resolve(ctx.db as Sql, auth.environment, auth.clientId, body.agent_did as string);
         if (found === null || found.principalId !== auth.principalId) throw new ApiError('agent_not_found');
         request = { ...request, agentId: found.agentId };
       }
+      engineAt = performance.now();
       reply = await engine.authorize(request);
     } catch (err) {
       // agent_not_found, idempotency_key_reuse / _expired: answers about the request, not faults.
@@ -291,7 +314,7 @@ export function authorizeRoutes(deps: AuthorizeRouteDeps): RouteDef[] {
       reply = toReply(safeDecision(request));
     }
     // This request's own time, also on an idempotent replay (the decision itself is replayed unchanged).
-    return answer(ctx, reply);
+    return answer(ctx, reply, dryRun, engineAt);
   }
 
   return [
@@ -308,6 +331,24 @@ export function authorizeRoutes(deps: AuthorizeRouteDeps): RouteDef[] {
       onFault: (ctx, err) => {
         log.error({ err, request_id: ctx.requestId }, 'authorize fault; answering the safe decision');
         const reply = answer(ctx, toReply(safeDecision(faultEcho(ctx))));
+        faulted.add(ctx);
+        return reply;
+      },
+    },
+    {
+      method: 'POST',
+      path: '/api/v1/authorize/explain',
+      auth: 'principal',
+      body: 'AuthorizeRequest',
+      response: 'ExplainResponse',
+      successStatus: 200,
+      summary:
+        'Dry run: the decision /authorize would give now, with each gate score, threshold and margin, the limits and caps (records nothing)',
+      fieldErrors: authorizeFieldErrors,
+      handler: (ctx) => authorize(ctx, true),
+      onFault: (ctx, err) => {
+        log.error({ err, request_id: ctx.requestId }, 'explain fault; answering the safe decision');
+        const reply = answer(ctx, toReply(safeDecision({ ...faultEcho(ctx), dryRun: true })), true);
         faulted.add(ctx);
         return reply;
       },

@@ -9,8 +9,10 @@
 import { newId } from '../../domain/ids.js';
 import { parseAmount } from '../../domain/money.js';
 import type { AuthorizeRequest, DecisionCore, Evaluation } from '../contract.js';
+import { STAGE_GATES_END, STAGE_MANDATE, STAGE_RECORD_END, STAGE_SLOTS } from '../timing.js';
 import type { AgentState } from './agent-state.js';
 import { budgetEvents } from './caps.js';
+import { explainDecision } from './explain.js';
 import { followUp } from './follow-up.js';
 import { confirmStepUp, runGates } from './gates.js';
 import { loadAgentState } from './load.js';
@@ -21,10 +23,19 @@ import { ROLLUP_AFTER_ROWS, refreshRollup } from './rollup.js';
 import { openSession } from './sessions.js';
 import { merchantKeyOf } from './state.js';
 import { replayInputsOf, shadowDecision } from './threshold-eval.js';
-import type { Work } from './work.js';
+import { mark, type Work } from './work.js';
 
-/** Decides one authorization and updates `state` as if the decision were committed. */
-export function evaluate(state: AgentState, req: AuthorizeRequest, nowMs: number): Evaluation {
+/**
+ * Decides one authorization and updates `state` as if the decision were committed. `inspect`
+ * (the dry run, explain.ts) sees the verdict once the gates and a step-up confirmation ran and
+ * before anything is recorded in `state`.
+ */
+export function evaluate(
+  state: AgentState,
+  req: AuthorizeRequest,
+  nowMs: number,
+  inspect?: (w: Work) => void,
+): Evaluation {
   const amount = parseAmount(req.amount) ?? 0n;
   const merchant = merchantKeyOf(req.merchantId, req.merchantName);
   const authorizationId = newId('auth');
@@ -49,24 +60,31 @@ export function evaluate(state: AgentState, req: AuthorizeRequest, nowMs: number
     stepUpCodeHash: null,
     stepUpExpiresAtMs: 0,
     events: [],
+    marks: new Float64Array(STAGE_SLOTS),
   };
+  mark(w, STAGE_MANDATE);
   runGates(state, req, w, nowMs);
+  mark(w, STAGE_GATES_END);
   confirmStepUp(state, req, w, nowMs);
   w.replay = replayInputsOf(w);
   if (state.shadow) w.shadow = { ...shadowDecision(w, w.replay, state.shadow), version: state.shadow.version };
+  inspect?.(w);
   recordDecision(state, req, w, nowMs);
   budgetEvents(state.agentId, req, w);
   // The trust score of the response and events: this decision's, else the agent's last one.
   const trustScore = w.cts !== null ? w.cts.score : state.lastTrustScore;
   const stepUpExpiresAtMs = nowMs + state.derived.stepUpWindowMs;
   const agentUpdate = followUp(state, req, w, trustScore, stepUpExpiresAtMs, nowMs);
-  return respond(state, req, w, trustScore, stepUpExpiresAtMs, agentUpdate, nowMs);
+  const ev = respond(state, req, w, trustScore, stepUpExpiresAtMs, agentUpdate, nowMs);
+  mark(w, STAGE_RECORD_END);
+  return ev;
 }
 
 export const decisionCore: DecisionCore<AgentState> = {
   load: loadAgentState,
   principalOf: (state) => state.principalId,
   evaluate,
+  explain: (state, req, nowMs) => explainDecision(state, req, nowMs, evaluate),
   sizeOf: estimateStateBytes,
   maintenanceDue(state) {
     if (state.auditRowsSinceRollup < ROLLUP_AFTER_ROWS) return false;

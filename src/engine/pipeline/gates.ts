@@ -3,6 +3,7 @@
 // step_up_confirmed, which clears STEP_UP gates only. Each gate's reason_detail text is here.
 import type { Units } from '../../domain/money.js';
 import type { AuthorizeRequest, Decision } from '../contract.js';
+import { STAGE_INTENT, STAGE_RISK, STAGE_TRUST } from '../timing.js';
 import type { AgentState, MandateState } from './agent-state.js';
 import { windowsOf } from './calendar.js';
 import { assessIntent, type IntentResult } from './intent.js';
@@ -18,7 +19,7 @@ import {
 } from './step-up.js';
 import { scoresPastHardDecline } from './threshold-eval.js';
 import { type CtsResult, computeCts, effectiveLimit } from './trust.js';
-import { decline, money, stepUp, type Work } from './work.js';
+import { decline, mark, money, stepUp, type Work } from './work.js';
 
 function mandateDetail(reason: ReasonCode, m: MandateState, req: AuthorizeRequest, amount: Units, tz: string): string {
   const amt = money(amount, req.currency);
@@ -115,6 +116,7 @@ export function runGates(state: AgentState, req: AuthorizeRequest, w: Work, nowM
 
   if (w.decision === 'APPROVE' && mandate !== null) {
     // Stage 2: risk scoring.
+    mark(w, STAGE_RISK);
     risk = assessRisk(state, req, amount, merchant, nowMs, mandate);
     if (risk.rapidFire) {
       decline(
@@ -164,8 +166,10 @@ export function runGates(state: AgentState, req: AuthorizeRequest, w: Work, nowM
         );
       }
 
-      // Stage 3: cognitive trust.
+      // Stage 3: cognitive trust (the intent it reads is scored first).
+      mark(w, STAGE_INTENT);
       intent = assessIntent(state, req, session, t.intent_anomaly_threshold);
+      mark(w, STAGE_TRUST);
       cts = computeCts(state, req, risk, intent, session, merchant);
       limit = effectiveLimit(mandate.perTransaction, cts.multiplierUnits);
       const over = amount > limit;

@@ -17,9 +17,21 @@ export const EVIDENCE_REFRESH_MS = 60_000;
 export const EVIDENCE_WINDOW_MS = 30 * 86_400_000;
 export const EVIDENCE_ROWS = 500;
 const readAt = new Map<string, number>();
+/** While a dry run evaluates (explain.ts): its declines are not counted. */
+let suspended = false;
+
+/** Runs `fn` (synchronous) with recordMerchantEvidence counting nothing. */
+export function withoutEvidence<T>(fn: () => T): T {
+  suspended = true;
+  try {
+    return fn();
+  } finally {
+    suspended = false;
+  }
+}
 
 export function recordMerchantEvidence(principalId: string, merchant: string): void {
-  if (merchant === '') return;
+  if (merchant === '' || suspended) return;
   const key = `${principalId}\u0000${merchant}`;
   if (principalEvidence.size >= PRINCIPAL_EVIDENCE_SIZE) principalEvidence.clear();
   principalEvidence.set(key, (principalEvidence.get(key) ?? 0) + 1);

@@ -223,5 +223,5 @@ export function respond(
       replay: w.replay ?? null,
     },
   };
-  return { decision, response, audit, events, agentUpdate };
+  return { decision, response, audit, events, agentUpdate, marks: w.marks };
 }

@@ -1,0 +1,88 @@
+// POST /authorize/explain with two instances on one database (docs/scale-out.md): the dry run
+// goes to the agent's owning actor like /authorize (forwarded when another instance owns it),
+// agrees with the decision that follows through the other instance, and counts nothing there.
+import { randomBytes } from 'node:crypto';
+import { connect } from 'nats';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addAgentWithMandate, authorize, authorizeBody, relaxRateGates, setup } from '../engine/support.js';
+import { request, startTestServer, type TestServer } from '../helpers/server.js';
+import { until } from './support/drill.js';
+
+const NATS_URL = process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
+const tag = randomBytes(4).toString('hex');
+const ENV = {
+  NATS_URL,
+  NATS_STREAM: `T_EXPLAIN_${tag}`,
+  NATS_SUBJECT_PREFIX: `x${tag}`,
+  SECRETS_KEY: randomBytes(32).toString('base64'),
+};
+
+let a: TestServer;
+let b: TestServer;
+let apiKey: string;
+const agents: string[] = [];
+
+async function forwarded(server: TestServer): Promise<number> {
+  const res = await request(server, 'GET', '/metrics', { adminKey: server.adminKey });
+  const line = res.text.split('\n').find((l) => l.startsWith('asas_cluster_authorizations_total{route="forwarded"}'));
+  return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(' ') + 1));
+}
+
+beforeAll(async () => {
+  a = await startTestServer(ENV);
+  b = await startTestServer({ ...ENV, DATABASE_URL: a.dbUrls.live, SANDBOX_DATABASE_URL: a.dbUrls.sandbox });
+  const f = await setup(a);
+  apiKey = f.apiKey;
+  await relaxRateGates(a, apiKey);
+  for (let i = 0; i < 4; i++) {
+    agents.push(await addAgentWithMandate(a, apiKey, `agent ${i}`, { perTransaction: '20.00', daily: '50.00' }));
+  }
+  // Both instances own shards: every agent is owned by one and forwarded to by the other.
+  await until(async () => {
+    const res = await request(a, 'GET', '/metrics', { adminKey: a.adminKey });
+    const line = res.text.split('\n').find((l) => l.startsWith('asas_cluster_shards_owned'));
+    const n = line === undefined ? 0 : Number(line.slice(line.lastIndexOf(' ') + 1));
+    return n > 400 && n < 624;
+  }, 15_000);
+}, 60_000);
+
+afterAll(async () => {
+  await b?.close();
+  await a?.close();
+  const nc = await connect({ servers: NATS_URL });
+  await (await nc.jetstreamManager()).streams.delete(ENV.NATS_STREAM).catch(() => {});
+  await nc.close();
+});
+
+describe('explain on two instances', () => {
+  it('is answered by the owner through either instance, agrees with the next decision and counts nothing', async () => {
+    const before = (await forwarded(a)) + (await forwarded(b));
+    for (const agentId of agents) {
+      // Dry runs through both instances first: none of them may use the 50.00 daily cap.
+      for (let i = 0; i < 10; i++) {
+        const res = await request(i % 2 === 0 ? a : b, 'POST', '/api/v1/authorize/explain', {
+          apiKey,
+          body: authorizeBody(agentId),
+        });
+        expect(res.status, res.text).toBe(200);
+        expect(res.body.decision, res.text).toBe('APPROVE');
+      }
+      // Then explain through one instance, decide through the other: the same answer, five
+      // approvals of 10.00 and then the daily cap.
+      for (let i = 0; i < 7; i++) {
+        const [x, y] = i % 2 === 0 ? [a, b] : [b, a];
+        const body = authorizeBody(agentId);
+        const e = await request(x, 'POST', '/api/v1/authorize/explain', { apiKey, body });
+        const d = await authorize(y, apiKey, body);
+        expect(e.status, e.text).toBe(200);
+        expect(d.status, d.text).toBe(200);
+        expect(e.body.decision, e.text).toBe(d.body.decision);
+        expect(e.body.reason_codes).toEqual(d.body.reason_codes);
+        expect(d.body.decision).toBe(i < 5 ? 'APPROVE' : 'DECLINE');
+        if (i >= 5) expect(d.body.reason_codes).toContain('daily_limit_exceeded');
+      }
+    }
+    // Every agent was asked through its non-owner too: dry runs and decisions were forwarded.
+    expect((await forwarded(a)) + (await forwarded(b))).toBeGreaterThanOrEqual(before + agents.length * 10);
+  });
+});
