@@ -21,7 +21,7 @@ import type { DbGate } from '../audit/gate.js';
 import type { Environment } from '../auth/types.js';
 import { attachReceipt } from '../receipts/attach.js';
 import type { Sql } from '../storage/db.js';
-import type { AuthorizeRequest, DecisionCore, Evaluation } from './contract.js';
+import type { AuthorizeRequest, BudgetEscrow, DecisionCore, Evaluation } from './contract.js';
 import { requestFingerprint } from './idempotency.js';
 import type { AuthorizeResult } from './protocol.js';
 import { safeDecision } from './safe-decision.js';
@@ -104,7 +104,12 @@ class Actor {
   loadingGeneration = -1;
   running = false;
   evicted = false;
+  /** Commits and escrow transactions (grants, slack given back) not finished yet: a reload waits for them. */
   inflight = 0;
+  /** A background top-up of the Principal budget slice in flight (a grant waits for it). */
+  refilling: Promise<void> | null = null;
+  /** The shard fence of the actor's last request: escrow transactions outside a request carry it. */
+  fence: AuthorizeRequest['fence'] = undefined;
   readonly queue: Job[] = [];
   readonly keys = new Map<string, KeyEntry>();
   drainWaiters: (() => void)[] = [];
@@ -119,6 +124,9 @@ class Actor {
     return this.running || this.inflight > 0 || this.queue.length > 0;
   }
 }
+
+/** A shard recalls one Principal's budget slack itself at most this often (embedded PGlite), in ms. */
+const RECALL_INTERVAL_MS = 1_000;
 
 /** Agents queued for load upkeep per shard at most (see #scheduleUpkeep). */
 const MAX_UPKEEP_QUEUE = 1_000;
@@ -142,13 +150,19 @@ export class ActorSystem {
   /** Agents whose load upkeep (DecisionCore.maintain) is due, by actor key; run one at a time. */
   readonly #upkeep = new Map<string, { env: Environment; agentId: string }>();
   #upkeepRunning: Promise<void> | null = null;
+  /** True on embedded PGlite (no NOTIFY listeners: budget recalls stay in this shard). */
+  readonly #embedded: boolean;
+  /** When this shard last recalled each Principal's budget slack itself (embedded only). */
+  readonly #recalledAt = new Map<string, number>();
 
   constructor(
     core: DecisionCore<unknown>,
     dbs: Readonly<Record<Environment, ShardDatabase>>,
     options: ActorSystemOptions,
     log: Logger,
+    embedded = false,
   ) {
+    this.#embedded = embedded;
     this.#core = core;
     this.#dbs = dbs;
     this.#options = options;
@@ -200,6 +214,9 @@ export class ActorSystem {
     };
     for (const actor of this.#lru.values()) mark(actor);
     for (const actor of this.#busy.values()) mark(actor);
+    // A Principal-wide change (its budget, time zone, thresholds): slack of the budget slices
+    // goes back to the pool, so a lowered budget binds what was handed out before it.
+    this.recallBudget(env, principalId);
   }
 
   /** Marks stale every actor whose agent is in one of `shards` (virtual shards of `of`). */
@@ -283,9 +300,27 @@ export class ActorSystem {
             continue;
           }
         }
+        const escrow = this.#core.escrow;
+        if (
+          escrow !== undefined &&
+          actor.principalId === job.request.principalId &&
+          escrow.need(actor.state, job.request, this.#now()) > 0n
+        ) {
+          // The Principal budget slice cannot cover this request: grow it first (one transaction;
+          // off the common path, which spends the slice in memory).
+          if (!(await this.#grant(actor, job.request))) {
+            actor.queue.shift();
+            job.resolve(safeResult(job.request));
+            continue;
+          }
+          if (actor.state === null || actor.stale) continue;
+        }
         actor.queue.shift();
         this.#decide(actor, job);
         if (actor.state !== null && this.#core.maintenanceDue?.(actor.state) === true) this.#scheduleUpkeep(actor);
+        if (escrow !== undefined && actor.state !== null && escrow.low(actor.state, this.#now())) {
+          this.#topUp(actor, job.request);
+        }
       }
     } catch (err) {
       this.#log.error({ err, agent_id: actor.agentId }, 'actor fault; answering safe decisions');
@@ -469,6 +504,7 @@ export class ActorSystem {
         return;
       }
     }
+    actor.fence = request.fence;
     let evaluation: Evaluation;
     try {
       evaluation = this.#core.evaluate(actor.state, request, (this.#options.clock ?? Date.now)());
@@ -535,6 +571,11 @@ export class ActorSystem {
       }
       entry.waiters = [];
     }
+    this.#done(actor);
+  }
+
+  /** One commit or escrow transaction of the actor finished. */
+  #done(actor: Actor): void {
     actor.inflight--;
     if (actor.inflight === 0) {
       const waiters = actor.drainWaiters;
@@ -542,6 +583,131 @@ export class ActorSystem {
       for (const w of waiters) w();
       this.#release(actor);
     }
+  }
+
+  #now(): number {
+    return (this.#options.clock ?? Date.now)();
+  }
+
+  /**
+   * Runs an escrow transaction (src/engine/pipeline/principal-budget.ts) as in-flight work of
+   * the actor, so a reload waits until PostgreSQL holds its outcome. A failure makes the actor
+   * reload: the slice is read again from the database, which stays the truth.
+   */
+  #escrowWork<T>(actor: Actor, work: () => Promise<T>): Promise<T> {
+    actor.inflight++;
+    const p = this.#dbs[actor.env].gate.run(work);
+    p.then(
+      () => this.#done(actor),
+      () => {
+        markStale(actor);
+        this.#done(actor);
+      },
+    );
+    return p;
+  }
+
+  /**
+   * Grows the actor's budget slice for `request` before it is decided (after any top-up in
+   * flight), within the request's load deadline. False when the database could not answer:
+   * the request gets the safe decision. A pool found short leaves the slice as it is (the
+   * decision then declines principal_budget_exhausted) and asks the other actors of the
+   * Principal for their slack: over PostgreSQL NOTIFY on PostgreSQL, here on embedded PGlite.
+   */
+  async #grant(actor: Actor, request: AuthorizeRequest): Promise<boolean> {
+    const escrow = this.#core.escrow as BudgetEscrow<unknown>;
+    while (actor.refilling !== null) await actor.refilling;
+    const state = actor.state;
+    if (state === null || actor.stale) return true;
+    const now = this.#now();
+    const need = escrow.need(state, request, now);
+    if (need === 0n) return true;
+    const db = this.#dbs[actor.env];
+    if (!db.breaker.allows(Date.now())) return false;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(
+          () => reject(Object.assign(new Error('budget grant deadline passed'), { code: DEADLINE })),
+          Math.max(
+            0,
+            request.receivedAtMs +
+              db.breaker.deadline(this.#options.loadDeadlineMs, this.#options.relaxedLoadDeadlineMs, Date.now()) -
+              Date.now(),
+          ),
+        );
+      });
+      const status = await Promise.race([
+        this.#escrowWork(actor, () => escrow.grant(db.sql, state, need, request, now)),
+        timeout,
+      ]);
+      if (status === 'stale') markStale(actor);
+      else if (status === 'short' && this.#embedded) this.#recallLocally(actor.env, actor.principalId as string);
+      return true;
+    } catch (err) {
+      markStale(actor);
+      if (isUnavailable(err)) db.breaker.failure(Date.now());
+      else if ((err as { code?: unknown }).code === DEADLINE) db.breaker.slow(Date.now());
+      this.#log.error({ err, agent_id: actor.agentId }, 'cannot grow the Principal budget slice');
+      return false;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Tops the actor's budget slice up in the background (a prefetch: no request waits for it). */
+  #topUp(actor: Actor, request: AuthorizeRequest): void {
+    const escrow = this.#core.escrow;
+    const state = actor.state;
+    if (escrow === undefined || state === null || actor.refilling !== null) return;
+    const db = this.#dbs[actor.env];
+    if (!db.breaker.allows(Date.now())) return;
+    actor.refilling = this.#escrowWork(actor, () => escrow.grant(db.sql, state, 0n, request, this.#now())).then(
+      (status) => {
+        if (status === 'stale') markStale(actor);
+      },
+      (err: unknown) => this.#log.warn({ err, agent_id: actor.agentId }, 'Principal budget top-up failed'),
+    );
+    void actor.refilling.finally(() => {
+      actor.refilling = null;
+    });
+  }
+
+  /**
+   * Every actor of the Principal here gives the unspent part of its budget slice back to the
+   * pool (another actor found the pool short, or the budget changed). The slack leaves the
+   * state at once, so no decision spends it; the transaction gives it back, fenced like the
+   * actor's commits.
+   */
+  recallBudget(env: Environment, principalId: string): void {
+    const escrow = this.#core.escrow;
+    if (escrow === undefined) return;
+    const recall = (actor: Actor) => {
+      if (actor.env !== env || actor.principalId !== principalId || actor.state === null) return;
+      const state = actor.state;
+      const slack = escrow.takeSlack(state);
+      if (slack === null) return;
+      const db = this.#dbs[env];
+      const fence = actor.fence;
+      this.#escrowWork(actor, () => escrow.giveBack(db.sql, state, slack, fence)).then(
+        (ok) => {
+          if (!ok) markStale(actor);
+        },
+        (err: unknown) => this.#log.warn({ err, agent_id: actor.agentId }, 'Principal budget slack not given back'),
+      );
+    };
+    for (const actor of this.#lru.values()) recall(actor);
+    for (const actor of this.#busy.values()) recall(actor);
+  }
+
+  /** Embedded PGlite has no NOTIFY listeners: the one shard recalls itself, at most once a second per Principal. */
+  #recallLocally(env: Environment, principalId: string): void {
+    const key = `${env}:${principalId}`;
+    const now = Date.now();
+    if (now - (this.#recalledAt.get(key) ?? Number.NEGATIVE_INFINITY) < RECALL_INTERVAL_MS) return;
+    if (this.#recalledAt.size > 10_000) this.#recalledAt.clear();
+    this.#recalledAt.set(key, now);
+    this.recallBudget(env, principalId);
   }
 
   #remember(actor: Actor, key: string, entry: KeyEntry): void {

@@ -4,6 +4,7 @@ import type { RouteDef } from '../http/types.js';
 import { agentsRoutes } from './agents-routes.js';
 import { holdsRoutes } from './holds-routes.js';
 import { mandatesRoutes } from './mandates-routes.js';
+import { principalBudgetRoutes } from './principal-budget-routes.js';
 import { principalTimezoneRoutes } from './principal-timezone-routes.js';
 import { thresholdsRoutes } from './thresholds-routes.js';
 
@@ -14,5 +15,6 @@ export function runtimeRoutes(services: Services): RouteDef[] {
     ...thresholdsRoutes(services),
     ...holdsRoutes(services),
     ...principalTimezoneRoutes(services),
+    ...principalBudgetRoutes(services),
   ];
 }

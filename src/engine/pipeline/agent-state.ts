@@ -3,6 +3,7 @@
 // thresholds) or derived from the audit log (running totals, windows, sessions, step-ups).
 // Types and constants only: state.ts creates a state, load.ts rebuilds one from PostgreSQL.
 import type { Units } from '../../domain/money.js';
+import type { BudgetState } from './principal-budget.js';
 import type { AmountBaseline, AmountHistory, TimeWindow } from './rings.js';
 import type { ThresholdOverrides, Thresholds } from './thresholds.js';
 
@@ -213,4 +214,6 @@ export interface AgentState {
    * since): past ROLLUP_AFTER_ROWS the worker refreshes the rollup in the background (rollup.ts).
    */
   auditRowsSinceRollup: number;
+  /** The agent's escrowed slice of its Principal's budget (principal-budget.ts); null: no budget. */
+  budget: BudgetState | null;
 }

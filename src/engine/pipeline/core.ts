@@ -18,6 +18,7 @@ import { estimateStateBytes } from './memory.js';
 import { recordDecision } from './record.js';
 import { respond } from './respond.js';
 import { ROLLUP_AFTER_ROWS, refreshRollup } from './rollup.js';
+import { budgetLow, budgetNeed, grantBudget, returnBudget, takeSlack } from './principal-budget.js';
 import { openSession } from './sessions.js';
 import { merchantKeyOf } from './state.js';
 import type { Work } from './work.js';
@@ -68,6 +69,14 @@ export const decisionCore: DecisionCore<AgentState> = {
   },
   async maintain(sql, agentId, nowMs) {
     await refreshRollup(sql, agentId, nowMs);
+  },
+  escrow: {
+    need: (state, req, nowMs) => budgetNeed(state, req, parseAmount(req.amount) ?? 0n, nowMs),
+    grant: (sql, state, need, req, nowMs) =>
+      grantBudget(sql, state, need, parseAmount(req.amount) ?? 0n, req.fence, nowMs),
+    low: budgetLow,
+    takeSlack,
+    giveBack: returnBudget,
   },
 };
 
