@@ -60,12 +60,12 @@ create table principal_budget_slices (
 -- pool notes it (exhausted_at once per window), and at most once a second the other actors
 -- of the Principal are asked to give their slack back (NOTIFY asas_budget_recall).
 -- status: 'granted' | 'short' | 'stale' (the budget changed since the actor loaded it, or was
--- removed: reload).
+-- removed: reload); recalled: this call asked the other actors for their slack.
 create function asas_budget_grant(
   p_principal text, p_agent text, p_window_start timestamptz, p_version bigint, p_need numeric,
   p_extra numeric, p_unit numeric, p_shards int[], p_epochs bigint[])
 returns table (status text, grant_amount numeric, slice numeric, available numeric,
-  first_threshold boolean, first_exhausted boolean, budget_amount numeric)
+  first_threshold boolean, first_exhausted boolean, budget_amount numeric, recalled boolean)
 language plpgsql as $$
 declare
   b principal_budgets;
@@ -81,7 +81,7 @@ begin
   end if;
   select * into b from principal_budgets where principal_id = p_principal;
   if not found or b.version <> p_version then
-    return query select 'stale'::text, 0::numeric, 0::numeric, 0::numeric, false, false, 0::numeric;
+    return query select 'stale'::text, 0::numeric, 0::numeric, 0::numeric, false, false, 0::numeric, false;
     return;
   end if;
   insert into principal_budget_pools (principal_id, window_start) values (p_principal, p_window_start)
@@ -91,22 +91,26 @@ begin
   avail := b.amount + p.credited - p.granted;
   if p_need = 0 and avail <= 0 then
     -- A prefetch (no request waiting) finds nothing to take.
-    return query select 'short'::text, 0::numeric, 0::numeric, 0::numeric, false, false, b.amount;
+    return query select 'short'::text, 0::numeric, 0::numeric, 0::numeric, false, false, b.amount, false;
     return;
   end if;
   if avail < p_need then
     recall := p.recalled_at is null or p.recalled_at < now() - interval '1 second';
-    update principal_budget_pools
-      set exhausted_at = coalesce(exhausted_at, now()),
-          recalled_at = case when recall then now() else recalled_at end
-      where principal_id = p_principal and window_start = p_window_start;
+    -- The first short grant of a round asks for the slack of the others and is tried again
+    -- (src/engine/actors.ts): only a short grant after it counts as the pool exhausted.
+    if recall or p.exhausted_at is null then
+      update principal_budget_pools
+        set exhausted_at = case when recall then exhausted_at else coalesce(exhausted_at, now()) end,
+            recalled_at = case when recall then now() else recalled_at end
+        where principal_id = p_principal and window_start = p_window_start;
+    end if;
     if recall then
       perform pg_notify('asas_budget_recall', p_principal);
     end if;
     select granted into s from principal_budget_slices
       where principal_id = p_principal and window_start = p_window_start and agent_id = p_agent;
     return query select 'short'::text, 0::numeric, coalesce(s, 0), greatest(avail, 0), false,
-      p.exhausted_at is null, b.amount;
+      not recall and p.exhausted_at is null, b.amount, recall;
     return;
   end if;
   -- The speculative part: none once less than 8 of them are left (the last grants are exact,
@@ -124,7 +128,7 @@ begin
     on conflict (principal_id, window_start, agent_id)
     do update set granted = principal_budget_slices.granted + g, updated_at = now()
     returning principal_budget_slices.granted into s;
-  return query select 'granted'::text, g, s, avail - g, thr, false, b.amount;
+  return query select 'granted'::text, g, s, avail - g, thr, false, b.amount, false;
 end $$;
 
 -- Gives p_amount of an agent's slice back to its pool (slack the actor will not spend).

@@ -125,8 +125,11 @@ class Actor {
   }
 }
 
-/** A shard recalls one Principal's budget slack itself at most this often (embedded PGlite), in ms. */
-const RECALL_INTERVAL_MS = 1_000;
+/**
+ * Pauses before asking the pool again after a grant found it short and recalled the slack of
+ * the Principal's other actors (their transactions give it back within a few milliseconds).
+ */
+const RECALL_WAITS_MS: readonly number[] = [5, 15, 40];
 
 /** Agents queued for load upkeep per shard at most (see #scheduleUpkeep). */
 const MAX_UPKEEP_QUEUE = 1_000;
@@ -152,8 +155,6 @@ export class ActorSystem {
   #upkeepRunning: Promise<void> | null = null;
   /** True on embedded PGlite (no NOTIFY listeners: budget recalls stay in this shard). */
   readonly #embedded: boolean;
-  /** When this shard last recalled each Principal's budget slack itself (embedded only). */
-  readonly #recalledAt = new Map<string, number>();
 
   constructor(
     core: DecisionCore<unknown>,
@@ -617,41 +618,48 @@ export class ActorSystem {
   async #grant(actor: Actor, request: AuthorizeRequest): Promise<boolean> {
     const escrow = this.#core.escrow as BudgetEscrow<unknown>;
     while (actor.refilling !== null) await actor.refilling;
-    const state = actor.state;
-    if (state === null || actor.stale) return true;
-    const now = this.#now();
-    const need = escrow.need(state, request, now);
-    if (need === 0n) return true;
     const db = this.#dbs[actor.env];
-    if (!db.breaker.allows(Date.now())) return false;
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(
-          () => reject(Object.assign(new Error('budget grant deadline passed'), { code: DEADLINE })),
-          Math.max(
-            0,
-            request.receivedAtMs +
-              db.breaker.deadline(this.#options.loadDeadlineMs, this.#options.relaxedLoadDeadlineMs, Date.now()) -
-              Date.now(),
-          ),
-        );
-      });
-      const status = await Promise.race([
-        this.#escrowWork(actor, () => escrow.grant(db.sql, state, need, request, now)),
-        timeout,
-      ]);
+    const until =
+      request.receivedAtMs +
+      db.breaker.deadline(this.#options.loadDeadlineMs, this.#options.relaxedLoadDeadlineMs, Date.now());
+    for (let attempt = 0; ; attempt++) {
+      const state = actor.state;
+      if (state === null || actor.stale) return true;
+      const now = this.#now();
+      const need = escrow.need(state, request, now);
+      if (need === 0n) return true;
+      if (!db.breaker.allows(Date.now())) return false;
+      let timer: NodeJS.Timeout | undefined;
+      let status: Awaited<ReturnType<BudgetEscrow<unknown>['grant']>>;
+      try {
+        const timeout = new Promise<never>((_, reject) => {
+          timer = setTimeout(
+            () => reject(Object.assign(new Error('budget grant deadline passed'), { code: DEADLINE })),
+            Math.max(0, until - Date.now()),
+          );
+        });
+        status = await Promise.race([
+          this.#escrowWork(actor, () => escrow.grant(db.sql, state, need, request, now)),
+          timeout,
+        ]);
+      } catch (err) {
+        markStale(actor);
+        if (isUnavailable(err)) db.breaker.failure(Date.now());
+        else if ((err as { code?: unknown }).code === DEADLINE) db.breaker.slow(Date.now());
+        this.#log.error({ err, agent_id: actor.agentId }, 'cannot grow the Principal budget slice');
+        return false;
+      } finally {
+        clearTimeout(timer);
+      }
       if (status === 'stale') markStale(actor);
-      else if (status === 'short' && this.#embedded) this.#recallLocally(actor.env, actor.principalId as string);
-      return true;
-    } catch (err) {
-      markStale(actor);
-      if (isUnavailable(err)) db.breaker.failure(Date.now());
-      else if ((err as { code?: unknown }).code === DEADLINE) db.breaker.slow(Date.now());
-      this.#log.error({ err, agent_id: actor.agentId }, 'cannot grow the Principal budget slice');
-      return false;
-    } finally {
-      clearTimeout(timer);
+      if (status !== 'recalled') return true;
+      // The pool is short and this grant asked the other actors of the Principal for their
+      // slack (NOTIFY on PostgreSQL; here, on embedded PGlite). Ask again once it had time to
+      // come back, within the request's deadline; the last answer stands.
+      if (this.#embedded) this.recallBudget(actor.env, actor.principalId as string);
+      const wait = RECALL_WAITS_MS[attempt];
+      if (wait === undefined || Date.now() + wait >= until) return true;
+      await new Promise((resolve) => setTimeout(resolve, wait));
     }
   }
 
@@ -698,16 +706,6 @@ export class ActorSystem {
     };
     for (const actor of this.#lru.values()) recall(actor);
     for (const actor of this.#busy.values()) recall(actor);
-  }
-
-  /** Embedded PGlite has no NOTIFY listeners: the one shard recalls itself, at most once a second per Principal. */
-  #recallLocally(env: Environment, principalId: string): void {
-    const key = `${env}:${principalId}`;
-    const now = Date.now();
-    if (now - (this.#recalledAt.get(key) ?? Number.NEGATIVE_INFINITY) < RECALL_INTERVAL_MS) return;
-    if (this.#recalledAt.size > 10_000) this.#recalledAt.clear();
-    this.#recalledAt.set(key, now);
-    this.recallBudget(env, principalId);
   }
 
   #remember(actor: Actor, key: string, entry: KeyEntry): void {

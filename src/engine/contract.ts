@@ -162,7 +162,7 @@ export interface BudgetEscrow<State> {
     need: bigint,
     request: AuthorizeRequest,
     nowMs: number,
-  ): Promise<'granted' | 'short' | 'stale'>;
+  ): Promise<'granted' | 'short' | 'recalled' | 'stale'>;
   /** True when the slice ran low after a decision: top it up in the background. */
   low(state: State, nowMs: number): boolean;
   /** Takes the unspent slice out of the state (no decision can spend it any more). */

@@ -32,14 +32,10 @@ export interface BudgetState {
   windowStart: number;
   /** Slice granted less spent in the window; negative when spend predates the slice (a deficit). */
   remaining: Units;
-  /** When a grant last found the pool short (ms): requests beyond the slice decline at once for RETRY_MS. */
-  shortAtMs: number;
   /** No background top-up before this time (ms): the last one found nothing to take. */
   topUpAfterMs: number;
 }
 
-/** After the pool was found short, how long requests beyond the slice decline without asking again. */
-export const RETRY_MS = 100;
 /** After a background top-up found nothing to take, the next one waits this long (ms). */
 const TOP_UP_PAUSE_MS = 1_000;
 /** Parts of the budget a grant adds at most beyond what the request needs. */
@@ -89,7 +85,6 @@ export async function loadBudget(
     extra: (limit / EXTRA_PARTS / unit) * unit,
     windowStart,
     remaining: (fromDb(r?.granted ?? null) ?? 0n) - (fromDb(r?.spent ?? '0') ?? 0n),
-    shortAtMs: Number.NEGATIVE_INFINITY,
     topUpAfterMs: Number.NEGATIVE_INFINITY,
   };
 }
@@ -100,7 +95,6 @@ export function rollBudget(b: BudgetState, w: Windows): void {
   if (b.windowStart !== start) {
     b.windowStart = start;
     b.remaining = 0n;
-    b.shortAtMs = Number.NEGATIVE_INFINITY;
     b.topUpAfterMs = Number.NEGATIVE_INFINITY;
   }
 }
@@ -111,15 +105,15 @@ function applies(b: BudgetState | null, req: AuthorizeRequest, nowMs: number): b
 
 /**
  * What the slice lacks for this request (0: nothing to ask for). Asked before the decision,
- * off the pure pipeline: the actor grows the slice first (one transaction), then decides.
- * Nothing is asked for RETRY_MS after the pool was found short: the request is declined.
+ * off the pure pipeline: the actor grows the slice first (one transaction), then decides. Every
+ * request beyond the slice asks the pool (no pause after a short answer: a settlement may have
+ * given budget back since), so a decline always reflects the pool at that moment.
  */
 export function budgetNeed(state: AgentState, req: AuthorizeRequest, amount: Units, nowMs: number): Units {
   const b = state.budget;
   if (!applies(b, req, nowMs)) return 0n;
   rollBudget(b, windowsOf(state.timeZone, nowMs));
   if (amount <= b.remaining) return 0n;
-  if (nowMs - b.shortAtMs < RETRY_MS) return 0n;
   return amount - b.remaining;
 }
 
@@ -151,12 +145,15 @@ export function budgetLow(state: AgentState, nowMs: number): boolean {
     b.extra > 0n &&
     b.remaining < b.extra / 4n &&
     nowMs >= b.topUpAfterMs &&
-    nowMs - b.shortAtMs >= RETRY_MS &&
     b.windowStart === startOf(windowsOf(state.timeZone, nowMs), b.window)
   );
 }
 
-export type GrantStatus = 'granted' | 'short' | 'stale';
+/**
+ * 'recalled': short, and this grant asked the other actors of the Principal for their slack (at
+ * most once a second per pool): asking again a few milliseconds later may find it.
+ */
+export type GrantStatus = 'granted' | 'short' | 'recalled' | 'stale';
 
 interface GrantRow {
   status: GrantStatus;
@@ -164,6 +161,7 @@ interface GrantRow {
   available: string;
   first_threshold: boolean;
   first_exhausted: boolean;
+  recalled: boolean;
 }
 
 type Fence = AuthorizeRequest['fence'];
@@ -193,7 +191,7 @@ export async function grantBudget(
   const row = (await sql.begin(async (tx) => {
     const [r] = await tx<GrantRow[]>`
       select status, grant_amount::text as grant_amount, available::text as available, first_threshold,
-             first_exhausted
+             first_exhausted, recalled
       from asas_budget_grant(${state.principalId}, ${state.agentId}, ${new Date(windowStart)}, ${b.version}::bigint,
         ${toDb(need)}::numeric, ${toDb(b.extra)}::numeric, ${toDb(b.unit)}::numeric, ${shards}::int[],
         ${epochs}::bigint[])`;
@@ -232,10 +230,8 @@ export async function grantBudget(
   })) as GrantRow;
   const granted = row.status === 'granted' ? (fromDb(row.grant_amount) ?? 0n) : 0n;
   if (granted > 0n && b.windowStart === windowStart) b.remaining += granted;
-  if (need === 0n) {
-    if (granted === 0n) b.topUpAfterMs = nowMs + TOP_UP_PAUSE_MS;
-  } else if (row.status === 'short') b.shortAtMs = nowMs;
-  return row.status;
+  if (need === 0n && granted === 0n) b.topUpAfterMs = nowMs + TOP_UP_PAUSE_MS;
+  return row.status === 'short' && row.recalled ? 'recalled' : row.status;
 }
 
 /** An outbox tuple (migrations/0080) of an event that belongs to no authorization. */
