@@ -52,6 +52,13 @@ create table principal_budget_slices (
   primary key (principal_id, window_start, agent_id)
 );
 
+-- Grants and returns commit without waiting for the WAL flush (synchronous_commit off): the
+-- pool row stays locked only while the statement runs, not for an fsync. That is safe: a
+-- decision that spends a grant is recorded by an audit batch that commits synchronously later in
+-- the WAL, so whenever that decision survives a crash the grant before it survives too; a lost
+-- grant was spent by nothing recorded, and a lost return leaves the slack in the agent's slice
+-- (read again at the actor's next load), never in two places.
+--
 -- Grows an agent's slice by p_need plus up to p_extra (never more than a quarter of what the
 -- pool has left beyond p_need, rounded down to p_unit, and nothing once fewer than 8 p_extra
 -- are left), when the pool has p_need left. The
@@ -76,6 +83,7 @@ declare
   recall boolean;
   thr boolean := false;
 begin
+  perform set_config('synchronous_commit', 'off', true);
   if p_shards is not null then
     perform asas_assert_fences(p_shards, p_epochs);
   end if;
@@ -138,9 +146,14 @@ create function asas_budget_return(
 returns boolean
 language plpgsql as $$
 begin
+  perform set_config('synchronous_commit', 'off', true);
   if p_shards is not null then
     perform asas_assert_fences(p_shards, p_epochs);
   end if;
+  -- The pool row first, as a grant takes it: a grant and a return of one agent never wait for
+  -- each other crosswise.
+  perform 1 from principal_budget_pools
+    where principal_id = p_principal and window_start = p_window_start for update;
   update principal_budget_slices set granted = granted - p_amount, updated_at = now()
     where principal_id = p_principal and window_start = p_window_start and agent_id = p_agent
       and granted >= p_amount;

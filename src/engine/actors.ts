@@ -108,6 +108,11 @@ class Actor {
   inflight = 0;
   /** A background top-up of the Principal budget slice in flight (a grant waits for it). */
   refilling: Promise<void> | null = null;
+  /**
+   * Set from the start of a reload to its adoption: the budget slack of the old state is not
+   * given back meanwhile (the new state may have read the slice before the return committed).
+   */
+  reloading = false;
   /** The shard fence of the actor's last request: escrow transactions outside a request carry it. */
   fence: AuthorizeRequest['fence'] = undefined;
   readonly queue: Job[] = [];
@@ -352,6 +357,15 @@ export class ActorSystem {
    * would resume only once one load happened to fit inside one request's deadline.
    */
   async #load(actor: Actor, request: AuthorizeRequest): Promise<boolean> {
+    actor.reloading = true;
+    try {
+      return await this.#loadState(actor, request);
+    } finally {
+      actor.reloading = false;
+    }
+  }
+
+  async #loadState(actor: Actor, request: AuthorizeRequest): Promise<boolean> {
     const db = this.#dbs[actor.env];
     if (actor.inflight > 0) await new Promise<void>((resolve) => actor.drainWaiters.push(resolve));
     for (let attempt = 0; attempt < 3; attempt++) {
@@ -691,7 +705,8 @@ export class ActorSystem {
     const escrow = this.#core.escrow;
     if (escrow === undefined) return;
     const recall = (actor: Actor) => {
-      if (actor.env !== env || actor.principalId !== principalId || actor.state === null) return;
+      // A reloading actor keeps its slack: the state being read would count it again.
+      if (actor.env !== env || actor.principalId !== principalId || actor.state === null || actor.reloading) return;
       const state = actor.state;
       const slack = escrow.takeSlack(state);
       if (slack === null) return;

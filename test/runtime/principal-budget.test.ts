@@ -88,7 +88,11 @@ describe('setting and reading the budget', () => {
       expectEnvelope(res, 422, 'validation_error');
       expect(JSON.stringify(res.body), JSON.stringify(body)).toContain(field);
     }
-    expectEnvelope(await put(p, { amount: '10', currency: 'USD', window: 'day' }, other.principalId), 404, 'principal_not_found');
+    expectEnvelope(
+      await put(p, { amount: '10', currency: 'USD', window: 'day' }, other.principalId),
+      404,
+      'principal_not_found',
+    );
     expectEnvelope(
       await request(server, 'DELETE', `/api/v1/principals/${p.principalId}/budget`, { apiKey: p.apiKey }),
       404,
@@ -113,8 +117,11 @@ describe('exact to the cent across agents', () => {
     // Another currency does not count (no conversion), and its mandates still apply.
     const eur = await agentWith(server, p, { currency: 'EUR' });
     expect((await decide(server, p, eur.agentId, '15.00', { currency: 'EUR' })).decision).toBe('APPROVE');
-    const [row] = await query(server, 'live', (sql) =>
-      sql<{ approved: string }[]>`
+    const [row] = await query(
+      server,
+      'live',
+      (sql) =>
+        sql<{ approved: string }[]>`
         select coalesce(sum(amount), 0)::text as approved from authorizations
         where principal_id = ${p.principalId} and decision = 'APPROVE' and currency = 'USD'`,
     );
@@ -189,8 +196,11 @@ describe('Principal-level events', () => {
     await declined(p, b, '2.00');
     await approve(server, p, a, '1.00');
     await declined(p, b, '0.01');
-    const rows = await query(server, 'live', (sql) =>
-      sql<{ type: string; data: Record<string, unknown> }[]>`
+    const rows = await query(
+      server,
+      'live',
+      (sql) =>
+        sql<{ type: string; data: Record<string, unknown> }[]>`
         select event_type as type, payload->'data' as data from outbox_events
         where principal_id = ${p.principalId} and event_type like 'principal_budget.%' order by seq, position`,
     );

@@ -8,11 +8,11 @@ import { markReached } from './caps.js';
 import { pointsToCompromise } from './evidence.js';
 import { type HistoryRow, replayHistory } from './history.js';
 import { dbTimeMs, type MandateRow, mandateFromRow } from './mandate-row.js';
+import { type BudgetRow, loadBudget } from './principal-budget.js';
 import { EVIDENCE_ROWS, EVIDENCE_WINDOW_MS, evidenceDue, seedMerchantEvidence } from './principal-evidence.js';
 import { carried, fold, type MandateSums, rollupOf, totals } from './rollup.js';
 import { merchantKeyOf, newAgentState } from './state.js';
 import type { ThresholdOverrides } from './thresholds.js';
-import { type BudgetRow, loadBudget } from './principal-budget.js';
 import { loadWindowSums } from './windows.js';
 
 /** Audit rows read at load to rebuild windows, sessions, baselines and pending step-ups. */
