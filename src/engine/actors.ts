@@ -357,6 +357,8 @@ export class ActorSystem {
    * would resume only once one load happened to fit inside one request's deadline.
    */
   async #load(actor: Actor, request: AuthorizeRequest): Promise<boolean> {
+    // The state is read under this request's shard lease: slack given back from it is fenced by it.
+    actor.fence = request.fence;
     actor.reloading = true;
     try {
       return await this.#loadState(actor, request);
