@@ -226,6 +226,8 @@ describe('GET /api/v1/webhooks/events', () => {
       'cts.critical',
       'cts.red',
       'gate.fired',
+      'principal_budget.exhausted',
+      'principal_budget.threshold_reached',
       'session.terminate',
       'step_up.created',
       'trust.promotion',
