@@ -3,7 +3,6 @@
 // thresholds) or derived from the audit log (running totals, windows, sessions, step-ups).
 // Types and constants only: state.ts creates a state, load.ts rebuilds one from PostgreSQL.
 import type { Units } from '../../domain/money.js';
-import type { BudgetState } from './principal-budget.js';
 import type { AmountBaseline, AmountHistory, TimeWindow } from './rings.js';
 import type { ThresholdOverrides, Thresholds } from './thresholds.js';
 
@@ -80,6 +79,29 @@ export interface MandateState {
   totalAmount: Units;
   /** Budget events already emitted in the current windows (caps.ts ALERT_* bits). */
   alerted: number;
+}
+
+export type BudgetWindow = 'day' | 'week' | 'month' | 'year';
+
+/** The agent's slice of its Principal's budget for the current window (principal-budget.ts). */
+export interface BudgetState {
+  /** principal_budgets.version this state was loaded under (a grant under another reloads). */
+  readonly version: string;
+  readonly limit: Units;
+  readonly currency: string;
+  readonly window: BudgetWindow;
+  /** Spend counts from here (ms since the epoch). */
+  readonly effectiveFromMs: number;
+  /** The currency's minor unit in Units (0.01 USD: 1,000,000). */
+  readonly unit: Units;
+  /** Speculative part of a grant at most: a 64th of the budget, in minor units. */
+  readonly extra: Units;
+  /** Start of the window `remaining` belongs to. */
+  windowStart: number;
+  /** Slice granted less spent in the window; negative when spend predates the slice (a deficit). */
+  remaining: Units;
+  /** No background top-up before this time (ms): the last one found nothing to take. */
+  topUpAfterMs: number;
 }
 
 export interface SessionState {

@@ -11,30 +11,10 @@ import { fromDb, SCALE, toDb, type Units } from '../../domain/money.js';
 import { makeEnvelope } from '../../events/envelope.js';
 import type { Sql } from '../../storage/db.js';
 import type { AuthorizeRequest } from '../contract.js';
-import type { AgentState } from './agent-state.js';
+import type { AgentState, BudgetState, BudgetWindow } from './agent-state.js';
 import { isoOf, type Windows, windowsOf } from './calendar.js';
 
-export type BudgetWindow = 'day' | 'week' | 'month' | 'year';
-
-export interface BudgetState {
-  /** principal_budgets.version this state was loaded under (a grant under another reloads). */
-  readonly version: string;
-  readonly limit: Units;
-  readonly currency: string;
-  readonly window: BudgetWindow;
-  /** Spend counts from here (ms since the epoch). */
-  readonly effectiveFromMs: number;
-  /** The currency's minor unit in Units (0.01 USD: 1,000,000). */
-  readonly unit: Units;
-  /** Speculative part of a grant at most: a 64th of the budget, in minor units. */
-  readonly extra: Units;
-  /** Start of the window `remaining` belongs to. */
-  windowStart: number;
-  /** Slice granted less spent in the window; negative when spend predates the slice (a deficit). */
-  remaining: Units;
-  /** No background top-up before this time (ms): the last one found nothing to take. */
-  topUpAfterMs: number;
-}
+export type { BudgetState, BudgetWindow };
 
 /** After a background top-up found nothing to take, the next one waits this long (ms). */
 const TOP_UP_PAUSE_MS = 1_000;
