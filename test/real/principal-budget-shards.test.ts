@@ -7,7 +7,7 @@
 // stream neither loses nor doubles escrow.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request, startTestServer, type TestServer } from '../helpers/server.js';
-import { approvedInDb, cents, drain, escrowInDb, type Fleet, fleetOn, stream } from './support/budget-fleet.js';
+import { approvedInDb, cents, checkNeverOver, drain, type Fleet, fleetOn, stream } from './support/budget-fleet.js';
 
 const DIST = new URL(`../../${process.env.DIST_DIR ?? 'dist'}/src/`, import.meta.url).href;
 const { shardOf } = (await import(`${DIST}engine/shards.js`)) as typeof import('../../dist/src/engine/shards.js');
@@ -22,15 +22,8 @@ afterAll(async () => {
   await server?.close();
 });
 
-/** Never over the budget, exactly: the audit log, the pool and the slices agree. */
-async function check(fleet: Fleet, budget: string, amount: string): Promise<void> {
-  const db = await approvedInDb(server.dbUrls.live, fleet.principalId);
-  expect(cents(db.sum)).toBeLessThanOrEqual(cents(budget));
-  expect(cents(db.sum)).toBe(BigInt(db.n) * cents(amount));
-  const escrow = await escrowInDb(server.dbUrls.live, fleet.principalId);
-  expect(cents(escrow.pool)).toBe(cents(escrow.slices));
-  expect(cents(escrow.pool)).toBeLessThanOrEqual(cents(budget));
-  expect(cents(db.sum)).toBeLessThanOrEqual(cents(escrow.pool));
+function check(fleet: Fleet, budget: string, amount: string): Promise<void> {
+  return checkNeverOver(server.dbUrls.live, fleet, budget, amount);
 }
 
 describe('one Principal budget, agents on different shard workers', () => {

@@ -3,7 +3,7 @@
 // concurrent streams of equal approvals, a drain that spends what is left, and the audit sums.
 import postgres from 'postgres';
 import { expect } from 'vitest';
-import { authorizeBody, relaxRateGates, setup } from '../../engine/support.js';
+import { addAgentWithMandate, authorizeBody, relaxRateGates, setup } from '../../engine/support.js';
 import { request, type TestServer } from '../../helpers/server.js';
 
 export interface Fleet {
@@ -26,24 +26,9 @@ export async function fleetOn(server: TestServer, budget: string, n: number): Pr
   return { principalId: f.principalId, apiKey: f.apiKey, agents };
 }
 
-export async function addAgent(server: { url: string }, apiKey: string, i: number): Promise<string> {
-  const agent = await request(server, 'POST', '/api/v1/agents', {
-    apiKey,
-    body: { display_name: `fleet agent ${i}`, capabilities: ['PURCHASE'] },
-  });
-  expect(agent.status, agent.text).toBe(201);
-  const agentId = agent.body.id as string;
-  const m = await request(server, 'POST', '/api/v1/mandates', {
-    apiKey,
-    body: {
-      agent_id: agentId,
-      valid_until: new Date(Date.now() + 86_400_000).toISOString(),
-      max_amount_per_transaction: '20.00',
-      currency: 'USD',
-    },
-  });
-  expect(m.status, m.text).toBe(201);
-  return agentId;
+/** One more agent of the fleet's Principal with a USD mandate (per-transaction 20, no cap to speak of). */
+export function addAgent(server: TestServer, apiKey: string, i: number): Promise<string> {
+  return addAgentWithMandate(server, apiKey, `fleet agent ${i}`, { perTransaction: '20.00', daily: '1000000.00' });
 }
 
 export interface Tally {
@@ -145,4 +130,18 @@ export async function escrowInDb(url: string, principalId: string): Promise<{ po
   } finally {
     await sql.end({ timeout: 5 });
   }
+}
+
+/**
+ * Never over the budget, exactly: the fleet's approvals in the audit log are whole multiples of
+ * `amount`, within the budget and within what the pool handed out, which equals the slices.
+ */
+export async function checkNeverOver(url: string, fleet: Fleet, budget: string, amount: string): Promise<void> {
+  const db = await approvedInDb(url, fleet.principalId);
+  expect(cents(db.sum)).toBeLessThanOrEqual(cents(budget));
+  expect(cents(db.sum)).toBe(BigInt(db.n) * cents(amount));
+  const escrow = await escrowInDb(url, fleet.principalId);
+  expect(cents(escrow.pool)).toBe(cents(escrow.slices));
+  expect(cents(escrow.pool)).toBeLessThanOrEqual(cents(budget));
+  expect(cents(db.sum)).toBeLessThanOrEqual(cents(escrow.pool));
 }
