@@ -16,9 +16,6 @@ import { ActorSystem, type ShardDatabase } from './actors.js';
 import type { DecisionCore } from './contract.js';
 import { type AuthorizeWireResult, type ShardStats, type ShardTask, type ShardWorkerData, toWire } from './protocol.js';
 
-/** NOTIFY channel of asas_budget_grant when a Principal's budget pool is short (payload: principal id). */
-const BUDGET_RECALL_CHANNEL = 'asas_budget_recall';
-
 /** Pause between two probes of a database the breaker saw fail, in milliseconds. */
 const PROBE_INTERVAL_MS = 100;
 
@@ -124,14 +121,6 @@ export async function createShard(
     log,
     data.embedded,
   );
-  if (shared === undefined && !data.embedded) {
-    // A Principal budget pool found short (migrations/0220): the actors here give their slack back.
-    for (const env of ['live', 'sandbox'] as const) {
-      dbs[env].sql
-        .listen(BUDGET_RECALL_CHANNEL, (principalId) => actors.recallBudget(env, principalId))
-        .catch((err: unknown) => log.warn({ err, env }, 'cannot listen for Principal budget recalls'));
-    }
-  }
 
   async function close(): Promise<void> {
     closing = true;
@@ -172,6 +161,9 @@ export async function createShard(
           return null;
         case 'invalidatePrincipal':
           actors.invalidatePrincipal(task.env, task.principalId);
+          return null;
+        case 'budgetRecall':
+          actors.recallBudget(task.env, task.principalId);
           return null;
         case 'invalidateShards':
           actors.invalidateShards(task.shards, task.of);

@@ -16,6 +16,9 @@ import { isoOf, type Windows, windowsOf } from './calendar.js';
 
 export type { BudgetState, BudgetWindow };
 
+/** NOTIFY channel of asas_budget_grant when a pool ran short (payload: the Principal's id). */
+export const BUDGET_RECALL_CHANNEL = 'asas_budget_recall';
+
 /** After a background top-up found nothing to take, the next one waits this long (ms). */
 const TOP_UP_PAUSE_MS = 1_000;
 /** Parts of the budget a grant adds at most beyond what the request needs. */
