@@ -33,6 +33,8 @@ export function addAgent(server: TestServer, apiKey: string, i: number): Promise
 
 export interface Tally {
   approved: number;
+  /** The authorization ids answered APPROVE. */
+  readonly approvedIds: string[];
   budgetDeclines: number;
   /**
    * Safe decisions (system_unavailable): a request the service could not decide and record in
@@ -55,7 +57,7 @@ export async function stream(
 ): Promise<Tally> {
   const jobs: string[] = [];
   for (let r = 0; r < perAgent; r++) for (const a of fleet.agents) jobs.push(a);
-  const tally: Tally = { approved: 0, budgetDeclines: 0, unavailable: 0, other: [] };
+  const tally: Tally = { approved: 0, approvedIds: [], budgetDeclines: 0, unavailable: 0, other: [] };
   let next = 0;
   async function worker(): Promise<void> {
     for (;;) {
@@ -67,8 +69,10 @@ export async function stream(
         body: authorizeBody(agentId, { amount, merchant_name: 'Fleet Store' }),
       });
       expect(res.status, res.text).toBe(200);
-      if (res.body.decision === 'APPROVE') tally.approved++;
-      else if ((res.body.reason_codes as string[]).includes('principal_budget_exhausted')) tally.budgetDeclines++;
+      if (res.body.decision === 'APPROVE') {
+        tally.approved++;
+        tally.approvedIds.push(res.body.authorization_id as string);
+      } else if ((res.body.reason_codes as string[]).includes('principal_budget_exhausted')) tally.budgetDeclines++;
       else if ((res.body.reason_codes as string[]).includes('system_unavailable')) tally.unavailable++;
       else tally.other.push(`${res.body.decision} ${(res.body.reason_codes as string[]).join(',')}`);
     }
@@ -114,6 +118,23 @@ export async function approvedInDb(url: string, principalId: string): Promise<{ 
       select count(*)::int as n, coalesce(sum(amount), 0)::text as sum from authorizations
       where principal_id = ${principalId} and decision = 'APPROVE' and currency = 'USD'`;
     return { n: r?.n ?? 0, sum: r?.sum ?? '0' };
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
+}
+
+/**
+ * Answered means recorded: every authorization answered APPROVE is an APPROVE row. (The log may
+ * hold more: a decision the edge had to answer with the safe decision once its deadline passed
+ * can still commit, docs/engine-durability.md.)
+ */
+export async function expectRecorded(url: string, ids: readonly string[]): Promise<void> {
+  const sql = postgres(url, { max: 1, onnotice: () => {} });
+  try {
+    const [r] = await sql<{ n: number }[]>`
+      select count(*)::int as n from authorizations where id in ${sql(ids.length > 0 ? ids : [''])}
+        and decision = 'APPROVE'`;
+    expect(r?.n).toBe(ids.length);
   } finally {
     await sql.end({ timeout: 5 });
   }
