@@ -3,7 +3,7 @@
 // concurrent streams of equal approvals, a drain that spends what is left, and the audit sums.
 import postgres from 'postgres';
 import { expect } from 'vitest';
-import { addAgentWithMandate, authorizeBody, relaxRateGates, setup } from '../../engine/support.js';
+import { addAgentWithMandate, authorizeBody, relaxRateGates, type ServerTarget, setup } from '../../engine/support.js';
 import { request, type TestServer } from '../../helpers/server.js';
 
 export interface Fleet {
@@ -13,7 +13,7 @@ export interface Fleet {
 }
 
 /** A Principal with a monthly USD budget of `budget` and `n` agents (per-transaction limit 20, no caps). */
-export async function fleetOn(server: TestServer, budget: string, n: number): Promise<Fleet> {
+export async function fleetOn(server: ServerTarget, budget: string, n: number): Promise<Fleet> {
   const f = await setup(server);
   await relaxRateGates(server, f.apiKey);
   const set = await request(server, 'PUT', `/api/v1/principals/${f.principalId}/budget`, {
@@ -27,8 +27,12 @@ export async function fleetOn(server: TestServer, budget: string, n: number): Pr
 }
 
 /** One more agent of the fleet's Principal with a USD mandate (per-transaction 20, no cap to speak of). */
-export function addAgent(server: TestServer, apiKey: string, i: number): Promise<string> {
-  return addAgentWithMandate(server, apiKey, `fleet agent ${i}`, { perTransaction: '20.00', daily: '1000000.00' });
+export function addAgent(server: ServerTarget, apiKey: string, i: number): Promise<string> {
+  // addAgentWithMandate only sends requests to the server.
+  return addAgentWithMandate(server as TestServer, apiKey, `fleet agent ${i}`, {
+    perTransaction: '20.00',
+    daily: '1000000.00',
+  });
 }
 
 export interface Tally {
