@@ -38,6 +38,10 @@ describe('Principal budget slice', () => {
     // A deficit (spend the slice never covered) is part of what is asked.
     const d = withSlice(-250n);
     expect(escrow.need(d, request({ amount: '1.00' }), T0)).toBe(350n * U);
+    // Nothing is asked for what the mandate or the agent's status declines anyway.
+    expect(escrow.need(s, request({ amount: '100.01' }), T0)).toBe(0n);
+    s.status = 'SUSPENDED';
+    expect(escrow.need(s, request({ amount: '10.01' }), T0)).toBe(0n);
   });
 
   it('approves exactly the slice, declines one cent more, and spends only on APPROVE', () => {

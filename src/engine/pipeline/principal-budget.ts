@@ -97,7 +97,16 @@ export function budgetNeed(state: AgentState, req: AuthorizeRequest, amount: Uni
   if (!applies(b, req, nowMs)) return 0n;
   rollBudget(b, windowsOf(state.timeZone, nowMs));
   if (amount <= b.remaining) return 0n;
+  // Nothing is asked for a request the agent's status or mandates decline anyway (an amount over
+  // every per-transaction limit would otherwise pull the fleet's budget into this slice).
+  if (state.status !== 'ACTIVE' || !coverable(state, req, amount)) return 0n;
   return amount - b.remaining;
+}
+
+/** Some mandate of the agent in the request's currency allows this amount per transaction. */
+function coverable(state: AgentState, req: AuthorizeRequest, amount: Units): boolean {
+  for (const m of state.mandates) if (m.currency === req.currency && amount <= m.perTransaction) return true;
+  return false;
 }
 
 /** The gate: true when the request counts in the budget and the slice cannot cover it. */
