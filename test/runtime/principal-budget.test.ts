@@ -5,6 +5,7 @@
 // not count; a change of amount applies at once; the Principal-level events; bad input.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { query } from '../engine/support.js';
+import { expectSchema } from '../helpers/schemas.js';
 import { expectEnvelope, request, startTestServer, type TestServer } from '../helpers/server.js';
 import { agentWith, approve, decide, op, principal } from './holds-support.js';
 import type { TestPrincipal } from './setup.js';
@@ -69,6 +70,7 @@ describe('setting and reading the budget', () => {
     expect((res.body.usage as { window_start: string }).window_start).toBe(
       new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth(), 1)).toISOString(),
     );
+    expectSchema('PrincipalBudget', res.body);
     expect(await budget(p)).toEqual(res.body);
   });
 
@@ -106,6 +108,8 @@ describe('exact to the cent across agents', () => {
     const { p, agents } = await fleet('25.53');
     const [a, b, c] = agents as [string, string, string];
     await approve(server, p, a, '10.00');
+    // A's slice got what it needed plus a speculative 1/64 of the budget (0.39): still the fleet's.
+    expect((await budget(p)).usage).toMatchObject({ used: 10, held: 0, remaining: 15.53, escrowed: 0.39 });
     await approve(server, p, b, '10.00', true);
     await approve(server, p, c, '5.52');
     await declined(p, a, '0.02');
@@ -113,7 +117,9 @@ describe('exact to the cent across agents', () => {
     await approve(server, p, b, '0.01');
     await declined(p, a, '0.01');
     await declined(p, b, '0.01');
-    expect((await budget(p)).usage).toMatchObject({ limit: 25.53, used: 15.53, held: 10, remaining: 0 });
+    const view = await budget(p);
+    expectSchema('PrincipalBudget', view);
+    expect(view.usage).toMatchObject({ limit: 25.53, used: 15.53, held: 10, remaining: 0, escrowed: 0 });
     // Another currency does not count (no conversion), and its mandates still apply.
     const eur = await agentWith(server, p, { currency: 'EUR' });
     expect((await decide(server, p, eur.agentId, '15.00', { currency: 'EUR' })).decision).toBe('APPROVE');
