@@ -11,8 +11,14 @@
 // once the commit is done. An actor is reloaded (after its in-flight commits have landed, so
 // the database holds everything it counted) when the API invalidates it, when a commit fails,
 // or when an idempotency_key turned out to be recorded already.
-// Length (~590 lines): one ActorSystem whose LRU, per-agent queues, idempotency-key memory and
-// upkeep share the same actors and counters; split, each part would mutate the others' state.
+// The Principal budget (docs/principal-budget.md): before a request its slice cannot cover, the
+// actor grows the slice (a fenced grant transaction, tried again after a recall of the other
+// actors' slack); after an approval that leaves it low, it tops it up in the background; on a
+// recall it gives its slack back. Grants and returns count as in-flight work, so a reload waits
+// for them, and no slack is taken from an actor while it reloads.
+// Length (~780 lines): one ActorSystem whose LRU, per-agent queues, idempotency-key memory,
+// upkeep and budget escrow share the same actors and counters (inflight, staleness, reloads);
+// split, each part would mutate the others' state.
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
 import { type Breaker, DEADLINE, isUnavailable } from '../audit/breaker.js';
