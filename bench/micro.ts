@@ -305,4 +305,38 @@ async function addPipeline(add: (name: string, fn: Fn) => void): Promise<void> {
       return evaluate(state, req, Date.now());
     });
   }
+
+  // The same approval under a Principal budget (docs/principal-budget.md): the actor asks
+  // escrow.need() before deciding, the gate compares with the slice, the approval spends it.
+  const { decisionCore } = await import('../src/engine/pipeline/core.js');
+  const { windowsOf } = await import('../src/engine/pipeline/calendar.js');
+  const escrow = decisionCore.escrow;
+  if (escrow === undefined) return;
+  const withBudget = () => {
+    const s = fresh();
+    s.budget = {
+      version: '1',
+      limit: 10n ** 20n,
+      currency: 'USD',
+      window: 'month',
+      effectiveFromMs: 0,
+      unit: 1_000_000n,
+      extra: 10n ** 14n,
+      windowStart: windowsOf('UTC', Date.now()).month,
+      remaining: 10n ** 20n,
+      topUpAfterMs: Number.NEGATIVE_INFINITY,
+    };
+    return s;
+  };
+  const req = request('5411');
+  let budgeted = withBudget();
+  let m = 0;
+  add('pipeline: escrow.need() + evaluate() approve, under a Principal budget', () => {
+    if (++m % 1000 === 0) budgeted = withBudget();
+    const t = Date.now();
+    if (escrow.need(budgeted, req, t) !== 0n) throw new Error('the slice should cover the request');
+    const e = evaluate(budgeted, req, t);
+    escrow.low(budgeted, t);
+    return e;
+  });
 }

@@ -9,6 +9,7 @@ import { startCluster } from '../cluster/start.js';
 import type { Config } from '../config/config.js';
 import type { DecisionEngine } from '../engine/contract.js';
 import { ShardedEngine } from '../engine/engine.js';
+import { BUDGET_RECALL_CHANNEL } from '../engine/pipeline/principal-budget.js';
 import { startEvents } from '../events/service.js';
 import { RequestLimits } from '../http/rate-limit.js';
 import { Router } from '../http/router.js';
@@ -92,6 +93,16 @@ export async function startApp(config: Config, options: { log?: Logger } = {}): 
       ? await startCluster(config, config.natsUrl, dbs, local, instances.id, log, metrics)
       : null;
   const engine: DecisionEngine = cluster?.engine ?? local;
+  if (!dbs.embedded) {
+    // A Principal budget pool ran short (asas_budget_grant, migrations/0220): the actors of this
+    // instance give their slack back. Each instance listens for itself, on the connection the
+    // service already listens on; embedded PGlite has one shard, which recalls by itself.
+    for (const env of ['live', 'sandbox'] as const) {
+      await dbs[env].listen(BUDGET_RECALL_CHANNEL, (principalId) => {
+        local.recallBudget(env, principalId).catch((err: unknown) => log.warn({ err, env }, 'budget recall failed'));
+      });
+    }
+  }
   const services: Services = { config, log, dbs, authenticator, auth, metrics, events, engine };
   // A receipt key rotation (on any instance) reaches this instance's shards (src/receipts/keys.ts).
   auth.receipts.watch(

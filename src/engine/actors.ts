@@ -11,8 +11,14 @@
 // once the commit is done. An actor is reloaded (after its in-flight commits have landed, so
 // the database holds everything it counted) when the API invalidates it, when a commit fails,
 // or when an idempotency_key turned out to be recorded already.
-// Length (~615 lines): one ActorSystem whose LRU, per-agent queues, idempotency-key memory and
-// upkeep share the same actors and counters; split, each part would mutate the others' state.
+// The Principal budget (docs/principal-budget.md): before a request its slice cannot cover, the
+// actor grows the slice (a fenced grant transaction, tried again after a recall of the other
+// actors' slack); after an approval that leaves it low, it tops it up in the background; on a
+// recall it gives its slack back. Grants and returns count as in-flight work, so a reload waits
+// for them, and no slack is taken from an actor while it reloads.
+// Length (~790 lines): one ActorSystem whose LRU, per-agent queues, idempotency-key memory,
+// upkeep and budget escrow share the same actors and counters (inflight, staleness, reloads);
+// split, each part would mutate the others' state.
 import { performance } from 'node:perf_hooks';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
@@ -22,7 +28,7 @@ import type { DbGate } from '../audit/gate.js';
 import type { Environment } from '../auth/types.js';
 import { attachReceipt } from '../receipts/attach.js';
 import type { Sql } from '../storage/db.js';
-import type { AuthorizeRequest, DecisionCore, Evaluation } from './contract.js';
+import type { AuthorizeRequest, BudgetEscrow, DecisionCore, Evaluation } from './contract.js';
 import { requestFingerprint } from './idempotency.js';
 import type { AuthorizeResult } from './protocol.js';
 import { safeDecision } from './safe-decision.js';
@@ -106,7 +112,17 @@ class Actor {
   loadingGeneration = -1;
   running = false;
   evicted = false;
+  /** Commits and escrow transactions (grants, slack given back) not finished yet: a reload waits for them. */
   inflight = 0;
+  /** A background top-up of the Principal budget slice in flight (a grant waits for it). */
+  refilling: Promise<void> | null = null;
+  /**
+   * Set from the start of a reload to its adoption: the budget slack of the old state is not
+   * given back meanwhile (the new state may have read the slice before the return committed).
+   */
+  reloading = false;
+  /** The shard fence of the actor's last request: escrow transactions outside a request carry it. */
+  fence: AuthorizeRequest['fence'] = undefined;
   readonly queue: Job[] = [];
   readonly keys = new Map<string, KeyEntry>();
   drainWaiters: (() => void)[] = [];
@@ -121,6 +137,12 @@ class Actor {
     return this.running || this.inflight > 0 || this.queue.length > 0;
   }
 }
+
+/**
+ * Pauses before asking the pool again after a grant found it short and recalled the slack of
+ * the Principal's other actors (their transactions give it back within a few milliseconds).
+ */
+const RECALL_WAITS_MS: readonly number[] = [5, 15, 40];
 
 /** Agents queued for load upkeep per shard at most (see #scheduleUpkeep). */
 const MAX_UPKEEP_QUEUE = 1_000;
@@ -144,13 +166,17 @@ export class ActorSystem {
   /** Agents whose load upkeep (DecisionCore.maintain) is due, by actor key; run one at a time. */
   readonly #upkeep = new Map<string, { env: Environment; agentId: string }>();
   #upkeepRunning: Promise<void> | null = null;
+  /** True on embedded PGlite (no NOTIFY listeners: budget recalls stay in this shard). */
+  readonly #embedded: boolean;
 
   constructor(
     core: DecisionCore<unknown>,
     dbs: Readonly<Record<Environment, ShardDatabase>>,
     options: ActorSystemOptions,
     log: Logger,
+    embedded = false,
   ) {
+    this.#embedded = embedded;
     this.#core = core;
     this.#dbs = dbs;
     this.#options = options;
@@ -202,6 +228,9 @@ export class ActorSystem {
     };
     for (const actor of this.#lru.values()) mark(actor);
     for (const actor of this.#busy.values()) mark(actor);
+    // A Principal-wide change (its budget, time zone, thresholds): slack of the budget slices
+    // goes back to the pool, so a lowered budget binds what was handed out before it.
+    this.recallBudget(env, principalId);
   }
 
   /** Marks stale every actor whose agent is in one of `shards` (virtual shards of `of`). */
@@ -285,9 +314,27 @@ export class ActorSystem {
             continue;
           }
         }
+        const escrow = this.#core.escrow;
+        if (
+          escrow !== undefined &&
+          actor.principalId === job.request.principalId &&
+          escrow.need(actor.state, job.request, this.#now()) > 0n
+        ) {
+          // The Principal budget slice cannot cover this request: grow it first (one transaction;
+          // off the common path, which spends the slice in memory).
+          if (!(await this.#grant(actor, job.request))) {
+            actor.queue.shift();
+            job.resolve(safeResult(job.request));
+            continue;
+          }
+          if (actor.state === null || actor.stale) continue;
+        }
         actor.queue.shift();
         this.#decide(actor, job);
         if (actor.state !== null && this.#core.maintenanceDue?.(actor.state) === true) this.#scheduleUpkeep(actor);
+        if (escrow !== undefined && actor.state !== null && escrow.low(actor.state, this.#now())) {
+          this.#topUp(actor, job.request);
+        }
       }
     } catch (err) {
       this.#log.error({ err, agent_id: actor.agentId }, 'actor fault; answering safe decisions');
@@ -318,6 +365,17 @@ export class ActorSystem {
    * would resume only once one load happened to fit inside one request's deadline.
    */
   async #load(actor: Actor, request: AuthorizeRequest): Promise<boolean> {
+    // The state is read under this request's shard lease: slack given back from it is fenced by it.
+    actor.fence = request.fence;
+    actor.reloading = true;
+    try {
+      return await this.#loadState(actor, request);
+    } finally {
+      actor.reloading = false;
+    }
+  }
+
+  async #loadState(actor: Actor, request: AuthorizeRequest): Promise<boolean> {
     const db = this.#dbs[actor.env];
     if (actor.inflight > 0) await new Promise<void>((resolve) => actor.drainWaiters.push(resolve));
     for (let attempt = 0; attempt < 3; attempt++) {
@@ -475,6 +533,7 @@ export class ActorSystem {
         return;
       }
     }
+    actor.fence = request.fence;
     let evaluation: Evaluation;
     try {
       evaluation = this.#core.evaluate(actor.state, request, (this.#options.clock ?? Date.now)());
@@ -563,6 +622,11 @@ export class ActorSystem {
       }
       entry.waiters = [];
     }
+    this.#done(actor);
+  }
+
+  /** One commit or escrow transaction of the actor finished. */
+  #done(actor: Actor): void {
     actor.inflight--;
     if (actor.inflight === 0) {
       const waiters = actor.drainWaiters;
@@ -570,6 +634,129 @@ export class ActorSystem {
       for (const w of waiters) w();
       this.#release(actor);
     }
+  }
+
+  #now(): number {
+    return (this.#options.clock ?? Date.now)();
+  }
+
+  /**
+   * Runs an escrow transaction (src/engine/pipeline/principal-budget.ts) as in-flight work of
+   * the actor, so a reload waits until PostgreSQL holds its outcome. A failure makes the actor
+   * reload: the slice is read again from the database, which stays the truth.
+   */
+  #escrowWork<T>(actor: Actor, work: () => Promise<T>): Promise<T> {
+    actor.inflight++;
+    const p = this.#dbs[actor.env].gate.run(work);
+    p.then(
+      () => this.#done(actor),
+      () => {
+        markStale(actor);
+        this.#done(actor);
+      },
+    );
+    return p;
+  }
+
+  /**
+   * Grows the actor's budget slice for `request` before it is decided (after any top-up in
+   * flight), within the request's load deadline. False when the database could not answer:
+   * the request gets the safe decision. A pool found short leaves the slice as it is (the
+   * decision then declines principal_budget_exhausted) and asks the other actors of the
+   * Principal for their slack: over PostgreSQL NOTIFY on PostgreSQL, here on embedded PGlite.
+   */
+  async #grant(actor: Actor, request: AuthorizeRequest): Promise<boolean> {
+    const escrow = this.#core.escrow as BudgetEscrow<unknown>;
+    while (actor.refilling !== null) await actor.refilling;
+    const db = this.#dbs[actor.env];
+    const until =
+      request.receivedAtMs +
+      db.breaker.deadline(this.#options.loadDeadlineMs, this.#options.relaxedLoadDeadlineMs, Date.now());
+    for (let attempt = 0; ; attempt++) {
+      const state = actor.state;
+      if (state === null || actor.stale) return true;
+      const now = this.#now();
+      const need = escrow.need(state, request, now);
+      if (need === 0n) return true;
+      if (!db.breaker.allows(Date.now())) return false;
+      let timer: NodeJS.Timeout | undefined;
+      let status: Awaited<ReturnType<BudgetEscrow<unknown>['grant']>>;
+      try {
+        const timeout = new Promise<never>((_, reject) => {
+          timer = setTimeout(
+            () => reject(Object.assign(new Error('budget grant deadline passed'), { code: DEADLINE })),
+            Math.max(0, until - Date.now()),
+          );
+        });
+        status = await Promise.race([
+          this.#escrowWork(actor, () => escrow.grant(db.sql, state, need, request, now)),
+          timeout,
+        ]);
+      } catch (err) {
+        markStale(actor);
+        if (isUnavailable(err)) db.breaker.failure(Date.now());
+        else if ((err as { code?: unknown }).code === DEADLINE) db.breaker.slow(Date.now());
+        this.#log.error({ err, agent_id: actor.agentId }, 'cannot grow the Principal budget slice');
+        return false;
+      } finally {
+        clearTimeout(timer);
+      }
+      if (status === 'stale') markStale(actor);
+      if (status !== 'recalled') return true;
+      // The pool is short and this grant asked the other actors of the Principal for their
+      // slack (NOTIFY on PostgreSQL; here, on embedded PGlite). Ask again once it had time to
+      // come back, within the request's deadline; the last answer stands.
+      if (this.#embedded) this.recallBudget(actor.env, actor.principalId as string);
+      const wait = RECALL_WAITS_MS[attempt];
+      if (wait === undefined || Date.now() + wait >= until) return true;
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
+  }
+
+  /** Tops the actor's budget slice up in the background (a prefetch: no request waits for it). */
+  #topUp(actor: Actor, request: AuthorizeRequest): void {
+    const escrow = this.#core.escrow;
+    const state = actor.state;
+    if (escrow === undefined || state === null || actor.refilling !== null) return;
+    const db = this.#dbs[actor.env];
+    if (!db.breaker.allows(Date.now())) return;
+    actor.refilling = this.#escrowWork(actor, () => escrow.grant(db.sql, state, 0n, request, this.#now())).then(
+      (status) => {
+        if (status === 'stale') markStale(actor);
+      },
+      (err: unknown) => this.#log.warn({ err, agent_id: actor.agentId }, 'Principal budget top-up failed'),
+    );
+    void actor.refilling.finally(() => {
+      actor.refilling = null;
+    });
+  }
+
+  /**
+   * Every actor of the Principal here gives the unspent part of its budget slice back to the
+   * pool (another actor found the pool short, or the budget changed). The slack leaves the
+   * state at once, so no decision spends it; the transaction gives it back, fenced like the
+   * actor's commits.
+   */
+  recallBudget(env: Environment, principalId: string): void {
+    const escrow = this.#core.escrow;
+    if (escrow === undefined) return;
+    const recall = (actor: Actor) => {
+      // A reloading actor keeps its slack: the state being read would count it again.
+      if (actor.env !== env || actor.principalId !== principalId || actor.state === null || actor.reloading) return;
+      const state = actor.state;
+      const slack = escrow.takeSlack(state);
+      if (slack === null) return;
+      const db = this.#dbs[env];
+      const fence = actor.fence;
+      this.#escrowWork(actor, () => escrow.giveBack(db.sql, state, slack, fence)).then(
+        (ok) => {
+          if (!ok) markStale(actor);
+        },
+        (err: unknown) => this.#log.warn({ err, agent_id: actor.agentId }, 'Principal budget slack not given back'),
+      );
+    };
+    for (const actor of this.#lru.values()) recall(actor);
+    for (const actor of this.#busy.values()) recall(actor);
   }
 
   #remember(actor: Actor, key: string, entry: KeyEntry): void {

@@ -166,6 +166,38 @@ export interface DecisionCore<State> {
   maintenanceDue?(state: State): boolean;
   /** Brings the agent's audit rollup forward so the next load stays cheap (see maintenanceDue). */
   maintain?(sql: Sql, agentId: string, nowMs: number): Promise<void>;
+  /** The agent's escrowed slice of its Principal's budget (docs/principal-budget.md), if the core has one. */
+  readonly escrow?: BudgetEscrow<State>;
+}
+
+/** A slice of a Principal's budget taken out of an agent's state, to be given back to the pool. */
+export interface BudgetSlack {
+  readonly windowStart: number;
+  readonly amount: bigint;
+}
+
+/**
+ * The Principal budget's escrow as the actor drives it (src/engine/pipeline/principal-budget.ts):
+ * the decision itself stays pure and spends the slice in memory; growing the slice (a grant) and
+ * giving slack back are transactions the actor runs around decisions, fenced like its commits.
+ */
+export interface BudgetEscrow<State> {
+  /** What the slice lacks for this request (0n: decide at once). */
+  need(state: State, request: AuthorizeRequest, nowMs: number): bigint;
+  /** Grows the slice by `need` (0n: a background top-up) plus a speculative part. */
+  grant(
+    sql: Sql,
+    state: State,
+    need: bigint,
+    request: AuthorizeRequest,
+    nowMs: number,
+  ): Promise<'granted' | 'short' | 'recalled' | 'stale'>;
+  /** True when the slice ran low after a decision: top it up in the background. */
+  low(state: State, nowMs: number): boolean;
+  /** Takes the unspent slice out of the state (no decision can spend it any more). */
+  takeSlack(state: State): BudgetSlack | null;
+  /** Gives taken slack back to the pool; false when PostgreSQL did not hold it (reload). */
+  giveBack(sql: Sql, state: State, slack: BudgetSlack, fence: AuthorizeRequest['fence']): Promise<boolean>;
 }
 
 /** The main thread's handle on the shard workers (implemented in src/engine/engine.ts). */

@@ -245,6 +245,11 @@ export class ShardedEngine implements DecisionEngine {
     await Promise.all(this.#shards.map((s) => s.run({ kind: 'invalidatePrincipal', env, principalId })));
   }
 
+  /** The actors of the Principal in every shard here give their budget slack back to the pool. */
+  async recallBudget(env: Environment, principalId: string): Promise<void> {
+    await Promise.all(this.#shards.map((s) => s.run({ kind: 'budgetRecall', env, principalId })));
+  }
+
   /** Every actor of an agent in one of these virtual shards (of `of`) reloads before its next decision. */
   async invalidateShards(shards: readonly number[], of: number): Promise<void> {
     await Promise.all(this.#shards.map((s) => s.run({ kind: 'invalidateShards', shards, of })));

@@ -34,6 +34,8 @@ export type ShardTask =
   | { readonly kind: 'authorize'; readonly requests: readonly AuthorizeRequest[] }
   | { readonly kind: 'invalidateAgent'; readonly env: Environment; readonly agentId: string }
   | { readonly kind: 'invalidatePrincipal'; readonly env: Environment; readonly principalId: string }
+  /** The actors of the Principal give the unspent part of their budget slices back (a pool ran short). */
+  | { readonly kind: 'budgetRecall'; readonly env: Environment; readonly principalId: string }
   /** Every actor whose agent falls in one of these virtual shards (of `of`) reloads before its next decision. */
   | { readonly kind: 'invalidateShards'; readonly shards: readonly number[]; readonly of: number }
   /** The receipt signing key changed (a rotation): sign with this one from now on. */

@@ -119,6 +119,7 @@ export async function createShard(
       keysPerActor: 256,
     },
     log,
+    data.embedded,
   );
 
   async function close(): Promise<void> {
@@ -160,6 +161,9 @@ export async function createShard(
           return null;
         case 'invalidatePrincipal':
           actors.invalidatePrincipal(task.env, task.principalId);
+          return null;
+        case 'budgetRecall':
+          actors.recallBudget(task.env, task.principalId);
           return null;
         case 'invalidateShards':
           actors.invalidateShards(task.shards, task.of);

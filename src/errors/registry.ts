@@ -11,6 +11,7 @@ export const ERRORS = {
     message: 'The Principal is not enrolled in that Program, or program_id is required.',
   },
   principal_not_found: { status: 404, message: 'Principal not found.' },
+  principal_budget_not_found: { status: 404, message: 'The Principal has no budget (PUT one first).' },
   invalid_phone_format: { status: 422, message: 'SMS step-up requires a valid E.164 phone number.' },
   attestation_required: { status: 422, message: 'verification.attestation is required in client_attested mode.' },
   idempotency_key_reuse: { status: 422, message: 'This Idempotency-Key was used with a different request body.' },

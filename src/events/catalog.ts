@@ -20,6 +20,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'budget.exhausted',
   'mandate.updated',
   'mandate.revoked',
+  'principal_budget.threshold_reached',
+  'principal_budget.exhausted',
 ] as const;
 
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
@@ -318,6 +320,35 @@ const CATALOG: readonly CatalogEntry[] = [
       previous_status: 'ACTIVE',
       mandate_hash: 'sha256:5c1f0d2e4b7a9c8e3f6a1b2d4c7e9f0a3b5d8c1e4f7a0b3c6d9e2f5a8b1c4d7e',
       revoked_at: '2025-01-01T12:00:00.000Z',
+    },
+  },
+  {
+    type: 'principal_budget.threshold_reached',
+    description:
+      "The Principal's budget for all its agents reached its alert share (alert_share, default 0.8): counted on what the agents were handed (spent, held, or escrowed in an agent's slice); once per window.",
+    sample_payload: {
+      principal_id: 'prn_sample000000000000000000',
+      window: 'month',
+      window_start: '2025-01-01T00:00:00.000Z',
+      limit: '5000',
+      currency: 'EUR',
+      allocated: '4012.5',
+      available: '987.5',
+    },
+  },
+  {
+    type: 'principal_budget.exhausted',
+    description:
+      "The Principal's budget for all its agents could not cover a request (after the agents' unspent slices were recalled); once per window.",
+    sample_payload: {
+      principal_id: 'prn_sample000000000000000000',
+      window: 'month',
+      window_start: '2025-01-01T00:00:00.000Z',
+      limit: '5000',
+      currency: 'EUR',
+      agent_id: SAMPLE_AGENT,
+      available: '3.2',
+      declined_amount: '12',
     },
   },
 ];

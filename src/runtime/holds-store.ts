@@ -3,7 +3,8 @@
 // in range), so a capture racing a release or the expiry sweep has exactly one winner, whatever
 // instance each runs on. In the same transaction the change writes what it gives back to the
 // budget (budget_credits, keyed by the original authorization's time) and its event (one
-// outbox_batches row, relayed to NATS and webhooks like a decision's). The caller then makes the
+// outbox_batches row, relayed to NATS and webhooks like a decision's), and gives the amount back
+// to the Principal's budget pool (docs/principal-budget.md). The caller then makes the
 // agent's actor reload (DecisionEngine.invalidateAgent): a change only ever gives budget back,
 // so an actor that has not reloaded yet errs on the strict side, never over a cap.
 import type postgres from 'postgres';
@@ -64,6 +65,9 @@ async function credit(
   await db`insert into budget_credits (id, authorization_id, principal_id, agent_id, mandate_id, kind, amount, count_back, authorized_at)
     values (${id}, ${h.authorization_id}, ${h.principal_id}, ${h.agent_id}, ${h.mandate_id}, ${kind}, ${toDb(amount)},
       ${countBack}, ${h.authorized_at})`;
+  // The Principal's budget gets it back too, in the window the authorization counted in
+  // (migrations/0220 asas_budget_credit; nothing when it did not count there).
+  await db`select asas_budget_credit(${h.principal_id}, ${h.currency}, ${h.authorized_at}, ${toDb(amount)}::numeric)`;
 }
 
 function baseData(h: HoldRow): Record<string, unknown> {

@@ -6,6 +6,7 @@ import { backtestRoutes } from './backtest-routes.js';
 import { holdsRoutes } from './holds-routes.js';
 import { mandateLifecycleRoutes } from './mandate-lifecycle-routes.js';
 import { mandatesRoutes } from './mandates-routes.js';
+import { principalBudgetRoutes } from './principal-budget-routes.js';
 import { principalTimezoneRoutes } from './principal-timezone-routes.js';
 import { shadowRoutes } from './shadow-routes.js';
 import { stepUpsRoutes } from './step-ups-routes.js';
@@ -22,5 +23,6 @@ export function runtimeRoutes(services: Services): RouteDef[] {
     ...holdsRoutes(services),
     ...principalTimezoneRoutes(services),
     ...stepUpsRoutes(services),
+    ...principalBudgetRoutes(services),
   ];
 }

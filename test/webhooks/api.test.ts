@@ -228,6 +228,8 @@ describe('GET /api/v1/webhooks/events', () => {
       'gate.fired',
       'mandate.revoked',
       'mandate.updated',
+      'principal_budget.exhausted',
+      'principal_budget.threshold_reached',
       'session.terminate',
       'step_up.created',
       'trust.promotion',

@@ -82,6 +82,29 @@ export interface MandateState {
   alerted: number;
 }
 
+export type BudgetWindow = 'day' | 'week' | 'month' | 'year';
+
+/** The agent's slice of its Principal's budget for the current window (principal-budget.ts). */
+export interface BudgetState {
+  /** principal_budgets.version this state was loaded under (a grant under another reloads). */
+  readonly version: string;
+  readonly limit: Units;
+  readonly currency: string;
+  readonly window: BudgetWindow;
+  /** Spend counts from here (ms since the epoch). */
+  readonly effectiveFromMs: number;
+  /** The currency's minor unit in Units (0.01 USD: 1,000,000). */
+  readonly unit: Units;
+  /** Speculative part of a grant at most: a 64th of the budget, in minor units. */
+  readonly extra: Units;
+  /** Start of the window `remaining` belongs to. */
+  windowStart: number;
+  /** Slice granted less spent in the window; negative when spend predates the slice (a deficit). */
+  remaining: Units;
+  /** No background top-up before this time (ms): the last one found nothing to take. */
+  topUpAfterMs: number;
+}
+
 export interface SessionState {
   /** Consecutive DECLINEs that point to compromise (pacing and mandate caps do not count). */
   consecutiveDenials: number;
@@ -228,4 +251,6 @@ export interface AgentState {
    * since): past ROLLUP_AFTER_ROWS the worker refreshes the rollup in the background (rollup.ts).
    */
   auditRowsSinceRollup: number;
+  /** The agent's escrowed slice of its Principal's budget (principal-budget.ts); null: no budget. */
+  budget: BudgetState | null;
 }

@@ -17,6 +17,7 @@ import { followUp } from './follow-up.js';
 import { confirmStepUp, runGates } from './gates.js';
 import { loadAgentState } from './load.js';
 import { estimateStateBytes } from './memory.js';
+import { budgetLow, budgetNeed, grantBudget, returnBudget, takeSlack } from './principal-budget.js';
 import { recordDecision } from './record.js';
 import { respond } from './respond.js';
 import { ROLLUP_AFTER_ROWS, refreshRollup } from './rollup.js';
@@ -93,6 +94,14 @@ export const decisionCore: DecisionCore<AgentState> = {
   },
   async maintain(sql, agentId, nowMs) {
     await refreshRollup(sql, agentId, nowMs);
+  },
+  escrow: {
+    need: (state, req, nowMs) => budgetNeed(state, req, parseAmount(req.amount) ?? 0n, nowMs),
+    grant: (sql, state, need, req, nowMs) =>
+      grantBudget(sql, state, need, parseAmount(req.amount) ?? 0n, req.fence, nowMs),
+    low: budgetLow,
+    takeSlack,
+    giveBack: returnBudget,
   },
 };
 

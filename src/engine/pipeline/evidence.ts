@@ -34,6 +34,7 @@ export const NOT_COMPROMISE_REASONS: ReadonlySet<string> = new Set([
   'total_limit_exceeded',
   'daily_count_exceeded',
   'monthly_count_exceeded',
+  'principal_budget_exhausted',
   'no_active_mandate',
   'rail_not_permitted',
   'mandate_not_yet_valid',

@@ -8,6 +8,7 @@ import type { AgentState, MandateState } from './agent-state.js';
 import { windowsOf } from './calendar.js';
 import { assessIntent, type IntentResult } from './intent.js';
 import { checkMandate, rollTotals, selectMandate } from './mandate-check.js';
+import { budgetExceeded } from './principal-budget.js';
 import type { ReasonCode } from './reasons.js';
 import { assessRisk, COUNTRY_JUMP_THRESHOLD, type RiskResult } from './risk.js';
 import {
@@ -65,6 +66,15 @@ function mandateDetail(reason: ReasonCode, m: MandateState, req: AuthorizeReques
   }
 }
 
+const PER: Readonly<Record<string, string>> = { day: 'daily', week: 'weekly', month: 'monthly', year: 'yearly' };
+
+function budgetDetail(state: AgentState, req: AuthorizeRequest, amount: Units): string {
+  const b = state.budget;
+  return b === null
+    ? 'principal_budget_exhausted'
+    : `amount ${money(amount, req.currency)} exceeds what is left of the Principal's ${PER[b.window]} budget ${money(b.limit, b.currency)} for its agents (${state.timeZone})`;
+}
+
 function selectionDetail(reason: ReasonCode, m: MandateState | null, req: AuthorizeRequest): string {
   switch (reason) {
     case 'no_active_mandate':
@@ -111,6 +121,9 @@ export function runGates(state: AgentState, req: AuthorizeRequest, w: Work, nowM
     } else if (mandate !== null) {
       const violation = checkMandate(mandate, req, amount);
       if (violation !== null) decline(w, violation, mandateDetail(violation, mandate, req, amount, state.timeZone));
+      else if (budgetExceeded(state, req, amount, nowMs, windowsOf(state.timeZone, nowMs))) {
+        decline(w, 'principal_budget_exhausted', budgetDetail(state, req, amount));
+      }
     }
   }
 

@@ -8,6 +8,7 @@ import { markReached } from './caps.js';
 import { pointsToCompromise } from './evidence.js';
 import { type HistoryRow, replayHistory } from './history.js';
 import { dbTimeMs, type MandateRow, mandateFromRow } from './mandate-row.js';
+import { type BudgetRow, loadBudget } from './principal-budget.js';
 import { EVIDENCE_ROWS, EVIDENCE_WINDOW_MS, evidenceDue, seedMerchantEvidence } from './principal-evidence.js';
 import { carried, fold, type MandateSums, rollupOf, totals } from './rollup.js';
 import { merchantKeyOf, newAgentState } from './state.js';
@@ -30,7 +31,7 @@ export const RECENT_ROWS = 200;
  */
 export async function loadAgentState(sql: Sql, agentId: string, nowMs: number): Promise<AgentState | null> {
   const agents = await sql<
-    {
+    ({
       id: string;
       principal_id: string;
       client_id: string;
@@ -48,17 +49,20 @@ export async function loadAgentState(sql: Sql, agentId: string, nowMs: number): 
       rollup_mandates: Record<string, MandateSums> | null;
       timezone: string | null;
       step_up_confirmation: string | null;
-    }[]
+    } & BudgetRow)[]
   >`
     select a.id, a.principal_id, a.client_id, a.status, a.trust_level, a.kya_score::text as kya_score,
            a.created_at, a.capabilities, t.overrides, s.overrides as shadow_overrides, r.upto as rollup_upto,
            r.approved::text as rollup_approved,
            r.declined::text as rollup_declined, r.step_ups::text as rollup_step_ups,
-           r.mandates as rollup_mandates, p.timezone, p.step_up_confirmation
+           r.mandates as rollup_mandates, p.timezone, p.step_up_confirmation, pb.amount::text as budget_amount,
+           pb.currency as budget_currency, pb.budget_window, pb.effective_from as budget_effective_from,
+           pb.version::text as budget_version
     from agents a left join thresholds t on t.principal_id = a.principal_id
       left join agent_audit_rollups r on r.agent_id = a.id
       left join principals p on p.id = a.principal_id
       left join shadow_thresholds s on s.principal_id = a.principal_id
+      left join principal_budgets pb on pb.principal_id = a.principal_id
     where a.id = ${agentId}`;
   const agent = agents[0];
   if (!agent) return null;
@@ -167,6 +171,8 @@ export async function loadAgentState(sql: Sql, agentId: string, nowMs: number): 
   // released, expired or partly captured, refunds) come off every window (windows.ts).
   await loadWindowSums(sql, agentId, mandates, windows, timeZone);
   for (const m of mandates) markReached(m);
+  // The agent's slice of its Principal's budget and its spend in the window (principal-budget.ts).
+  state.budget = await loadBudget(sql, agentId, agent.principal_id, agent, timeZone, nowMs);
 
   const history: HistoryRow[] = [];
   for (let i = recent.length - 1; i >= 0; i--) {

@@ -8,6 +8,7 @@ export type Gate =
   | 'mandate_expired'
   | 'currency_mismatch'
   | 'mandate_exceeded'
+  | 'principal_budget'
   | 'mcc_blocked'
   | 'country_blocked'
   | 'crypto_blocked'
@@ -90,6 +91,10 @@ export const REASONS = {
   monthly_count_exceeded: r(
     'mandate_exceeded',
     'The mandate max_monthly_count is reached: retry next month (Principal time zone) or raise max_monthly_count.',
+  ),
+  principal_budget_exhausted: r(
+    'principal_budget',
+    "The Principal's budget for all its agents is used up for this window: retry in the next window (Principal time zone), lower the amount, release open holds, or have the Principal raise it (PUT /principals/{principal_id}/budget).",
   ),
   mcc_blocked: r('mcc_blocked', 'This merchant category is blocked by the mandate; choose another merchant.'),
   mcc_not_allowed: r(

@@ -10,6 +10,7 @@ import {
   OUTCOME_STEP_UP,
 } from './agent-state.js';
 import { addMerchantDecline, learnApproval, MANDATE_GATES, pointsToCompromise } from './evidence.js';
+import { spendBudget } from './principal-budget.js';
 import { recordMerchantEvidence } from './principal-evidence.js';
 import {
   countryNovelty,
@@ -46,6 +47,7 @@ export function recordDecision(state: AgentState, req: AuthorizeRequest, w: Work
       mandate.yearAmount += amount;
       mandate.totalAmount += amount;
     }
+    spendBudget(state, req, amount, nowMs);
     state.approvals.push(nowMs, t.risk_velocity_max_count + 1);
     state.amounts.push(amount);
     if (risk?.large === true && !confirmed) state.lastLargeMs = nowMs;

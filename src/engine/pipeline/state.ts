@@ -45,6 +45,7 @@ export function newAgentState(seed: AgentSeed): AgentState {
     kyaText: seed.kyaScore === undefined || seed.kyaScore === null ? null : seed.kyaScore.toFixed(2),
     createdAtMs: seed.createdAtMs,
     timeZone: seed.timeZone ?? 'UTC',
+    budget: null,
     capabilities: (seed.capabilities ?? []).map((c) => c.toLowerCase()),
     mandates: seed.mandates ?? [],
     mandateBytes: (seed.mandates ?? []).reduce((n, m) => n + mandateBytes(m), 0),
