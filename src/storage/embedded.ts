@@ -11,7 +11,7 @@
 // database that is not open (Databases.isOpen), so idling never opens it. A sandbox directory
 // left by an earlier run opens at start, as before: it may hold work that background rounds
 // must pick up (due holds, pending webhook deliveries, unrelayed outbox rows).
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync } from 'node:fs';
 import { createServer, connect as netConnect, type Server, Socket } from 'node:net';
 import { join } from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
@@ -21,6 +21,9 @@ import type { Environment } from '../domain/environment.js';
 import { connect, type Sql } from './connect.js';
 import { migrate } from './migrate.js';
 import { EMBEDDED_POSTGRESQL_CONF, isPrepared, pgliteModules, prepareEmbeddedDataDir } from './pglite-init.js';
+
+/** Under DATA_DIR/pglite: an empty migrated cluster, copied from live when live was created. */
+const TEMPLATE = 'sandbox.template';
 
 /** Runs as a database opens, after its migrations and before any other query reaches it. */
 export type OnOpen = (sql: Sql) => Promise<void>;
@@ -143,8 +146,17 @@ export class EmbeddedDatabase {
     const started = performance.now();
     const { PGlite } = await import('@electric-sql/pglite');
     const { PGLiteSocketServer } = await import('@electric-sql/pglite-socket');
+    // The first open of the sandbox starts from the copy of live made when live was created
+    // empty (a rename: no initdb, ~1 s instead of ~15 s); live leaves that copy.
+    const template = join(this.#config.dataDir, 'pglite', TEMPLATE);
+    if (this.env === 'sandbox' && !existsSync(this.#dir) && existsSync(template)) renameSync(template, this.#dir);
     mkdirSync(this.#dir, { recursive: true });
-    await prepareEmbeddedDataDir(this.#dir, this.env, this.#config.logLevel);
+    await prepareEmbeddedDataDir(
+      this.#dir,
+      this.env,
+      this.#config.logLevel,
+      this.env === 'live' ? template : undefined,
+    );
     const db = await PGlite.create(this.#dir, {
       postgresqlconf: [...EMBEDDED_POSTGRESQL_CONF],
       ...(await pgliteModules()),

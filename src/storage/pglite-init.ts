@@ -8,7 +8,7 @@
 // service then opens the prepared directory, which costs a fraction.
 // A marker names the last migration applied this way, so an up-to-date directory skips the
 // child. The service still runs migrate() itself afterwards, so the marker is only a shortcut.
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -69,11 +69,21 @@ export function isPrepared(dir: string): boolean {
   return existsSync(join(dir, MARKER));
 }
 
-/** Creates and migrates `dir` in a child process, unless it is already at the latest migration. */
-export async function prepareEmbeddedDataDir(dir: string, label: string, logLevel: string): Promise<void> {
+/**
+ * Creates and migrates `dir` in a child process, unless it is already at the latest migration.
+ * `copyFreshTo`: when `dir` was created just now (empty, migrated), a copy of it is left there,
+ * so a second database (the embedded sandbox) later starts from it instead of its own initdb.
+ */
+export async function prepareEmbeddedDataDir(
+  dir: string,
+  label: string,
+  logLevel: string,
+  copyFreshTo?: string,
+): Promise<void> {
   const marker = join(dir, MARKER);
   const latest = latestMigration();
   if (existsSync(marker) && readFileSync(marker, 'utf8') === latest) return;
+  const fresh = !existsSync(join(dir, 'PG_VERSION'));
   const job: PrepareJob = { dir, label, logLevel };
   const child = fork(fileURLToPath(import.meta.url), [PREPARE_ARG, JSON.stringify(job)], {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
@@ -87,6 +97,13 @@ export async function prepareEmbeddedDataDir(dir: string, label: string, logLeve
     );
   });
   writeFileSync(marker, latest);
+  if (fresh && copyFreshTo !== undefined && !existsSync(copyFreshTo)) {
+    // Closed cleanly by the child and not opened since: a consistent, empty, migrated cluster.
+    const partial = `${copyFreshTo}.partial`;
+    rmSync(partial, { recursive: true, force: true });
+    cpSync(dir, partial, { recursive: true });
+    renameSync(partial, copyFreshTo);
+  }
 }
 
 const PREPARE_ARG = '--asas-prepare-pglite';
