@@ -25,10 +25,11 @@ import { authorizeRoutes } from '../runtime/authorize-routes.js';
 import { HoldExpirySweep } from '../runtime/hold-expiry.js';
 import { runtimeRoutes } from '../runtime/routes.js';
 import { loadSecretBox, resealOpened, resealSecrets } from '../secrets/service.js';
-import { type Databases, openDatabases } from '../storage/db.js';
+import { openDatabases } from '../storage/db.js';
 import { IdempotencySweep } from '../storage/idempotency-sweep.js';
 import { webhookRoutes } from '../webhooks/routes.js';
 import { docsRoutes } from './docs-routes.js';
+import { hasPendingWork } from './pending-work.js';
 import type { Services } from './services.js';
 import { type ReadinessCheck, systemRoutes } from './system-routes.js';
 
@@ -49,14 +50,15 @@ export interface RunningApp {
 export async function startApp(config: Config, options: { log?: Logger } = {}): Promise<RunningApp> {
   const log = options.log ?? createLogger(config);
   const secrets = loadSecretBox(config, log);
-  // The embedded sandbox opens on its first use (src/storage/embedded.ts): what the start does
-  // below for both databases (tenant mirror, re-seal) is done for it then.
-  const dbs: Databases = await openDatabases(config, log, undefined, {
-    onLateOpen: async (sql) => {
-      const copied = await mirrorTenants(dbs.live, sql);
+  // The embedded sandbox opens on its first use (src/storage/embedded.ts): Clients and Programs
+  // created while it was closed are copied in, and its secrets re-sealed, as it opens.
+  const dbs = await openDatabases(config, log, undefined, {
+    onSandboxOpen: async (sandbox, live) => {
+      const copied = await mirrorTenants(live, sandbox);
       if (copied > 0) log.info({ copied }, 'sandbox: clients and programs copied from live');
-      await resealOpened('sandbox', sql, secrets, log);
+      await resealOpened('sandbox', sandbox, secrets, log);
     },
+    pendingWork: hasPendingWork,
   });
   let auth: Awaited<ReturnType<typeof startAuth>>;
   let instances: InstanceRegistry | null = null;
@@ -149,13 +151,7 @@ export async function startApp(config: Config, options: { log?: Logger } = {}): 
     maxStoredPerOwner: config.idempotencyMaxStoredPerOwner,
     intervalMs: config.idempotencySweepSeconds * 1000,
   });
-  const holdExpiry = new HoldExpirySweep(
-    dbs,
-    engine,
-    (env) => events.nudge(env),
-    log,
-    config.holdExpirySweepMs,
-  );
+  const holdExpiry = new HoldExpirySweep(dbs, engine, (env) => events.nudge(env), log, config.holdExpirySweepMs);
   const server = new HttpServer({ config, log, router, authenticator, dbs, metrics, rateLimiter });
   metrics.httpInFlight.collect(() => [[[], server.inFlight]]);
   const port = await server.listen(config.host, config.port);

@@ -82,7 +82,8 @@ export function loadSecretBox(config: Config, log: Logger): SecretBox {
  */
 export async function resealSecrets(dbs: Databases, box: SecretBox, log: Logger): Promise<void> {
   // A database not open yet (the embedded sandbox) is re-sealed as it opens (resealOpened).
-  for (const env of ['live', 'sandbox'] as const) if (dbs.isOpen(env)) await resealOpened(env, dbs.forEnv(env), box, log);
+  for (const env of ['live', 'sandbox'] as const)
+    if (dbs.isOpen(env)) await resealOpened(env, dbs.forEnv(env), box, log);
 }
 
 /** The re-seal pass of one database (at start, or as the embedded sandbox opens later). */

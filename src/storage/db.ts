@@ -6,7 +6,7 @@ import postgres from 'postgres';
 import type { Config } from '../config/config.js';
 import type { Environment } from '../domain/environment.js';
 import { connect, type Sql, socketTarget } from './connect.js';
-import { EmbeddedDatabase, type OnOpen } from './embedded.js';
+import { EmbeddedDatabase } from './embedded.js';
 import { migrate } from './migrate.js';
 
 export type { Sql } from './connect.js';
@@ -22,11 +22,17 @@ export interface Databases {
   forEnv(env: Environment): Sql;
   /**
    * Whether `env`'s database is open. Always true on PostgreSQL and for live; the embedded
-   * sandbox opens on its first query. A database that is not open holds no data but the
-   * mirrored tenants (copied in as it opens, see OpenHooks), so background rounds and listings
-   * skip it instead of opening it.
+   * sandbox opens on its first query. A database that is not open has no background work in
+   * it (never created, or closed cleanly with none left), so background rounds skip it
+   * instead of opening it; reads of data go by exists().
    */
   isOpen(env: Environment): boolean;
+  /**
+   * False only for the embedded sandbox that was never created: it holds no data at all, so a
+   * read (a credential lookup, a listing) may skip it rather than create it. Once created, a
+   * closed sandbox holds data (a restart opens it lazily) and reads must query it.
+   */
+  exists(env: Environment): boolean;
   /** The open of `env`'s database, under way or done; null while nothing asked for it. */
   whenOpen(env: Environment): Promise<void> | null;
   /** True when every open database answers. */
@@ -69,11 +75,16 @@ async function ensureDatabase(url: string, log: Logger): Promise<void> {
 
 export interface OpenHooks {
   /**
-   * Runs on a database opened after the start (the embedded sandbox), after its migrations and
-   * before any other query reaches it: what the start does for both databases (the tenant
-   * mirror, the re-seal of secrets) is done there for it.
+   * Runs each time the embedded sandbox database opens (at start or on its first use), after
+   * its migrations and before any other query reaches it, with the live pool: the tenant
+   * mirror and the re-seal of secrets, which a sandbox opened after the start missed.
    */
-  readonly onLateOpen?: OnOpen;
+  readonly onSandboxOpen?: (sandbox: Sql, live: Sql) => Promise<void>;
+  /**
+   * Whether background rounds have work left in a database (src/app/pending-work.ts), checked
+   * as the embedded sandbox closes: with none it may open lazily at the next start.
+   */
+  readonly pendingWork?: (sql: Sql) => Promise<boolean>;
 }
 
 export async function openDatabases(
@@ -97,20 +108,28 @@ export async function openDatabases(
 
 async function openEmbedded(config: Config, log: Logger, hooks: OpenHooks): Promise<Databases> {
   const live = new EmbeddedDatabase('live', config, log, async () => {});
-  let late = false;
-  const sandbox = new EmbeddedDatabase('sandbox', config, log, async (sql) => {
-    if (late) await hooks.onLateOpen?.(sql);
-  });
+  const sandbox = new EmbeddedDatabase(
+    'sandbox',
+    config,
+    log,
+    async (sql) => hooks.onSandboxOpen?.(sql, live.sql),
+    hooks.pendingWork,
+  );
   await Promise.all([live.listen(), sandbox.listen()]);
   await live.open();
-  // A sandbox an earlier run created opens now: background rounds may have work in it.
-  if (sandbox.existsOnDisk) await sandbox.open();
-  late = true;
-  log.info({ dataDir: config.dataDir, sandbox: sandbox.isOpen ? 'open' : 'opens on first use' }, 'using embedded PGlite databases');
+  // A sandbox an earlier run created opens now unless that run left no background work in it.
+  if (config.embeddedSandboxOpen === 'start' || (sandbox.existsOnDisk && !sandbox.idleAtLastStop)) {
+    await sandbox.open();
+  }
+  log.info(
+    { dataDir: config.dataDir, sandbox: sandbox.isOpen ? 'open' : 'opens on first use' },
+    'using embedded PGlite databases',
+  );
   const byEnv = { live, sandbox };
   const urls = { live: live.url, sandbox: sandbox.url };
   return makeDatabases(live.sql, sandbox.sql, urls, true, {
     isOpen: (env) => byEnv[env].isOpen,
+    exists: (env) => byEnv[env].exists,
     whenOpen: (env) => byEnv[env].whenOpen(),
     closeExtra: async () => {
       await sandbox.close();
@@ -121,12 +140,14 @@ async function openEmbedded(config: Config, log: Logger, hooks: OpenHooks): Prom
 
 interface OpenState {
   isOpen(env: Environment): boolean;
+  exists(env: Environment): boolean;
   whenOpen(env: Environment): Promise<void> | null;
   closeExtra(): Promise<void>;
 }
 
 const ALWAYS_OPEN: OpenState = {
   isOpen: () => true,
+  exists: () => true,
   whenOpen: () => Promise.resolve(),
   closeExtra: async () => {},
 };
@@ -145,6 +166,7 @@ function makeDatabases(
     embedded,
     forEnv: (env) => (env === 'sandbox' ? sandbox : live),
     isOpen: (env) => state.isOpen(env),
+    exists: (env) => state.exists(env),
     whenOpen: (env) => state.whenOpen(env),
     async ping() {
       try {

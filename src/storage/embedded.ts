@@ -9,9 +9,12 @@
 // (requests, the operator plane, the engine's committer) just queries it; the first query
 // waits for the open, and concurrent first queries share one open. Background rounds skip a
 // database that is not open (Databases.isOpen), so idling never opens it. A sandbox directory
-// left by an earlier run opens at start, as before: it may hold work that background rounds
-// must pick up (due holds, pending webhook deliveries, unrelayed outbox rows).
-import { existsSync, mkdirSync, renameSync } from 'node:fs';
+// left by an earlier run opens lazily only when that run stopped cleanly with no background
+// work left in it (the IDLE_MARKER, written at the stop, removed as the database opens);
+// otherwise it opens at start, so the rounds pick up its due holds, pending webhook deliveries
+// and unrelayed outbox rows (src/app/pending-work.ts). The first open of a sandbox starts from
+// a copy of live made when live was created empty (no second initdb).
+import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, connect as netConnect, type Server, Socket } from 'node:net';
 import { join } from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
@@ -24,6 +27,9 @@ import { EMBEDDED_POSTGRESQL_CONF, isPrepared, pgliteModules, prepareEmbeddedDat
 
 /** Under DATA_DIR/pglite: an empty migrated cluster, copied from live when live was created. */
 const TEMPLATE = 'sandbox.template';
+
+/** In a database's directory: it was closed cleanly with no background work left in it. */
+const IDLE_MARKER = 'asas-idle-at-stop';
 
 /** Runs as a database opens, after its migrations and before any other query reaches it. */
 export type OnOpen = (sql: Sql) => Promise<void>;
@@ -45,13 +51,24 @@ export class EmbeddedDatabase {
   #opening: Promise<Opened> | null = null;
   #opened: Opened | null = null;
   #closed = false;
+  #exists = false;
   #front: Server | null = null;
   readonly #relayed = new Set<Socket>();
   #url = '';
   /** Times the database was opened by this process (tests read it: concurrent first uses open once). */
   opens = 0;
 
-  constructor(env: Environment, config: Config, log: Logger, onOpen: OnOpen) {
+  readonly #pendingWork: ((sql: Sql) => Promise<boolean>) | undefined;
+
+  constructor(
+    env: Environment,
+    config: Config,
+    log: Logger,
+    onOpen: OnOpen,
+    /** Checked at close: false leaves the IDLE_MARKER (the next start may open it lazily). */
+    pendingWork?: (sql: Sql) => Promise<boolean>,
+  ) {
+    this.#pendingWork = pendingWork;
     this.env = env;
     this.#dir = join(config.dataDir, 'pglite', env);
     this.#config = config;
@@ -115,6 +132,20 @@ export class EmbeddedDatabase {
     return existsSync(this.#dir) && isPrepared(this.#dir);
   }
 
+  /**
+   * False only while the database has never been created (no directory): it holds no data, so
+   * reads may skip it instead of creating it. A closed database that exists holds data.
+   */
+  get exists(): boolean {
+    this.#exists ||= this.isOpen || this.existsOnDisk;
+    return this.#exists;
+  }
+
+  /** True when the run that last had it open stopped cleanly with no background work in it. */
+  get idleAtLastStop(): boolean {
+    return existsSync(join(this.#dir, IDLE_MARKER));
+  }
+
   /** The open under way or done; null while nothing asked for the database. */
   whenOpen(): Promise<void> | null {
     return this.#opening === null ? null : this.#opening.then(() => undefined);
@@ -151,6 +182,8 @@ export class EmbeddedDatabase {
     const template = join(this.#config.dataDir, 'pglite', TEMPLATE);
     if (this.env === 'sandbox' && !existsSync(this.#dir) && existsSync(template)) renameSync(template, this.#dir);
     mkdirSync(this.#dir, { recursive: true });
+    // From now on it may get work; a crash before the next clean stop leaves no marker.
+    rmSync(join(this.#dir, IDLE_MARKER), { force: true });
     await prepareEmbeddedDataDir(
       this.#dir,
       this.env,
@@ -210,8 +243,22 @@ export class EmbeddedDatabase {
     }
     const opened = await this.#opening?.catch(() => null);
     if (opened === null || opened === undefined) return;
+    if (this.#pendingWork !== undefined) await this.#markIfIdle(opened.port);
     await opened.server.stop();
     await opened.db.close();
+  }
+
+  async #markIfIdle(port: number): Promise<void> {
+    const check = connect(`postgres://postgres@127.0.0.1:${port}/postgres`, { max: 1, embedded: true });
+    try {
+      if (!(await (this.#pendingWork as (sql: Sql) => Promise<boolean>)(check))) {
+        writeFileSync(join(this.#dir, IDLE_MARKER), new Date().toISOString());
+      }
+    } catch (err) {
+      this.#log.warn({ err, database: this.env }, 'cannot tell whether work is left; it opens at the next start');
+    } finally {
+      await check.end({ timeout: 5 });
+    }
   }
 }
 

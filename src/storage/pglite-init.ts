@@ -8,11 +8,12 @@
 // service then opens the prepared directory, which costs a fraction.
 // A marker names the last migration applied this way, so an up-to-date directory skips the
 // child. The service still runs migrate() itself afterwards, so the marker is only a shortcut.
+
+import { fork } from 'node:child_process';
 import { cpSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { PGliteOptions } from '@electric-sql/pglite';
 import pino from 'pino';
@@ -111,7 +112,10 @@ const PREPARE_ARG = '--asas-prepare-pglite';
 async function prepare(job: PrepareJob): Promise<void> {
   const { PGlite } = await import('@electric-sql/pglite');
   const { PGLiteSocketServer } = await import('@electric-sql/pglite-socket');
-  const db = await PGlite.create(job.dir, { postgresqlconf: [...EMBEDDED_POSTGRESQL_CONF], ...(await pgliteModules()) });
+  const db = await PGlite.create(job.dir, {
+    postgresqlconf: [...EMBEDDED_POSTGRESQL_CONF],
+    ...(await pgliteModules()),
+  });
   const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: 1 });
   await server.start();
   const port = Number(String(server.getServerConn()).split(':').pop());

@@ -1,6 +1,7 @@
 // The embedded sandbox database opens on its first use (src/storage/embedded.ts): a fresh
 // embedded server has not opened it, /ready and the background rounds leave it closed, Clients
 // and Programs created meanwhile reach it as it opens, and concurrent first uses open it once.
+// A restart after a clean stop with no background work left in it opens it lazily again.
 // On PostgreSQL both databases are open from the start and the same flow passes.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,10 +11,15 @@ import { onboardAgent } from '../fixtures/onboarding.js';
 import { issueClientKey } from '../fixtures/provision.js';
 import { request, startTestServer, type TestServer } from '../helpers/server.js';
 
+const DIST = new URL(`../../${process.env.DIST_DIR ?? 'dist'}/src/`, import.meta.url).href;
+const { startApp } = (await import(`${DIST}app/app.js`)) as typeof import('../../src/app/app.js');
+
 const EMBEDDED = process.env.TEST_EMBEDDED === '1';
 
 describe('sandbox database opened on first use', () => {
   let server: TestServer;
+  let principalApiKey = '';
+  let agentId = '';
   const lines: string[] = [];
   const opens = () =>
     lines
@@ -25,7 +31,12 @@ describe('sandbox database opened on first use', () => {
     // The first sandbox request waits for the open (about a second, more on a loaded machine):
     // a long request deadline keeps this test about what opens, not about how fast.
     server = await startTestServer(
-      { REQUEST_DEADLINE_MS: '60000', HOLD_EXPIRY_SWEEP_MS: '200', IDEMPOTENCY_SWEEP_SECONDS: '1' },
+      {
+        EMBEDDED_SANDBOX_OPEN: 'first-use',
+        REQUEST_DEADLINE_MS: '60000',
+        HOLD_EXPIRY_SWEEP_MS: '200',
+        IDEMPOTENCY_SWEEP_SECONDS: '1',
+      },
       { log },
     );
   }, 120_000);
@@ -81,11 +92,14 @@ describe('sandbox database opened on first use', () => {
 
     // The Program created while it was closed is there too: a sandbox onboarding into it works.
     const onboarded = await onboardAgent(server, keys[0]?.apiKey as string, program.body.id as string);
+    principalApiKey = '';
     const principalKey = await request(server, 'POST', `/api/v1/principals/${onboarded.principalId}/sandbox-key`, {
       apiKey: keys[1]?.apiKey as string,
       body: {},
     });
     expect(principalKey.status).toBe(201);
+    principalApiKey = principalKey.body.api_key as string;
+    agentId = onboarded.agentId;
     const decided = await request(server, 'POST', '/api/v1/authorize', {
       apiKey: principalKey.body.api_key as string,
       body: {
@@ -108,5 +122,43 @@ describe('sandbox database opened on first use', () => {
     expect(second.status).toBe(201);
     await onboardAgent(server, keys[2]?.apiKey as string, second.body.id as string);
     if (EMBEDDED) expect(opens()).toBe(1);
+  }, 120_000);
+
+  it('after a clean stop with no work left in it, a restart opens it on first use again', async () => {
+    const config = server.app.services.config;
+    await server.app.close();
+    lines.length = 0;
+    const log = pino({ level: 'info' }, { write: (line: string) => void lines.push(line) });
+    const again = await startApp(config, { log });
+    try {
+      expect(again.services.dbs.isOpen('sandbox')).toBe(!EMBEDDED);
+      expect((await request(again, 'GET', '/ready')).status).toBe(200);
+      // The Principal's key from before the restart opens it and decides. The open (about a
+      // second) counts against the 1 s answer deadline of /authorize, so the first answer may
+      // be the safe decline system_unavailable, which says to retry; the retry is decided.
+      let decided = { status: 0, body: {} as Record<string, unknown> };
+      for (let attempt = 0; attempt < 20; attempt++) {
+        decided = await request(again, 'POST', '/api/v1/authorize', {
+          apiKey: principalApiKey,
+          body: {
+            agent_id: agentId,
+            amount: '12.00',
+            currency: 'USD',
+            merchant_name: 'Corner Grocer',
+            mcc: '5411',
+            country: 'US',
+            intent_context: { intent_type: 'purchase', task_reference: 'after restart' },
+          },
+        });
+        expect(decided.status).toBe(200);
+        if ((decided.body.reason_codes as string[]).join() !== 'system_unavailable') break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(decided.body.decision, JSON.stringify(decided.body.reason_codes)).toBe('APPROVE');
+      expect(again.services.dbs.isOpen('sandbox')).toBe(true);
+      if (EMBEDDED) expect(opens()).toBe(1);
+    } finally {
+      await again.close();
+    }
   }, 120_000);
 });
