@@ -55,9 +55,6 @@ export class EmbeddedDatabase {
   #front: Server | null = null;
   readonly #relayed = new Set<Socket>();
   #url = '';
-  /** Times the database was opened by this process (tests read it: concurrent first uses open once). */
-  opens = 0;
-
   readonly #pendingWork: ((sql: Sql) => Promise<boolean>) | undefined;
 
   constructor(
@@ -206,7 +203,7 @@ export class EmbeddedDatabase {
       } finally {
         await setup.end({ timeout: 5 });
       }
-      this.opens++;
+      // One line per open (test/storage/lazy-sandbox.test.ts counts them).
       this.#log.info(
         { database: this.env, dir: this.#dir, ms: Math.round(performance.now() - started) },
         'embedded database open',
