@@ -6,7 +6,8 @@
 //   --target <url> --admin-key <key>   bench a running deployment (default: start the built
 //                                      service here, on a fresh PostgreSQL database when
 //                                      DATABASE_URL is set, else embedded PGlite)
-//   --scenario authorize|onboarding|webhook-lag|soak|agents|all   (default authorize)
+//   --scenario authorize|onboarding|webhook-lag|soak|agents|memory|all   (default authorize)
+//   memory: idle RSS of the started service: fresh DATA_DIR, restart, first sandbox use (own starts)
 //   quality [--seed <n>] [--errors]    the labeled-corpus quality figures (same as npm run quality)
 //   scale-out [--duration <s>] [--connections <n>]   one instance against two on one database
 //   --mode saturation|rate  --rate <req/s>  --connections <n>  --pipelining <n>
@@ -31,6 +32,7 @@ import { type Samples, scrape, sumOf } from './report/scrape.js';
 import { sampleServerTiming } from './report/server-timing.js';
 import { driveAgents, findServiceDatabase, provisionAgentsPrincipal, seedAgents } from './scenarios/agents.js';
 import { classifyDecision, MIX, mixGenerator, provisionMix } from './scenarios/authorize-mix.js';
+import { measureMemory } from './scenarios/memory.js';
 import { type Started, startEcho, startService } from './servers/processes.js';
 
 // `npm run bench -- quality [--seed <n>] [--out <dir>] [--errors]` (or `--scenario quality`):
@@ -99,7 +101,7 @@ if (args.help === true) {
   --target <url> --admin-key <key>   bench a running deployment (default: start the built
                                      service here, on a fresh PostgreSQL database when
                                      DATABASE_URL is set, else embedded PGlite)
-  --scenario authorize|onboarding|webhook-lag|soak|agents|all   (default authorize)
+  --scenario authorize|onboarding|webhook-lag|soak|agents|memory|all   (default authorize)
   quality [--seed <n>] [--errors]    the labeled-corpus quality figures (same as npm run quality)
   --mode saturation|rate  --rate <req/s>  --connections <n>  --pipelining <n>
   --duration <s>  --warmup <s>  --agents <n>  --workers <n>  --no-echo
@@ -122,7 +124,7 @@ function int(name: string, v: string | undefined, def: number): number {
 }
 
 const scenario = args.scenario as string;
-const SCENARIOS = ['authorize', 'onboarding', 'webhook-lag', 'soak', 'agents', 'all'];
+const SCENARIOS = ['authorize', 'onboarding', 'webhook-lag', 'soak', 'agents', 'memory', 'all'];
 if (!SCENARIOS.includes(scenario)) {
   process.stderr.write(`--scenario must be one of ${SCENARIOS.join(', ')}\n`);
   process.exit(2);
@@ -161,9 +163,14 @@ function announcePlan(): void {
   }
   const steps: string[] = [];
   let seconds = 0;
+  if (scenario === 'memory') {
+    log('plan: three starts of the service, each read after 10 s idle, and a first sandbox use: about 60 s');
+    return;
+  }
   if (args.target === undefined) {
-    // Embedded PGlite creates its two databases (initdb and migrations) on every fresh start.
-    const start = process.env.DATABASE_URL === undefined ? 25 : 3;
+    // Embedded PGlite creates its live database (initdb and migrations) on every fresh start;
+    // the sandbox one opens on its first use, from a copy of the fresh live one.
+    const start = process.env.DATABASE_URL === undefined ? 15 : 3;
     steps.push(
       `start the service (~${start} s${process.env.DATABASE_URL === undefined ? ': embedded PGlite creates its databases' : ''})`,
     );
@@ -808,6 +815,34 @@ async function scenarioAgents(t: Target): Promise<void> {
   process.stdout.write(`wrote ${files.json}\n`);
 }
 
+/** Idle memory of the service the bench starts itself (three starts; no --target). */
+async function scenarioMemory(): Promise<void> {
+  if (args.target !== undefined) throw new Error('--scenario memory starts the service itself: drop --target');
+  const states = await measureMemory({
+    databaseUrl: process.env.DATABASE_URL ?? null,
+    natsUrl: process.env.NATS_URL ?? null,
+    workers: args.workers === undefined ? null : int('workers', args.workers, 1),
+    idleSeconds: 10,
+    log,
+  });
+  process.stdout.write(
+    `\n${table(
+      ['state', 'start s', 'RSS MB', 'V8 heap total MB', 'V8 heap used MB', 'external MB'],
+      states.map((m) => [
+        m.state,
+        m.start_seconds?.toFixed(1) ?? '-',
+        m.rss_mb ?? '-',
+        m.v8_heap_total_mb ?? '-',
+        m.v8_heap_used_mb ?? '-',
+        m.external_mb ?? '-',
+      ]),
+    )}\n`,
+  );
+  const database = process.env.DATABASE_URL === undefined ? 'embedded PGlite' : 'PostgreSQL';
+  const files = writeResult(outDir, 'memory', { scenario: 'memory', ...meta, database, states }, null);
+  process.stdout.write(`wrote ${files.json}\n`);
+}
+
 async function main(): Promise<void> {
   announcePlan();
   if (args.micro) {
@@ -816,6 +851,10 @@ async function main(): Promise<void> {
     const files = writeResult(outDir, 'micro', { scenario: 'micro', ...meta, results: micro.results }, null);
     process.stdout.write(`wrote ${files.json}\n`);
     if (args.micro) return;
+  }
+  if (scenario === 'memory') {
+    await scenarioMemory();
+    return;
   }
   const t = await openTarget();
   let failed = false;

@@ -104,11 +104,13 @@ export interface ServiceOptions {
   readonly natsUrl: string | null;
   readonly workers: number | null;
   readonly extraEnv?: Record<string, string>;
+  /** DATA_DIR to use and keep (a restart on it); default a fresh temporary one, removed at stop. */
+  readonly dataDir?: string;
 }
 
 export async function startService(o: ServiceOptions): Promise<Started> {
   const adminKey = `bench_${randomBytes(16).toString('hex')}`;
-  const dataDir = mkdtempSync(join(tmpdir(), 'asas-bench-'));
+  const dataDir = o.dataDir ?? mkdtempSync(join(tmpdir(), 'asas-bench-'));
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '',
     PORT: '0',
@@ -161,7 +163,7 @@ export async function startService(o: ServiceOptions): Promise<Started> {
     rssBytes: () => rssOf(child.pid as number),
     async stop() {
       const code = await stopChild(child);
-      rmSync(dataDir, { recursive: true, force: true });
+      if (o.dataDir === undefined) rmSync(dataDir, { recursive: true, force: true });
       if (adminUrl !== null && dbName !== null) {
         const target = socketTarget(adminUrl);
         const sql = postgres(target.url, { ...target.options, max: 1, onnotice: () => {} });

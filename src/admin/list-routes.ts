@@ -23,7 +23,11 @@ async function credentialsOf(
   where: (sql: Sql) => Promise<CredentialRow[]>,
 ): Promise<ReturnType<typeof credentialJson>[]> {
   const out: ReturnType<typeof credentialJson>[] = [];
-  for (const env of envs) for (const row of await where(dbs.forEnv(env))) out.push(credentialJson(row));
+  // The embedded sandbox never created yet holds no credentials.
+  for (const env of envs) {
+    if (!dbs.exists(env)) continue;
+    for (const row of await where(dbs.forEnv(env))) out.push(credentialJson(row));
+  }
   return out;
 }
 
@@ -92,6 +96,7 @@ export function adminListRoutes(dbs: Databases): RouteDef[] {
         if (!hasPrefix(principalId, 'prn')) throw new ApiError('principal_not_found');
         let exists = false;
         for (const env of ENVIRONMENTS) {
+          if (!dbs.exists(env)) continue;
           const sql = dbs.forEnv(env);
           if ((await sql`select 1 from principals where id = ${principalId}`).length > 0) exists = true;
         }

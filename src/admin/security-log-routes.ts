@@ -73,7 +73,10 @@ export function securityLogRoutes(dbs: Databases): RouteDef[] {
           since: q.since ?? null,
           until: q.until ?? null,
         };
-        const envs: Environment[] = q.environment === undefined ? ['live', 'sandbox'] : [q.environment as Environment];
+        // The embedded sandbox never created yet has no records.
+        const envs: Environment[] = (
+          q.environment === undefined ? (['live', 'sandbox'] as Environment[]) : [q.environment as Environment]
+        ).filter((env) => dbs.exists(env));
         // Each database answers its newest limit + 1 after the cursor; merged by the same order,
         // the first `limit` of them are the page, and one more tells whether another page exists.
         const found = await Promise.all(envs.map((env) => page(dbs.forEnv(env), filters, limit + 1)));

@@ -1,6 +1,7 @@
 // The composition root: opens storage, builds every area's routes and starts the HTTP edge.
 // Tests start it in-process on port 0; src/main.ts starts it for `npm start`.
 import type { Logger } from 'pino';
+import { mirrorTenants } from '../admin/provisioning.js';
 import { adminRoutes } from '../admin/routes.js';
 import { authRoutes } from '../auth/routes.js';
 import { startAuth } from '../auth/service.js';
@@ -24,11 +25,12 @@ import { receiptKeyRoutes } from '../receipts/routes.js';
 import { authorizeRoutes } from '../runtime/authorize-routes.js';
 import { HoldExpirySweep } from '../runtime/hold-expiry.js';
 import { runtimeRoutes } from '../runtime/routes.js';
-import { loadSecretBox, resealSecrets } from '../secrets/service.js';
+import { loadSecretBox, resealOpened, resealSecrets } from '../secrets/service.js';
 import { openDatabases } from '../storage/db.js';
 import { IdempotencySweep } from '../storage/idempotency-sweep.js';
 import { webhookRoutes } from '../webhooks/routes.js';
 import { docsRoutes } from './docs-routes.js';
+import { hasPendingWork } from './pending-work.js';
 import type { Services } from './services.js';
 import { type ReadinessCheck, systemRoutes } from './system-routes.js';
 
@@ -49,7 +51,16 @@ export interface RunningApp {
 export async function startApp(config: Config, options: { log?: Logger } = {}): Promise<RunningApp> {
   const log = options.log ?? createLogger(config);
   const secrets = loadSecretBox(config, log);
-  const dbs = await openDatabases(config, log);
+  // The embedded sandbox opens on its first use (src/storage/embedded.ts): Clients and Programs
+  // created while it was closed are copied in, and its secrets re-sealed, as it opens.
+  const dbs = await openDatabases(config, log, undefined, {
+    onSandboxOpen: async (sandbox, live) => {
+      const copied = await mirrorTenants(live, sandbox);
+      if (copied > 0) log.info({ copied }, 'sandbox: clients and programs copied from live');
+      await resealOpened('sandbox', sandbox, secrets, log);
+    },
+    pendingWork: hasPendingWork,
+  });
   let auth: Awaited<ReturnType<typeof startAuth>>;
   let instances: InstanceRegistry | null = null;
   try {
@@ -147,17 +158,11 @@ export async function startApp(config: Config, options: { log?: Logger } = {}): 
   // with NATS on PostgreSQL, the shards of the agent keyspace (src/cluster/).
   rateLimiter.setShare(instances.live);
   instances.onChange((live) => rateLimiter.setShare(live));
-  const idempotencySweep = new IdempotencySweep([dbs.live, dbs.sandbox], log, {
+  const idempotencySweep = new IdempotencySweep(dbs, log, {
     maxStoredPerOwner: config.idempotencyMaxStoredPerOwner,
     intervalMs: config.idempotencySweepSeconds * 1000,
   });
-  const holdExpiry = new HoldExpirySweep(
-    { live: dbs.live, sandbox: dbs.sandbox },
-    engine,
-    (env) => events.nudge(env),
-    log,
-    config.holdExpirySweepMs,
-  );
+  const holdExpiry = new HoldExpirySweep(dbs, engine, (env) => events.nudge(env), log, config.holdExpirySweepMs);
   const server = new HttpServer({ config, log, router, authenticator, dbs, metrics, rateLimiter });
   metrics.httpInFlight.collect(() => [[[], server.inFlight]]);
   const port = await server.listen(config.host, config.port);

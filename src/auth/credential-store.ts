@@ -149,6 +149,9 @@ export class CredentialStore {
   async resolveKey(rawKey: string): Promise<ResolvedCredential | KeyRejected> {
     const env = keyEnvironment(rawKey);
     if (env === null) return MALFORMED;
+    // The embedded sandbox never created yet holds no credentials: an unknown test key does not
+    // create it.
+    if (!this.#dbs.exists(env)) return UNKNOWN;
     const hash = hashKey(rawKey);
     const cacheKey = `k:${env}:${hash.toString('base64')}`;
     let cred = this.#cache.get(cacheKey);
@@ -189,9 +192,10 @@ export class CredentialStore {
     return cred;
   }
 
-  /** Finds a credential by id in either database. */
+  /** Finds a credential by id in either database (one never created holds none). */
   async locate(id: string): Promise<CredentialRow | null> {
     for (const env of ['live', 'sandbox'] as const) {
+      if (!this.#dbs.exists(env)) continue;
       const sql = this.#dbs.forEnv(env);
       const [row] = await sql<CredentialRow[]>`select ${sql(CREDENTIAL_COLUMNS)} from credentials where id = ${id}`;
       if (row !== undefined) return row;

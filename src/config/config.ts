@@ -14,6 +14,12 @@ export interface Config {
   readonly databaseUrl: string | null;
   /** Sandbox database URL; null means derived (same server, name + `_sandbox`, or a second PGlite). */
   readonly sandboxDatabaseUrl: string | null;
+  /**
+   * When the embedded sandbox database opens (EMBEDDED_SANDBOX_OPEN): 'first-use' (default;
+   * ~30-45 MB less idle memory until something uses the sandbox) or 'start' (no first request
+   * waits for the open). Ignored with DATABASE_URL.
+   */
+  readonly embeddedSandboxOpen: 'first-use' | 'start';
   readonly dataDir: string;
   /** NATS server with JetStream; null means the in-process event bus. */
   readonly natsUrl: string | null;
@@ -190,6 +196,10 @@ export function loadConfig(env: Env): Config {
       }
       return formatIpRange(range);
     });
+  const sandboxOpen = str(env, 'EMBEDDED_SANDBOX_OPEN') ?? 'first-use';
+  if (sandboxOpen !== 'first-use' && sandboxOpen !== 'start') {
+    throw new ConfigError('EMBEDDED_SANDBOX_OPEN', `must be "first-use" or "start", got "${sandboxOpen}"`);
+  }
   const policy = str(env, 'WEBHOOK_URL_POLICY') ?? 'public';
   if (policy !== 'public' && policy !== 'any') {
     throw new ConfigError('WEBHOOK_URL_POLICY', `must be "public" or "any", got "${policy}"`);
@@ -239,6 +249,7 @@ export function loadConfig(env: Env): Config {
     host,
     databaseUrl,
     sandboxDatabaseUrl,
+    embeddedSandboxOpen: sandboxOpen,
     dataDir: resolve(str(env, 'DATA_DIR') ?? './data'),
     natsUrl: url(env, 'NATS_URL', ['nats:', 'tls:', 'ws:', 'wss:']),
     natsStream: token(env, 'NATS_STREAM', 'MANDATE_EVENTS', /^[A-Za-z0-9_-]{1,64}$/),

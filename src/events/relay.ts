@@ -38,6 +38,11 @@ export interface OutboxRelayOptions {
   readonly holder: string;
   /** Lifetime of the relay lease, in milliseconds; a dead holder is replaced after at most this. */
   readonly leaseMs?: number;
+  /**
+   * False while the database is not open (the embedded sandbox before its first use, which has
+   * no outbox rows): the relay waits instead of opening it. Default: always open.
+   */
+  readonly isOpen?: () => boolean;
 }
 
 interface OutboxBatchRow {
@@ -64,7 +69,15 @@ export class OutboxRelay {
   published = 0;
 
   constructor(options: OutboxRelayOptions) {
-    this.#o = { batchSize: 64, busyPollMs: 20, idlePollMs: 50, retentionMs: 3_600_000, leaseMs: 5_000, ...options };
+    this.#o = {
+      batchSize: 64,
+      busyPollMs: 20,
+      idlePollMs: 50,
+      retentionMs: 3_600_000,
+      leaseMs: 5_000,
+      isOpen: () => true,
+      ...options,
+    };
   }
 
   /** True while this instance holds the relay lease (by its own clock). */
@@ -147,6 +160,12 @@ export class OutboxRelay {
   async #run(): Promise<void> {
     let idle = this.#o.busyPollMs;
     while (this.#running) {
+      if (!this.#o.isOpen()) {
+        // Nothing to relay before the database opens; its first commit nudges the relay awake.
+        if (this.#stopping) break;
+        await this.#sleep(1_000);
+        continue;
+      }
       if (!this.#o.bus.connected()) {
         await Promise.race([this.#o.bus.whenConnected(), this.#sleep(250)]);
         continue;

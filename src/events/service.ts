@@ -71,6 +71,7 @@ export async function startEvents(
     client,
     subjectPrefix: config.natsSubjectPrefix,
     serialize: dbs.embedded,
+    isOpen: (env) => dbs.isOpen(env),
     log: elog,
     secrets,
     holder,
@@ -88,6 +89,7 @@ export async function startEvents(
       log: elog,
       holder,
       leaseMs: config.outboxRelayLeaseMs,
+      isOpen: () => dbs.isOpen(env),
     });
   const relays = { live: relay('live'), sandbox: relay('sandbox') };
   relays.live.start();

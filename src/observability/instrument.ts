@@ -24,11 +24,14 @@ export function collectShardStats(
 export function collectOutboxBacklog(metrics: ServiceMetrics, dbs: Databases): void {
   metrics.registry.beforeScrape(async () => {
     await Promise.all(
-      (['live', 'sandbox'] as Environment[]).map(async (env) => {
-        const [row] = await dbs.forEnv(env)<{ n: string }[]>`
+      // A database not open yet (the embedded sandbox) has no outbox rows and is not opened for this.
+      (['live', 'sandbox'] as Environment[])
+        .filter((env) => dbs.isOpen(env))
+        .map(async (env) => {
+          const [row] = await dbs.forEnv(env)<{ n: string }[]>`
           select coalesce(sum(event_count), 0)::text as n from outbox_batches where published_at is null`;
-        metrics.outboxBacklog.set(Number(row?.n ?? 0), env);
-      }),
+          metrics.outboxBacklog.set(Number(row?.n ?? 0), env);
+        }),
     );
   });
 }

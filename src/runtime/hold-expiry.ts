@@ -7,7 +7,7 @@
 import type { Logger } from 'pino';
 import type { Environment } from '../auth/types.js';
 import type { DecisionEngine } from '../engine/contract.js';
-import type { Sql } from '../storage/db.js';
+import type { Databases } from '../storage/db.js';
 import { expireDueHolds } from './holds-store.js';
 
 /** Holds expired per statement; a round repeats while a statement fills up (bounded). */
@@ -15,7 +15,7 @@ const BATCH = 200;
 const MAX_BATCHES = 20;
 
 export class HoldExpirySweep {
-  readonly #dbs: Readonly<Record<Environment, Sql>>;
+  readonly #dbs: Pick<Databases, 'forEnv' | 'isOpen'>;
   readonly #engine: DecisionEngine;
   readonly #nudge: (env: Environment) => void;
   readonly #log: Logger;
@@ -23,7 +23,7 @@ export class HoldExpirySweep {
   #running: Promise<void> | null = null;
 
   constructor(
-    dbs: Readonly<Record<Environment, Sql>>,
+    dbs: Pick<Databases, 'forEnv' | 'isOpen'>,
     engine: DecisionEngine,
     nudge: (env: Environment) => void,
     log: Logger,
@@ -39,10 +39,14 @@ export class HoldExpirySweep {
     void this.run();
   }
 
-  /** One round over both databases (a round already running is joined, not doubled). */
+  /**
+   * One round over both databases (a round already running is joined, not doubled); the
+   * embedded sandbox before its first use holds no holds and is not opened for it.
+   */
   run(): Promise<void> {
     this.#running ??= (async () => {
       for (const env of ['live', 'sandbox'] as const) {
+        if (!this.#dbs.isOpen(env)) continue;
         try {
           await this.#sweep(env);
         } catch (err) {
@@ -58,7 +62,7 @@ export class HoldExpirySweep {
   async #sweep(env: Environment): Promise<void> {
     const agents = new Set<string>();
     for (let i = 0; i < MAX_BATCHES; i++) {
-      const expired = await expireDueHolds(this.#dbs[env], BATCH);
+      const expired = await expireDueHolds(this.#dbs.forEnv(env), BATCH);
       for (const a of expired) agents.add(a);
       if (expired.length === 0) break;
     }

@@ -9,6 +9,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { type Config, ConfigError } from '../config/config.js';
+import type { Environment } from '../domain/environment.js';
 import type { Databases, Sql } from '../storage/db.js';
 import { SECRETS_KEY_BYTES, SecretBox } from './box.js';
 
@@ -80,11 +81,16 @@ export function loadSecretBox(config: Config, log: Logger): SecretBox {
  * of the configured keys (wrong key): nothing is changed then.
  */
 export async function resealSecrets(dbs: Databases, box: SecretBox, log: Logger): Promise<void> {
-  for (const env of ['live', 'sandbox'] as const) {
-    const counts = await resealDatabase(dbs.forEnv(env), box);
-    if (counts.signingKeys + counts.webhooks + counts.receiptKeys + counts.previousWebhookSecrets > 0) {
-      log.info({ database: env, keyId: box.keyId, ...counts }, 'secrets: sealed under the current key');
-    }
+  // A database not open yet (the embedded sandbox) is re-sealed as it opens (resealOpened).
+  for (const env of ['live', 'sandbox'] as const)
+    if (dbs.isOpen(env)) await resealOpened(env, dbs.forEnv(env), box, log);
+}
+
+/** The re-seal pass of one database (at start, or as the embedded sandbox opens later). */
+export async function resealOpened(env: Environment, sql: Sql, box: SecretBox, log: Logger): Promise<void> {
+  const counts = await resealDatabase(sql, box);
+  if (counts.signingKeys + counts.webhooks + counts.receiptKeys + counts.previousWebhookSecrets > 0) {
+    log.info({ database: env, keyId: box.keyId, ...counts }, 'secrets: sealed under the current key');
   }
 }
 

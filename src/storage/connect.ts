@@ -1,6 +1,7 @@
 // Opening connections to PostgreSQL (and to embedded PGlite over its socket): the options
 // every pool of the service shares. Kept apart from src/storage/db.ts so the migration runner
 // and the PGlite initialiser can open connections without importing the database layer.
+import type { Socket } from 'node:net';
 import postgres from 'postgres';
 
 // biome-ignore lint/complexity/noBannedTypes: postgres.js's own default type parameter
@@ -31,11 +32,18 @@ export function reconnectDelaySeconds(retries: number): number {
 /** postgres.js options shared by every connection this service opens. */
 export function connect(
   url: string,
-  options: { max: number; embedded: boolean; connectTimeoutMs?: number | undefined },
+  options: {
+    max: number;
+    embedded: boolean;
+    connectTimeoutMs?: number | undefined;
+    /** Opens each connection's socket (the lazily opened embedded database, src/storage/embedded.ts). */
+    socket?: (() => Promise<Socket>) | undefined;
+  },
 ): Sql {
   const target = socketTarget(url);
   return postgres(target.url, {
     ...target.options,
+    ...(options.socket === undefined ? {} : { socket: options.socket }),
     max: options.max,
     idle_timeout: options.embedded ? 0 : 60,
     // Seconds; fractions are honoured (a timer of connect_timeout * 1000 ms).

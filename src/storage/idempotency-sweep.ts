@@ -11,7 +11,7 @@
 // the rate limits bound). Each database is swept by one instance at a time: the sweep claims it
 // with a session advisory lock and skips it when another instance holds it.
 import type { Logger } from 'pino';
-import type { Sql } from './db.js';
+import type { Databases, Sql } from './db.js';
 
 /** How long an idempotency key replays its answer (SPEC.md: "roughly 24 hours"). */
 export const IDEMPOTENCY_RETENTION_SECONDS = 24 * 60 * 60;
@@ -29,13 +29,13 @@ export interface IdempotencySweepOptions {
 }
 
 export class IdempotencySweep {
-  readonly #dbs: readonly Sql[];
+  readonly #dbs: Pick<Databases, 'forEnv' | 'isOpen'>;
   readonly #log: Logger;
   readonly #options: IdempotencySweepOptions;
   readonly #timer: NodeJS.Timeout;
   #running: Promise<void> | null = null;
 
-  constructor(dbs: readonly Sql[], log: Logger, options: IdempotencySweepOptions) {
+  constructor(dbs: Pick<Databases, 'forEnv' | 'isOpen'>, log: Logger, options: IdempotencySweepOptions) {
     this.#dbs = dbs;
     this.#log = log;
     this.#options = options;
@@ -43,12 +43,16 @@ export class IdempotencySweep {
     this.#timer.unref();
   }
 
-  /** One sweep of every database (a sweep already running is joined, not doubled). */
+  /**
+   * One sweep of every open database (a sweep already running is joined, not doubled); the
+   * embedded sandbox before its first use holds nothing to sweep and is not opened for it.
+   */
   run(): Promise<void> {
     this.#running ??= (async () => {
-      for (const db of this.#dbs) {
+      for (const env of ['live', 'sandbox'] as const) {
+        if (!this.#dbs.isOpen(env)) continue;
         try {
-          await this.#sweep(db);
+          await this.#sweep(this.#dbs.forEnv(env));
         } catch (err) {
           this.#log.warn({ err }, 'idempotency sweep failed; retried at the next interval');
         }

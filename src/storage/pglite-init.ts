@@ -1,15 +1,20 @@
 // Prepares an embedded PGlite data directory (initdb, then the migrations) in a short-lived
-// worker thread. initdb and the first migrations grow the WebAssembly memory of the instance
+// child process. initdb and the first migrations grow the WebAssembly memory of the instance
 // that runs them to ~800 MB, and WebAssembly memory never shrinks: run in the service's own
-// thread, that peak would stay as the service's idle RSS. The worker's memory goes back to the
-// system when it exits; the service then opens the prepared directory, which costs a fraction.
+// thread, that peak would stay as the service's idle RSS. A worker thread (the earlier way)
+// gave the WebAssembly memory back when it exited but left ~80-100 MB behind in the process:
+// the malloc arenas of the compiler threads that tiered up initdb's code are never returned
+// (docs/benchmarks.md, 2026-11-27). A child process gives everything back when it exits; the
+// service then opens the prepared directory, which costs a fraction.
 // A marker names the last migration applied this way, so an up-to-date directory skips the
-// worker. The service still runs migrate() itself afterwards, so the marker is only a shortcut.
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+// child. The service still runs migrate() itself afterwards, so the marker is only a shortcut.
+
+import { fork } from 'node:child_process';
+import { cpSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+import { fileURLToPath } from 'node:url';
 import type { PGliteOptions } from '@electric-sql/pglite';
 import pino from 'pino';
 import { connect } from './connect.js';
@@ -26,7 +31,7 @@ type WasmModule = NonNullable<PGliteOptions['pgliteWasmModule']>;
 const { compile } = (globalThis as unknown as { WebAssembly: { compile(bytes: Uint8Array): Promise<WasmModule> } })
   .WebAssembly;
 
-/** PGlite's WebAssembly modules, compiled once per process and shared with the worker. */
+/** PGlite's WebAssembly modules, compiled once per process. */
 export interface PgliteModules {
   readonly pgliteWasmModule: WasmModule;
   readonly initdbWasmModule: WasmModule;
@@ -51,7 +56,6 @@ interface PrepareJob {
   readonly dir: string;
   readonly label: string;
   readonly logLevel: string;
-  readonly modules: PgliteModules;
 }
 
 function latestMigration(): string {
@@ -61,28 +65,57 @@ function latestMigration(): string {
     .at(-1) as string;
 }
 
-/** Creates and migrates `dir` in a worker thread, unless it is already at the latest migration. */
-export async function prepareEmbeddedDataDir(dir: string, label: string, logLevel: string): Promise<void> {
+/** True when `dir` was prepared by an earlier run (whatever migration it reached). */
+export function isPrepared(dir: string): boolean {
+  return existsSync(join(dir, MARKER));
+}
+
+/**
+ * Creates and migrates `dir` in a child process, unless it is already at the latest migration.
+ * `copyFreshTo`: when `dir` was created just now (empty, migrated), a copy of it is left there,
+ * so a second database (the embedded sandbox) later starts from it instead of its own initdb.
+ */
+export async function prepareEmbeddedDataDir(
+  dir: string,
+  label: string,
+  logLevel: string,
+  copyFreshTo?: string,
+): Promise<void> {
   const marker = join(dir, MARKER);
   const latest = latestMigration();
   if (existsSync(marker) && readFileSync(marker, 'utf8') === latest) return;
-  const job: PrepareJob = { dir, label, logLevel, modules: await pgliteModules() };
-  const worker = new Worker(new URL(import.meta.url), { workerData: job });
+  const fresh = !existsSync(join(dir, 'PG_VERSION'));
+  const job: PrepareJob = { dir, label, logLevel };
+  const child = fork(fileURLToPath(import.meta.url), [PREPARE_ARG, JSON.stringify(job)], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    // The service's own flags (an inspector port, a heap limit) are not the child's business.
+    execArgv: [],
+  });
   await new Promise<void>((resolve, reject) => {
-    worker.once('message', () => resolve());
-    worker.once('error', reject);
-    worker.once('exit', (code) =>
-      code === 0 ? resolve() : reject(new Error(`PGlite preparation exited with ${code}`)),
+    child.once('error', reject);
+    child.once('exit', (code, signal) =>
+      code === 0 ? resolve() : reject(new Error(`PGlite preparation of ${label} exited with ${code ?? signal}`)),
     );
   });
-  await worker.terminate();
   writeFileSync(marker, latest);
+  if (fresh && copyFreshTo !== undefined && !existsSync(copyFreshTo)) {
+    // Closed cleanly by the child and not opened since: a consistent, empty, migrated cluster.
+    const partial = `${copyFreshTo}.partial`;
+    rmSync(partial, { recursive: true, force: true });
+    cpSync(dir, partial, { recursive: true });
+    renameSync(partial, copyFreshTo);
+  }
 }
+
+const PREPARE_ARG = '--asas-prepare-pglite';
 
 async function prepare(job: PrepareJob): Promise<void> {
   const { PGlite } = await import('@electric-sql/pglite');
   const { PGLiteSocketServer } = await import('@electric-sql/pglite-socket');
-  const db = await PGlite.create(job.dir, { postgresqlconf: [...EMBEDDED_POSTGRESQL_CONF], ...job.modules });
+  const db = await PGlite.create(job.dir, {
+    postgresqlconf: [...EMBEDDED_POSTGRESQL_CONF],
+    ...(await pgliteModules()),
+  });
   const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: 1 });
   await server.start();
   const port = Number(String(server.getServerConn()).split(':').pop());
@@ -96,7 +129,7 @@ async function prepare(job: PrepareJob): Promise<void> {
   }
 }
 
-if (!isMainThread && parentPort !== null && (workerData as Partial<PrepareJob> | null)?.dir !== undefined) {
-  await prepare(workerData as PrepareJob);
-  parentPort.postMessage('done');
+if (process.argv[2] === PREPARE_ARG && process.argv[1] === fileURLToPath(import.meta.url)) {
+  await prepare(JSON.parse(process.argv[3] as string) as PrepareJob);
+  process.exit(0);
 }

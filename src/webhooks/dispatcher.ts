@@ -49,6 +49,11 @@ export interface DispatcherOptions {
    * milliseconds: longer than WEBHOOK_TIMEOUT_MS, so a live holder never loses a claim mid-attempt.
    */
   readonly leaseMs: number;
+  /**
+   * False while `env`'s database is not open (the embedded sandbox before its first use, which
+   * holds no deliveries): sweeps skip it instead of opening it. Default: always open.
+   */
+  readonly isOpen?: (env: Environment) => boolean;
 }
 
 interface Job {
@@ -107,7 +112,12 @@ export class WebhookDispatcher {
   readonly attemptOutcomes: Record<string, number> = {};
 
   constructor(options: DispatcherOptions) {
-    this.#o = { perWebhookConcurrency: 8, cacheTtlMs: 5_000, ...options };
+    this.#o = { perWebhookConcurrency: 8, cacheTtlMs: 5_000, isOpen: () => true, ...options };
+  }
+
+  /** The databases open now (see DispatcherOptions.isOpen). */
+  #openEnvs(): Environment[] {
+    return (['live', 'sandbox'] as const).filter((env) => this.#o.isOpen(env));
   }
 
   /** Runs a database operation; serialized per database on embedded PGlite. */
@@ -124,9 +134,9 @@ export class WebhookDispatcher {
 
   /** Resumes the pending deliveries recorded before a restart, then sweeps periodically. */
   async start(): Promise<void> {
-    for (const env of ['live', 'sandbox'] as const) await this.#resume(env, false);
+    for (const env of this.#openEnvs()) await this.#resume(env, false);
     const sweep = async () => {
-      for (const env of ['live', 'sandbox'] as const) await this.#resume(env, true).catch(() => {});
+      for (const env of this.#openEnvs()) await this.#resume(env, true).catch(() => {});
       if (!this.#closed) this.#sweepTimer = setTimeout(() => void sweep(), SWEEP_MS).unref();
     };
     this.#sweepTimer = setTimeout(() => void sweep(), SWEEP_MS).unref();
@@ -479,7 +489,7 @@ export class WebhookDispatcher {
     // at once instead of after the lease; except those whose attempt is still in flight (past
     // the wait above): the receiver may have them, so their slot is left to the lease, never
     // attempted twice.
-    for (const env of ['live', 'sandbox'] as const) {
+    for (const env of this.#openEnvs()) {
       const busy = [...this.#attempting[env]];
       await this.#db(
         env,

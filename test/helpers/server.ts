@@ -45,6 +45,10 @@ export async function startTestServer(
     // Tests stream requests from one key: rate limits are off unless a test sets them.
     RATE_LIMIT_REQUESTS_PER_SECOND: '0',
     RATE_LIMIT_CLIENT_REQUESTS_PER_SECOND: '0',
+    // Tests provision a sandbox key right after the start, many servers at once on two cores:
+    // the embedded sandbox opens with the start, as it did before it opened on first use
+    // (test/storage/lazy-sandbox.test.ts covers first use).
+    EMBEDDED_SANDBOX_OPEN: 'start',
   };
   if (!EMBEDDED) base.DATABASE_URL = `${PG_BASE_URL}/${name}`;
   const config = loadConfig({ ...base, ...env });

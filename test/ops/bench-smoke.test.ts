@@ -134,7 +134,7 @@ describe('npm run bench command line', () => {
   it('prints its usage with --help and exits 0', async () => {
     const { stdout } = await promisify(execFile)(process.execPath, [RUN, '--help'], { timeout: 30_000 });
     expect(stdout).toMatch(/^Usage: npm run bench -- \[options\]/);
-    expect(stdout).toContain('--scenario authorize|onboarding|webhook-lag|soak|agents|all');
+    expect(stdout).toContain('--scenario authorize|onboarding|webhook-lag|soak|agents|memory|all');
   });
 
   it('names an unknown option and exits 2, without a stack trace', async () => {
