@@ -32,6 +32,9 @@ export interface LoadOptions {
   readonly onInterval?: (s: IntervalStats) => void;
   /** Called with every recorded completion and its latency in milliseconds. */
   readonly onRecorded?: (c: Completion, latencyMs: number) => void;
+  /** Called when the measured window opens (after the warm-up) and when it closes. */
+  readonly onMeasureStart?: () => void;
+  readonly onMeasureEnd?: () => void;
 }
 
 export interface LatencySummary {
@@ -254,6 +257,7 @@ export async function runLoad(o: LoadOptions): Promise<LoadResult> {
     const align = setTimeout(
       () => {
         interval.reset();
+        o.onMeasureStart?.();
       },
       Math.max(0, measureFrom - performance.now()),
     );
@@ -273,7 +277,13 @@ export async function runLoad(o: LoadOptions): Promise<LoadResult> {
       for (const c of conns) refill(c, now);
       setTimeout(finish, 5);
     };
-    setTimeout(finish, Math.max(0, stopAt - performance.now()));
+    setTimeout(
+      () => {
+        o.onMeasureEnd?.();
+        finish();
+      },
+      Math.max(0, stopAt - performance.now()),
+    );
   });
 
   for (const c of conns) c.close();

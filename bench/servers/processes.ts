@@ -14,6 +14,7 @@ const HERE = fileURLToPath(new URL('.', import.meta.url));
 /** dist/bench/servers/ -> dist/src/main.js (or .build/<x>/...). */
 const MAIN = join(HERE, '..', '..', 'src', 'main.js');
 const ECHO = join(HERE, 'echo-server.js');
+const PEER = join(HERE, 'peer-server.js');
 
 export interface Started {
   readonly url: string;
@@ -93,6 +94,31 @@ export async function startEcho(): Promise<Started> {
     pid: child.pid as number,
     adminKey: '',
     database: 'none',
+    rssBytes: () => rssOf(child.pid as number),
+    stop: () => stopChild(child),
+  };
+}
+
+/**
+ * The conventional peer (peer-server.ts) on its own database (bench/peer/database.ts):
+ * `PEER_POOL` and `PEER_PROCESSES` from the bench's environment pass through.
+ */
+export async function startPeer(databaseUrl: string): Promise<Started> {
+  const env: Record<string, string> = { PATH: process.env.PATH ?? '', DATABASE_URL: databaseUrl };
+  for (const k of ['PEER_POOL', 'PEER_PROCESSES'] as const) {
+    const v = process.env[k];
+    if (v !== undefined) env[k] = v;
+  }
+  const child = spawn(process.execPath, [PEER, '0'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const port = await waitForLine(child, (l) => /^PORT (\d+)$/.exec(l)?.[1] ?? null, 'peer server');
+  child.stdout?.resume();
+  child.stderr?.resume();
+  return {
+    url: `http://127.0.0.1:${port}`,
+    pid: child.pid as number,
+    adminKey: '',
+    database: `PostgreSQL ${new URL(databaseUrl).host}`,
+    databaseUrl,
     rssBytes: () => rssOf(child.pid as number),
     stop: () => stopChild(child),
   };

@@ -80,6 +80,8 @@ export interface ShardStats {
   readonly busyActors: number;
   /** V8 heap used by the shard's thread (the main thread's on embedded PGlite). */
   readonly heapUsedBytes: number;
+  /** The shard thread's OS thread id (Linux /proc/thread-self), null elsewhere. */
+  readonly osThreadId: number | null;
   readonly commits: number;
   readonly committedRows: number;
   readonly failedCommits: number;

@@ -4,6 +4,7 @@
 // in the main thread on the service's own single-connection pools: PGlite serves every
 // connection from ONE database session, so messages of several connections interleave and
 // clash ("portal does not exist"); there the engine must not open connections of its own.
+import { readlinkSync } from 'node:fs';
 import { getHeapStatistics } from 'node:v8';
 import type { Logger } from 'pino';
 import { Breaker } from '../audit/breaker.js';
@@ -15,6 +16,16 @@ import { connect, type Sql } from '../storage/db.js';
 import { ActorSystem, type ShardDatabase } from './actors.js';
 import type { DecisionCore } from './contract.js';
 import { type AuthorizeWireResult, type ShardStats, type ShardTask, type ShardWorkerData, toWire } from './protocol.js';
+
+/** This thread's OS thread id ("<pid>/task/<tid>" on Linux), for per-thread CPU figures; null elsewhere. */
+function osThreadId(): number | null {
+  try {
+    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
+    return Number.isInteger(tid) ? tid : null;
+  } catch {
+    return null;
+  }
+}
 
 /** Pause between two probes of a database the breaker saw fail, in milliseconds. */
 const PROBE_INTERVAL_MS = 100;
@@ -33,6 +44,7 @@ export async function createShard(
   shared?: Readonly<Record<Environment, Sql>>,
 ): Promise<ShardRuntime> {
   let closing = false;
+  const threadId = osThreadId();
   useReceiptKey(data.receiptKey ?? null);
 
   /**
@@ -138,6 +150,7 @@ export async function createShard(
       actorBytes: actors.bytes,
       busyActors: actors.busySize,
       heapUsedBytes: getHeapStatistics().used_heap_size,
+      osThreadId: threadId,
       commits: s.reduce((n, x) => n + x.commits, 0),
       committedRows: s.reduce((n, x) => n + x.committedRows, 0),
       failedCommits: s.reduce((n, x) => n + x.failedCommits, 0),

@@ -33,6 +33,8 @@ export interface ShardMetricsSnapshot {
   readonly actorBytes?: number;
   /** V8 heap used by the shard's thread. */
   readonly heapUsedBytes?: number;
+  /** The shard thread's OS thread id (Linux), null elsewhere. */
+  readonly osThreadId?: number | null;
   /** Group commits that succeeded, rows they committed, commits that failed (cumulative). */
   readonly commits: number;
   readonly committedRows: number;
@@ -139,6 +141,11 @@ export class ServiceMetrics {
     "V8 heap used by a shard worker's thread, by shard.",
     ['shard'],
   );
+  readonly shardThreadId = this.registry.gauge(
+    'asas_shard_os_thread_id',
+    "OS thread id of a shard's thread (Linux; the process id when the shard runs on the main thread), by shard: names the thread in top -H or /proc/<pid>/task.",
+    ['shard'],
+  );
   readonly shardQueueDepth = this.registry.gauge(
     'asas_shard_queue_depth',
     'Authorizations sent to a shard and not yet answered, by shard.',
@@ -193,6 +200,7 @@ export class ServiceMetrics {
       this.actorCacheSize.set(s.actors, shard);
       if (s.actorBytes !== undefined) this.actorCacheBytes.set(s.actorBytes, shard);
       if (s.heapUsedBytes !== undefined) this.shardHeapBytes.set(s.heapUsedBytes, shard);
+      if (s.osThreadId !== undefined && s.osThreadId !== null) this.shardThreadId.set(s.osThreadId, shard);
       this.auditCommits.labels(shard).value = s.commits;
       this.auditRowsCommitted.labels(shard).value = s.committedRows;
       this.auditCommitFailures.labels(shard).value = s.failedCommits;

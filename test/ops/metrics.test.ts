@@ -111,5 +111,7 @@ describe('GET /metrics', () => {
     expect(after).toMatch(/asas_outbox_backlog\{env="live"\} \d+/);
     // Every shard reports its queue; with every request answered, nothing is waiting.
     expect(after).toMatch(/asas_shard_queue_depth\{shard="0"\} 0\n/);
+    // Each shard names its OS thread (Linux), so per-thread CPU can be read from /proc.
+    if (process.platform === 'linux') expect(sample(after, 'asas_shard_os_thread_id{shard="0"}')).toBeGreaterThan(0);
   });
 });
