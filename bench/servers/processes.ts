@@ -146,8 +146,6 @@ export async function startService(o: ServiceOptions): Promise<Started> {
     // The load bench drives a few keys far beyond the per-key and per-Client defaults.
     RATE_LIMIT_REQUESTS_PER_SECOND: '0',
     RATE_LIMIT_CLIENT_REQUESTS_PER_SECOND: '0',
-    // Profile or tune the service the bench starts, e.g. BENCH_SERVER_NODE_OPTIONS=--cpu-prof.
-    ...(process.env.BENCH_SERVER_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_SERVER_NODE_OPTIONS } : {}),
     ...o.extraEnv,
   };
   let dbName: string | null = null;
@@ -162,7 +160,11 @@ export async function startService(o: ServiceOptions): Promise<Started> {
   }
   if (o.natsUrl !== null) env.NATS_URL = o.natsUrl;
   if (o.workers !== null) env.WORKERS = String(o.workers);
-  const child = spawn(process.execPath, [MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  // Profile or tune the service the bench starts, e.g. BENCH_SERVER_NODE_OPTIONS="--cpu-prof
+  // --cpu-prof-dir=/tmp/prof": given on the command line (NODE_OPTIONS refuses --cpu-prof), so
+  // the shard worker threads inherit them and write a profile each.
+  const nodeArgs = (process.env.BENCH_SERVER_NODE_OPTIONS ?? '').split(/\s+/).filter((a) => a.length > 0);
+  const child = spawn(process.execPath, [...nodeArgs, MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   const port = await waitForLine(
     child,
     (l) => {
