@@ -16,6 +16,14 @@ const MAIN = join(HERE, '..', '..', 'src', 'main.js');
 const ECHO = join(HERE, 'echo-server.js');
 const PEER = join(HERE, 'peer-server.js');
 
+/**
+ * Node flags of the service in production, as package.json's `start` and the Dockerfile's CMD
+ * give them: --single-threaded-gc, V8's collections on the allocating thread without parallel
+ * helper threads, which on a machine whose cores are all busy (the edge, the shard workers,
+ * PostgreSQL, nats-server) wait for each other and stretch the pauses (docs/benchmarks.md).
+ */
+export const SERVICE_NODE_FLAGS: readonly string[] = ['--single-threaded-gc'];
+
 export interface Started {
   readonly url: string;
   readonly pid: number;
@@ -163,7 +171,12 @@ export async function startService(o: ServiceOptions): Promise<Started> {
   // Profile or tune the service the bench starts, e.g. BENCH_SERVER_NODE_OPTIONS="--cpu-prof
   // --cpu-prof-dir=/tmp/prof": given on the command line (NODE_OPTIONS refuses --cpu-prof), so
   // the shard worker threads inherit them and write a profile each.
-  const nodeArgs = (process.env.BENCH_SERVER_NODE_OPTIONS ?? '').split(/\s+/).filter((a) => a.length > 0);
+  // The service runs as `npm start` runs it (SERVICE_NODE_FLAGS); BENCH_SERVER_GC=parallel
+  // leaves V8's parallel GC helpers on, to compare.
+  const nodeArgs = [
+    ...(process.env.BENCH_SERVER_GC === 'parallel' ? [] : SERVICE_NODE_FLAGS),
+    ...(process.env.BENCH_SERVER_NODE_OPTIONS ?? '').split(/\s+/).filter((a) => a.length > 0),
+  ];
   const child = spawn(process.execPath, [...nodeArgs, MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   const port = await waitForLine(
     child,

@@ -137,3 +137,15 @@ describe('bench report: CPU and stages from /proc and /metrics', () => {
     expect(s.eventLoopDelayMaxMs).toBe(30);
   });
 });
+
+describe('the bench measures the service as production runs it', () => {
+  it('starts it with the Node flags of npm start and of the container image', async () => {
+    const { readFileSync } = await import('node:fs');
+    const { SERVICE_NODE_FLAGS } = await import('../../dist/bench/servers/processes.js');
+    const root = new URL('../../', import.meta.url);
+    const start = JSON.parse(readFileSync(new URL('package.json', root), 'utf8')).scripts.start as string;
+    expect(start).toBe(`node ${SERVICE_NODE_FLAGS.join(' ')} dist/src/main.js`);
+    const cmd = /^CMD (\[.*\])$/m.exec(readFileSync(new URL('Dockerfile', root), 'utf8'))?.[1];
+    expect(JSON.parse(cmd as string)).toEqual(['node', ...SERVICE_NODE_FLAGS, 'dist/src/main.js']);
+  });
+});
