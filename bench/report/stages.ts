@@ -1,6 +1,7 @@
 // Where the service's latency goes, from its own /metrics histograms read at the start and the
 // end of the measured window: the client's latency against the edge's (edge to answer), the
-// audit group commit (BEGIN to COMMIT) and its batch size, the main thread's GC pauses and
+// wait for the shard (thread hop and queue), the time in the shard, the audit group commit
+// (BEGIN to COMMIT) and its batch size, the main thread's GC pauses and
 // event-loop delay. Percentiles of a histogram are interpolated inside its bucket, as
 // Prometheus's histogram_quantile does, so they are as coarse as the buckets.
 import type { LatencySummary } from '../load/run-load.js';
@@ -51,6 +52,11 @@ export interface StageFigures {
   readonly edgeP50Ms: number | null;
   readonly edgeP99Ms: number | null;
   readonly edgeP999Ms: number | null;
+  /** Edge to shard (thread hop and queue; ms resolution) and shard to answer, ms. */
+  readonly waitP50Ms: number | null;
+  readonly waitP99Ms: number | null;
+  readonly shardP50Ms: number | null;
+  readonly shardP99Ms: number | null;
   /** Audit group commit, BEGIN to COMMIT acknowledged, ms. */
   readonly commitP50Ms: number | null;
   readonly commitP99Ms: number | null;
@@ -78,6 +84,8 @@ export function stagesOf(
 ): StageFigures {
   const edge = bucketDelta(before, after, 'asas_decision_duration_seconds');
   const commit = bucketDelta(before, after, 'asas_audit_commit_duration_seconds');
+  const wait = bucketDelta(before, after, 'asas_shard_wait_seconds');
+  const shard = bucketDelta(before, after, 'asas_shard_authorize_seconds');
   const gc = bucketDelta(before, after, 'asas_nodejs_gc_duration_seconds');
   const batches = delta(before, after, 'asas_audit_batch_size_count');
   const rows = delta(before, after, 'asas_audit_batch_size_sum');
@@ -85,6 +93,10 @@ export function stagesOf(
     edgeP50Ms: ms(histogramQuantile(edge, 0.5)),
     edgeP99Ms: ms(histogramQuantile(edge, 0.99)),
     edgeP999Ms: ms(histogramQuantile(edge, 0.999)),
+    waitP50Ms: ms(histogramQuantile(wait, 0.5)),
+    waitP99Ms: ms(histogramQuantile(wait, 0.99)),
+    shardP50Ms: ms(histogramQuantile(shard, 0.5)),
+    shardP99Ms: ms(histogramQuantile(shard, 0.99)),
     commitP50Ms: ms(histogramQuantile(commit, 0.5)),
     commitP99Ms: ms(histogramQuantile(commit, 0.99)),
     commits: delta(before, after, 'asas_audit_commits_total'),
@@ -109,7 +121,14 @@ export function formatStages(client: LatencySummary, s: StageFigures, windowSeco
       show(s.edgeP99Ms),
       show(s.edgeP999Ms),
     ],
-    ['  of which audit group commit, BEGIN to COMMIT', show(s.commitP50Ms), show(s.commitP99Ms), ''],
+    ['  edge to shard: thread hop and queue (asas_shard_wait_seconds)', show(s.waitP50Ms), show(s.waitP99Ms), ''],
+    [
+      '  in the shard: decision, batch wait, commit (asas_shard_authorize_seconds)',
+      show(s.shardP50Ms),
+      show(s.shardP99Ms),
+      '',
+    ],
+    ['    of which audit group commit, BEGIN to COMMIT', show(s.commitP50Ms), show(s.commitP99Ms), ''],
   ];
   const lines = [table(['stage', 'p50 ms', 'p99 ms', 'p99.9 ms'], rows)];
   if (s.edgeP99Ms !== null) {
@@ -118,7 +137,7 @@ export function formatStages(client: LatencySummary, s: StageFigures, windowSeco
     );
   }
   lines.push(
-    `group commits: ${s.commits} (${Math.round(s.commits / Math.max(1, windowSeconds))}/s), mean batch ${show(s.meanBatchSize)} decisions; thread hop, batch wait and the decision itself are the edge time less the commit`,
+    `group commits: ${s.commits} (${Math.round(s.commits / Math.max(1, windowSeconds))}/s), mean batch ${show(s.meanBatchSize)} decisions; the way back (shard to the answer written) is the edge time less the two above`,
   );
   lines.push(
     `main thread: ${s.gcPauses} GC pauses, ${s.gcPauseMs} ms in all (${Math.round((s.gcPauseMs / Math.max(1, windowSeconds)) * 10) / 10} ms/s, p99 pause ${show(s.gcPauseP99Ms)} ms); event-loop delay worst p99 ${show(s.eventLoopDelayP99Ms)} ms, max ${show(s.eventLoopDelayMaxMs)} ms`,

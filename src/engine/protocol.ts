@@ -74,6 +74,10 @@ export interface ShardStats {
   /** Per-batch histograms of the shard's committers (live, sandbox), for /metrics. */
   readonly batchSize: readonly LocalHistogramData[];
   readonly commitSeconds: readonly LocalHistogramData[];
+  /** Edge receiving an authorization to its shard taking it (thread hop and queue), seconds. */
+  readonly waitSeconds: LocalHistogramData;
+  /** The shard taking an authorization to its answer leaving (decision, batch wait, commit), seconds. */
+  readonly authorizeSeconds: LocalHistogramData;
   readonly actors: number;
   /** Estimated bytes of the actors in the LRU (DecisionCore.sizeOf plus keys). */
   readonly actorBytes: number;

@@ -42,6 +42,9 @@ export interface ShardMetricsSnapshot {
   /** Per-batch figures kept with LocalHistogram(BATCH_SIZE_BUCKETS / LATENCY_BUCKETS_SECONDS). */
   readonly batchSize?: readonly LocalHistogramData[];
   readonly commitSeconds?: readonly LocalHistogramData[];
+  /** Edge to shard (thread hop and queue) and shard to answer, per authorization. */
+  readonly waitSeconds?: LocalHistogramData;
+  readonly authorizeSeconds?: LocalHistogramData;
 }
 
 /** Audit group-commit figures a shard worker returns with each batch (or on request). */
@@ -141,6 +144,18 @@ export class ServiceMetrics {
     "V8 heap used by a shard worker's thread, by shard.",
     ['shard'],
   );
+  readonly shardWait = this.registry.histogram(
+    'asas_shard_wait_seconds',
+    'Time from the edge receiving an authorization to its shard taking it (the thread hop and the wait for the shard), by shard; millisecond resolution.',
+    LATENCY_BUCKETS_SECONDS,
+    ['shard'],
+  );
+  readonly shardAuthorize = this.registry.histogram(
+    'asas_shard_authorize_seconds',
+    'Time from a shard taking an authorization to its answer leaving the shard (the decision, the wait for its group commit and the commit), by shard.',
+    LATENCY_BUCKETS_SECONDS,
+    ['shard'],
+  );
   readonly shardThreadId = this.registry.gauge(
     'asas_shard_os_thread_id',
     "OS thread id of a shard's thread (Linux; the process id when the shard runs on the main thread), by shard: names the thread in top -H or /proc/<pid>/task.",
@@ -206,6 +221,8 @@ export class ServiceMetrics {
       this.auditCommitFailures.labels(shard).value = s.failedCommits;
       if (s.batchSize !== undefined) this.auditBatchSize.labels(shard).load(s.batchSize);
       if (s.commitSeconds !== undefined) this.auditCommitDuration.labels(shard).load(s.commitSeconds);
+      if (s.waitSeconds !== undefined) this.shardWait.labels(shard).load([s.waitSeconds]);
+      if (s.authorizeSeconds !== undefined) this.shardAuthorize.labels(shard).load([s.authorizeSeconds]);
     }
   }
 
