@@ -132,8 +132,11 @@ export function formatStages(client: LatencySummary, s: StageFigures, windowSeco
   ];
   const lines = [table(['stage', 'p50 ms', 'p99 ms', 'p99.9 ms'], rows)];
   if (s.edgeP99Ms !== null) {
+    const before = Math.round((client.p99 - s.edgeP99Ms) * 100) / 100;
     lines.push(
-      `before the edge (client, kernel, requests waiting for the main thread): p99 ${Math.round((client.p99 - s.edgeP99Ms) * 100) / 100} ms of the client's ${client.p99} ms`,
+      before >= 0
+        ? `before the edge (client, kernel, requests waiting for the main thread): p99 ${before} ms of the client's ${client.p99} ms`
+        : `before the edge: below the resolution of the edge histogram's buckets at this p99 (client ${client.p99} ms, edge ${s.edgeP99Ms} ms)`,
     );
   }
   lines.push(

@@ -149,3 +149,42 @@ describe('the bench measures the service as production runs it', () => {
     expect(JSON.parse(cmd as string)).toEqual(['node', ...SERVICE_NODE_FLAGS, 'dist/src/main.js']);
   });
 });
+
+describe('bench report: the latency stages as printed', () => {
+  const stages = {
+    edgeP50Ms: 4,
+    edgeP99Ms: 20,
+    edgeP999Ms: 30,
+    waitP50Ms: 0.5,
+    waitP99Ms: 3,
+    shardP50Ms: 3,
+    shardP99Ms: 15,
+    commitP50Ms: 1.5,
+    commitP99Ms: 9,
+    commits: 1000,
+    meanBatchSize: 12.5,
+    gcPauses: 40,
+    gcPauseMs: 80,
+    gcPauseP99Ms: 4,
+    eventLoopDelayP99Ms: 6,
+    eventLoopDelayMaxMs: 12,
+  };
+  const client = { count: 12_500, mean: 5, p50: 4.5, p90: 9, p99: 21.5, p999: 31, max: 40 };
+
+  it('shows each stage and what waited before the edge', async () => {
+    const { formatStages } = await import('../../dist/bench/report/stages.js');
+    const text = formatStages(client, stages, 10);
+    expect(text).toMatch(/edge to shard: thread hop and queue \(asas_shard_wait_seconds\)\s+0\.5\s+3\s/);
+    expect(text).toMatch(/in the shard: decision, batch wait, commit \(asas_shard_authorize_seconds\)\s+3\s+15\s/);
+    expect(text).toContain("p99 1.5 ms of the client's 21.5 ms");
+    expect(text).toContain('group commits: 1000 (100/s), mean batch 12.5 decisions');
+    expect(text).toContain('40 GC pauses, 80 ms in all (8 ms/s, p99 pause 4 ms)');
+  });
+
+  it('says so when the edge histogram is too coarse to tell', async () => {
+    const { formatStages } = await import('../../dist/bench/report/stages.js');
+    const text = formatStages({ ...client, p99: 18 }, stages, 10);
+    expect(text).toContain('below the resolution of the edge histogram');
+    expect(text).not.toMatch(/p99 -/);
+  });
+});
