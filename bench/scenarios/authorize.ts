@@ -96,6 +96,8 @@ const figures = (name: string, m: MeasuredRun): SystemFigures => ({
 
 export async function scenarioAuthorize(t: Target, o: AuthorizeOptions): Promise<void> {
   const { log, connections } = o;
+  // Idle: started, nothing provisioned or decided yet.
+  const rssIdle = await o.serverRss(t);
   log(`provisioning a Client, 3 Principals and ${o.agents + 26} agents through the API ...`);
   const setup = await provisionMix(t, o.agents, log);
   const wait = setup.expiredAfterMs - Date.now();
@@ -170,6 +172,7 @@ export async function scenarioAuthorize(t: Target, o: AuthorizeOptions): Promise
               postgresUrl: base,
             },
             metrics: null,
+            rss: () => p.rssBytes(),
           },
         );
       } finally {
@@ -208,7 +211,7 @@ export async function scenarioAuthorize(t: Target, o: AuthorizeOptions): Promise
       classify: classifyDecision,
       onInterval: o.progress('authorize'),
     },
-    { cpu, metrics: { url: t.url, adminKey: t.adminKey } },
+    { cpu, metrics: { url: t.url, adminKey: t.adminKey }, rss: () => t.started?.rssBytes() ?? null },
   );
   const result = service.result;
   const post = await scrape(t.url, t.adminKey);
@@ -249,6 +252,10 @@ export async function scenarioAuthorize(t: Target, o: AuthorizeOptions): Promise
       `where the service's latency goes:\n${formatStages(result.latencyMs, service.stages, o.duration)}\n\n`,
     );
   }
+  const mib = (b: number | null) => (b === null ? '?' : `${Math.round(b / 1048576)} MiB`);
+  process.stdout.write(
+    `service resident memory: ${mib(rssIdle)} idle (started, nothing provisioned), ${mib(rssStart)} before the load, at most ${mib(service.rssMaxBytes)} during it (sampled once a second), ${mib(rssEnd)} at its end${peer === null ? '' : `; the peer's at most ${mib(peer.rssMaxBytes)}`}\n`,
+  );
   process.stdout.write(
     `outbox backlog (events recorded, not yet published): max ${service.backlog.max} over ${service.backlog.samples.length} samples during the run, ${backlogEnd} at its end, ${backlogDrained} one second later\n`,
   );
@@ -268,7 +275,14 @@ export async function scenarioAuthorize(t: Target, o: AuthorizeOptions): Promise
     cpu: { service: service.cpu, peer: peer?.cpu ?? null, echo: echo?.cpu ?? null },
     stages: service.stages,
     outbox_backlog: { ...service.backlog, end: backlogEnd, drained: backlogDrained },
-    server: { rss_bytes_start: rssStart, rss_bytes_end: rssEnd, metrics_vs_bench: check },
+    server: {
+      rss_bytes_idle: rssIdle,
+      rss_bytes_start: rssStart,
+      rss_bytes_max: service.rssMaxBytes,
+      rss_bytes_end: rssEnd,
+      peer_rss_bytes_max: peer?.rssMaxBytes ?? null,
+      metrics_vs_bench: check,
+    },
   };
   const cpuNote = (b: CpuBreakdown | null) => (b === null ? '' : `, ${b.totalUsPerRequest} µs CPU/req`);
   const series = [{ name: `this service${cpuNote(service.cpu)}`, timeline: result.timeline }];

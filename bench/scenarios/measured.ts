@@ -15,12 +15,16 @@ export interface MeasuredRun {
   readonly backlog: { samples: number[]; max: number };
   /** /metrics at the start and the end of the measured window (null without metrics). */
   readonly metrics: { before: Samples | null; after: Samples | null };
+  /** Resident memory of the server process sampled once a second over the run, bytes (null: not read). */
+  readonly rssMaxBytes: number | null;
 }
 
 export interface MeasureOptions {
   readonly cpu: CpuTargets | null;
   /** The service's /metrics (null for the echo and the peer). */
   readonly metrics: { readonly url: string; readonly adminKey: string } | null;
+  /** Reads the server's resident memory (from /proc), sampled once a second. */
+  readonly rss?: () => number | null;
 }
 
 export async function runMeasured(load: LoadOptions, m: MeasureOptions): Promise<MeasuredRun> {
@@ -48,7 +52,15 @@ export async function runMeasured(load: LoadOptions, m: MeasureOptions): Promise
   };
   let started: Promise<Samples | null> = Promise.resolve(null);
   let ended: Promise<Samples | null> = Promise.resolve(null);
-  const sampler = m.metrics === null ? null : setInterval(() => void read(), 1000);
+  let rssMax: number | null = null;
+  const sampleRss = () => {
+    const v = m.rss?.() ?? null;
+    if (v !== null) rssMax = Math.max(rssMax ?? 0, v);
+  };
+  const sampler = setInterval(() => {
+    sampleRss();
+    if (m.metrics !== null) void read();
+  }, 1000);
   let result: LoadResult;
   try {
     result = await runLoad({
@@ -74,8 +86,9 @@ export async function runMeasured(load: LoadOptions, m: MeasureOptions): Promise
       },
     });
   } finally {
-    if (sampler !== null) clearInterval(sampler);
+    clearInterval(sampler);
   }
+  sampleRss();
   const before = await started;
   const after = await ended;
   return {
@@ -84,5 +97,6 @@ export async function runMeasured(load: LoadOptions, m: MeasureOptions): Promise
     stages: before !== null && after !== null ? stagesOf(before, after, loop) : null,
     backlog,
     metrics: { before, after },
+    rssMaxBytes: rssMax,
   };
 }
