@@ -69,6 +69,12 @@ export interface StageFigures {
   /** Worst p99 and max of the main thread's event-loop delay over the window's scrapes, ms. */
   readonly eventLoopDelayP99Ms: number | null;
   readonly eventLoopDelayMaxMs: number | null;
+  /** The same for the shard workers' threads (all shards together; the worst shard's delay). */
+  readonly shardGcPauses: number;
+  readonly shardGcPauseMs: number;
+  readonly shardGcPauseP99Ms: number | null;
+  readonly shardLoopDelayP99Ms: number | null;
+  readonly shardLoopDelayMaxMs: number | null;
 }
 
 const ms = (s: number | null) => (s === null ? null : Math.round(s * 1e5) / 100);
@@ -81,7 +87,9 @@ export function stagesOf(
   before: Samples,
   after: Samples,
   loop: readonly { p99: number; max: number }[] = [],
+  shardLoop: readonly { p99: number; max: number }[] = [],
 ): StageFigures {
+  const shardGc = bucketDelta(before, after, 'asas_shard_gc_duration_seconds');
   const edge = bucketDelta(before, after, 'asas_decision_duration_seconds');
   const commit = bucketDelta(before, after, 'asas_audit_commit_duration_seconds');
   const wait = bucketDelta(before, after, 'asas_shard_wait_seconds');
@@ -106,6 +114,11 @@ export function stagesOf(
     gcPauseP99Ms: ms(histogramQuantile(gc, 0.99)),
     eventLoopDelayP99Ms: loop.length > 0 ? ms(Math.max(...loop.map((l) => l.p99))) : null,
     eventLoopDelayMaxMs: loop.length > 0 ? ms(Math.max(...loop.map((l) => l.max))) : null,
+    shardGcPauses: delta(before, after, 'asas_shard_gc_duration_seconds_count'),
+    shardGcPauseMs: Math.round(delta(before, after, 'asas_shard_gc_duration_seconds_sum') * 1e4) / 10,
+    shardGcPauseP99Ms: ms(histogramQuantile(shardGc, 0.99)),
+    shardLoopDelayP99Ms: shardLoop.length > 0 ? ms(Math.max(...shardLoop.map((l) => l.p99))) : null,
+    shardLoopDelayMaxMs: shardLoop.length > 0 ? ms(Math.max(...shardLoop.map((l) => l.max))) : null,
   };
 }
 
@@ -144,6 +157,9 @@ export function formatStages(client: LatencySummary, s: StageFigures, windowSeco
   );
   lines.push(
     `main thread: ${s.gcPauses} GC pauses, ${s.gcPauseMs} ms in all (${Math.round((s.gcPauseMs / Math.max(1, windowSeconds)) * 10) / 10} ms/s, p99 pause ${show(s.gcPauseP99Ms)} ms); event-loop delay worst p99 ${show(s.eventLoopDelayP99Ms)} ms, max ${show(s.eventLoopDelayMaxMs)} ms`,
+  );
+  lines.push(
+    `shard workers: ${s.shardGcPauses} GC pauses, ${s.shardGcPauseMs} ms in all (p99 pause ${show(s.shardGcPauseP99Ms)} ms); event-loop delay worst p99 ${show(s.shardLoopDelayP99Ms)} ms, max ${show(s.shardLoopDelayMaxMs)} ms`,
   );
   return lines.join('\n');
 }

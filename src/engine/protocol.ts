@@ -3,6 +3,7 @@
 // event-loop turn travel as ONE task, and their results come back as one array in order.
 import type { Environment } from '../auth/types.js';
 import type { LocalHistogramData } from '../observability/metrics.js';
+import type { ThreadRuntimeSnapshot } from '../observability/thread-runtime.js';
 import type { ReceiptKeyMaterial } from '../receipts/signer.js';
 import type { AuthorizeRequest } from './contract.js';
 import { type DecisionReply, toReply } from './reply.js';
@@ -78,6 +79,8 @@ export interface ShardStats {
   readonly waitSeconds: LocalHistogramData;
   /** The shard taking an authorization to its answer leaving (decision, batch wait, commit), seconds. */
   readonly authorizeSeconds: LocalHistogramData;
+  /** GC pauses and event-loop delay of the shard's thread. */
+  readonly runtime: ThreadRuntimeSnapshot;
   readonly actors: number;
   /** Estimated bytes of the actors in the LRU (DecisionCore.sizeOf plus keys). */
   readonly actorBytes: number;

@@ -12,6 +12,7 @@ import { GroupCommitter } from '../audit/committer.js';
 import { DbGate } from '../audit/gate.js';
 import type { Environment } from '../auth/types.js';
 import { LATENCY_BUCKETS_SECONDS, LocalHistogram } from '../observability/metrics.js';
+import { ThreadRuntime } from '../observability/thread-runtime.js';
 import { useReceiptKey } from '../receipts/signer.js';
 import { connect, type Sql } from '../storage/db.js';
 import { ActorSystem, type ShardDatabase } from './actors.js';
@@ -58,6 +59,7 @@ export async function createShard(
   // has millisecond resolution; enough for the tail, which is what it is read for.
   const waitSeconds = new LocalHistogram(LATENCY_BUCKETS_SECONDS);
   const authorizeSeconds = new LocalHistogram(LATENCY_BUCKETS_SECONDS);
+  const runtime = new ThreadRuntime();
   useReceiptKey(data.receiptKey ?? null);
 
   /**
@@ -148,6 +150,7 @@ export async function createShard(
 
   async function close(): Promise<void> {
     closing = true;
+    runtime.stop();
     await actors.idle();
     await actors.upkeepIdle();
     await Promise.all([dbs.live.committer.idle(), dbs.sandbox.committer.idle()]);
@@ -171,6 +174,7 @@ export async function createShard(
       commitSeconds: [dbs.live.committer.commitSeconds, dbs.sandbox.committer.commitSeconds],
       waitSeconds,
       authorizeSeconds,
+      runtime: runtime.snapshot(),
     };
   }
 

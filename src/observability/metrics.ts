@@ -2,7 +2,8 @@
 // shard workers report for it. The families and the registry are in ./prometheus.ts (prom-client
 // underneath, read at scrape time); the process and runtime metrics in ./runtime-metrics.ts.
 import { type LocalHistogramData, Registry } from './prometheus.js';
-import { runtimeMetrics } from './runtime-metrics.js';
+import { GC_PAUSE_BUCKETS_SECONDS, runtimeMetrics } from './runtime-metrics.js';
+import type { ThreadRuntimeSnapshot } from './thread-runtime.js';
 
 export {
   Counter,
@@ -45,6 +46,8 @@ export interface ShardMetricsSnapshot {
   /** Edge to shard (thread hop and queue) and shard to answer, per authorization. */
   readonly waitSeconds?: LocalHistogramData;
   readonly authorizeSeconds?: LocalHistogramData;
+  /** GC pauses and event-loop delay of the shard's thread. */
+  readonly runtime?: ThreadRuntimeSnapshot;
 }
 
 /** Audit group-commit figures a shard worker returns with each batch (or on request). */
@@ -156,6 +159,22 @@ export class ServiceMetrics {
     LATENCY_BUCKETS_SECONDS,
     ['shard'],
   );
+  readonly shardGc = this.registry.histogram(
+    'asas_shard_gc_duration_seconds',
+    "Garbage collection pauses of a shard's thread in seconds, by shard and kind (major, minor, incremental, weakcb).",
+    GC_PAUSE_BUCKETS_SECONDS,
+    ['shard', 'kind'],
+  );
+  readonly shardLoopP99 = this.registry.gauge(
+    'asas_shard_eventloop_lag_p99_seconds',
+    "99th percentile of a shard thread's event-loop delay (sampled every 10 ms) since the previous scrape, by shard.",
+    ['shard'],
+  );
+  readonly shardLoopMax = this.registry.gauge(
+    'asas_shard_eventloop_lag_max_seconds',
+    "Largest event-loop delay of a shard's thread since the previous scrape, by shard.",
+    ['shard'],
+  );
   readonly shardThreadId = this.registry.gauge(
     'asas_shard_os_thread_id',
     "OS thread id of a shard's thread (Linux; the process id when the shard runs on the main thread), by shard: names the thread in top -H or /proc/<pid>/task.",
@@ -223,6 +242,11 @@ export class ServiceMetrics {
       if (s.commitSeconds !== undefined) this.auditCommitDuration.labels(shard).load(s.commitSeconds);
       if (s.waitSeconds !== undefined) this.shardWait.labels(shard).load([s.waitSeconds]);
       if (s.authorizeSeconds !== undefined) this.shardAuthorize.labels(shard).load([s.authorizeSeconds]);
+      if (s.runtime !== undefined) {
+        for (const [kind, h] of Object.entries(s.runtime.gcSeconds)) this.shardGc.labels(shard, kind).load([h]);
+        if (s.runtime.loopDelayP99Seconds !== null) this.shardLoopP99.set(s.runtime.loopDelayP99Seconds, shard);
+        if (s.runtime.loopDelayMaxSeconds !== null) this.shardLoopMax.set(s.runtime.loopDelayMaxSeconds, shard);
+      }
     }
   }
 

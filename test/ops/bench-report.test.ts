@@ -168,6 +168,11 @@ describe('bench report: the latency stages as printed', () => {
     gcPauseP99Ms: 4,
     eventLoopDelayP99Ms: 6,
     eventLoopDelayMaxMs: 12,
+    shardGcPauses: 25,
+    shardGcPauseMs: 30,
+    shardGcPauseP99Ms: 2.5,
+    shardLoopDelayP99Ms: 3,
+    shardLoopDelayMaxMs: 7,
   };
   const client = { count: 12_500, mean: 5, p50: 4.5, p90: 9, p99: 21.5, p999: 31, max: 40 };
 
@@ -179,6 +184,9 @@ describe('bench report: the latency stages as printed', () => {
     expect(text).toContain("p99 1.5 ms of the client's 21.5 ms");
     expect(text).toContain('group commits: 1000 (100/s), mean batch 12.5 decisions');
     expect(text).toContain('40 GC pauses, 80 ms in all (8 ms/s, p99 pause 4 ms)');
+    expect(text).toContain(
+      'shard workers: 25 GC pauses, 30 ms in all (p99 pause 2.5 ms); event-loop delay worst p99 3 ms, max 7 ms',
+    );
   });
 
   it('says so when the edge histogram is too coarse to tell', async () => {

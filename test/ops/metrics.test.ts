@@ -119,6 +119,9 @@ describe('GET /metrics', () => {
       expect(delta(`${h}_bucket{shard="0",le="+Inf"}`), h).toBe(delta(`${h}_count{shard="0"}`));
     }
     expect(delta('asas_shard_authorize_seconds_sum{')).toBeGreaterThan(0);
+    // Each shard reports its thread's event-loop delay (sampled every 10 ms) since the last scrape.
+    expect(after).toMatch(/asas_shard_eventloop_lag_p99_seconds\{shard="0"\} \d/);
+    expect(after).toMatch(/asas_shard_eventloop_lag_max_seconds\{shard="0"\} \d/);
     // Each shard names its OS thread (Linux), so per-thread CPU can be read from /proc.
     if (process.platform === 'linux') expect(sample(after, 'asas_shard_os_thread_id{shard="0"}')).toBeGreaterThan(0);
   });
