@@ -284,13 +284,16 @@ export async function scenarioAuthorize(t: Target, o: AuthorizeOptions): Promise
       metrics_vs_bench: check,
     },
   };
-  const cpuNote = (b: CpuBreakdown | null) => (b === null ? '' : `, ${b.totalUsPerRequest} µs CPU/req`);
-  const series = [{ name: `this service${cpuNote(service.cpu)}`, timeline: result.timeline }];
-  if (peer !== null) series.push({ name: `peer${cpuNote(peer.cpu)}`, timeline: peer.result.timeline });
+  const series = [{ name: 'this service', timeline: result.timeline }];
+  if (peer !== null) series.push({ name: 'conventional peer', timeline: peer.result.timeline });
   if (echo !== null) series.push({ name: 'echo ceiling', timeline: echo.result.timeline });
+  const cpuNote = [
+    service.cpu === null ? null : `service ${service.cpu.totalUsPerRequest}`,
+    peer?.cpu ? `peer ${peer.cpu.totalUsPerRequest}` : null,
+  ].filter((x) => x !== null);
   const svg = renderChart(
     `POST /api/v1/authorize: ${result.throughputPerSecond} decisions/s, p99 ${result.latencyMs.p99} ms${ratios.serviceToPeer === null ? '' : `, ${ratios.serviceToPeer.toFixed(2)}x the peer`}`,
-    `${o.meta.machine.cores} cores, Node ${o.meta.machine.node}, commit ${o.meta.commit}, ${t.database}${o.config.natsUrl === null ? '' : ' + NATS'}, ${connections} connections`,
+    `${o.meta.machine.cores} cores, Node ${o.meta.machine.node}, commit ${o.meta.commit}, ${t.database}${o.config.natsUrl === null ? '' : ' + NATS'}, ${connections} connections${cpuNote.length > 0 ? `; CPU µs/req: ${cpuNote.join(', ')}` : ''}`,
     series,
   );
   const files = writeResult(o.outDir, 'authorize', record, svg);
