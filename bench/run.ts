@@ -12,7 +12,10 @@
 //   quality [--seed <n>] [--errors]    the labeled-corpus quality figures (same as npm run quality)
 //   scale-out [--duration <s>] [--connections <n>]   one instance against two on one database
 //   --mode saturation|rate  --rate <req/s>  --connections <n>  --pipelining <n>
-//   --duration <s>  --warmup <s>  --agents <n>  --workers <n>
+//   --duration <s>  --warmup <s>  --warmup-requests <n>  --agents <n>  --workers <n>
+//                                      (authorize: the warm-up lasts at least --warmup seconds,
+//                                      default 2, and until --warmup-requests answers, default
+//                                      20000, at most 30 s: the JIT settles by work, not time)
 //   --micro (the micro-benchmarks of the hot functions, alone)  --out <dir>
 //   agents only: --agents <n> (default 100000)  --max-actors <n> (the started service's
 //   ENGINE_MAX_ACTORS)  --database-url <url> (the target's live database, for seeding)
@@ -75,6 +78,7 @@ function parseCommandLine() {
         pipelining: { type: 'string', default: '1' },
         duration: { type: 'string' },
         warmup: { type: 'string', default: '2' },
+        'warmup-requests': { type: 'string', default: '20000' },
         agents: { type: 'string' },
         workers: { type: 'string' },
         'max-actors': { type: 'string' },
@@ -113,7 +117,10 @@ if (args.help === true) {
   --no-echo  --no-peer               leave out the echo ceiling / the conventional peer
   quality [--seed <n>] [--errors]    the labeled-corpus quality figures (same as npm run quality)
   --mode saturation|rate  --rate <req/s>  --connections <n>  --pipelining <n>
-  --duration <s>  --warmup <s>  --agents <n>  --workers <n>
+  --duration <s>  --warmup <s>  --warmup-requests <n>  --agents <n>  --workers <n>
+                                     (authorize: the warm-up lasts at least --warmup seconds,
+                                     default 2, and until --warmup-requests answers, default
+                                     20000, at most 30 s: the JIT settles by work, not time)
   --micro (the micro-benchmarks of the hot functions, alone)  --out <dir>  --quiet
   scale-out [--duration <s>] [--connections <n>]   one instance against two on one database
   agents only: --agents <n> (default 100000)  --max-actors <n> (the started service's
@@ -152,6 +159,9 @@ const connections = Math.max(1, int('connections', args.connections, 32));
 const pipelining = Math.max(1, int('pipelining', args.pipelining, 1));
 const duration = int('duration', args.duration, scenario === 'soak' ? 600 : 20);
 const warmup = int('warmup', args.warmup, 2);
+const warmupRequests = int('warmup-requests', args['warmup-requests'], 20_000);
+/** The longest a request-count warm-up may last. */
+const MAX_WARMUP_SECONDS = 30;
 const agents = Math.max(1, int('agents', args.agents, scenario === 'agents' ? 100_000 : 200));
 const outDir = args.out as string;
 const quiet = args.quiet === true;
@@ -189,17 +199,19 @@ function announcePlan(): void {
         seconds += e;
       }
       if (!args['no-peer'] && config?.databaseUrl != null) {
-        steps.push(`conventional peer (${warmup} s warm-up + ${duration} s)`);
+        steps.push(`conventional peer (warm-up + ${duration} s)`);
         seconds += warmup + duration + 3;
       }
-      steps.push(`authorize (${warmup} s warm-up + ${duration} s)`);
+      steps.push(`authorize (warm-up + ${duration} s)`);
       seconds += warmup + duration + 2;
     } else {
       steps.push(`${s} (${duration} s and its set-up)`);
       seconds += duration + 5;
     }
   }
-  log(`plan: ${steps.join(', ')}: about ${seconds} s in all`);
+  log(
+    `plan: ${steps.join(', ')}: about ${seconds} s in all${scenario === 'authorize' || scenario === 'all' ? `, more while a warm-up waits for ${warmupRequests} answers (at most ${MAX_WARMUP_SECONDS} s each)` : ''}`,
+  );
   if (config !== null && args.target === undefined) {
     log(`configuration: database: ${config.source.database}; events: ${config.source.nats}`);
   }
@@ -678,6 +690,8 @@ async function main(): Promise<void> {
             pipelining,
             duration,
             warmup,
+            warmupRequests,
+            maxWarmupSeconds: MAX_WARMUP_SECONDS,
             agents,
             echo: !args['no-echo'],
             peer: !args['no-peer'],

@@ -26,6 +26,9 @@ export interface AuthorizeOptions {
   readonly pipelining: number;
   readonly duration: number;
   readonly warmup: number;
+  /** Answers the warm-up waits for besides its `warmup` seconds, at most `maxWarmupSeconds`. */
+  readonly warmupRequests: number;
+  readonly maxWarmupSeconds: number;
   readonly agents: number;
   readonly echo: boolean;
   readonly peer: boolean;
@@ -109,6 +112,8 @@ export async function scenarioAuthorize(t: Target, o: AuthorizeOptions): Promise
     pipelining: o.pipelining,
     durationSeconds: o.duration,
     warmupSeconds: o.warmup,
+    warmupRequests: o.warmupRequests,
+    maxWarmupSeconds: o.maxWarmupSeconds,
   };
   const notes: string[] = [];
 
@@ -152,7 +157,7 @@ export async function scenarioAuthorize(t: Target, o: AuthorizeOptions): Promise
         await checkpoint(base);
         const pp = hostPort(p.url);
         log(
-          `conventional peer: ${o.mode} at ${connections} connections x ${o.pipelining}, ${o.duration} s after ${o.warmup} s warm-up ...`,
+          `conventional peer: ${o.mode} at ${connections} connections x ${o.pipelining}, ${o.duration} s after a warm-up of at least ${o.warmup} s and ${o.warmupRequests} answers ...`,
         );
         peer = await runMeasured(
           {
@@ -197,7 +202,7 @@ export async function scenarioAuthorize(t: Target, o: AuthorizeOptions): Promise
           nats: o.config.natsUrl !== null,
         };
   log(
-    `authorize: ${o.mode === 'rate' ? `${o.rate} req/s open loop` : 'saturation'} at ${connections} connections x ${o.pipelining}, ${o.duration} s after ${o.warmup} s warm-up ...`,
+    `authorize: ${o.mode === 'rate' ? `${o.rate} req/s open loop` : 'saturation'} at ${connections} connections x ${o.pipelining}, ${o.duration} s after a warm-up of at least ${o.warmup} s and ${o.warmupRequests} answers ...`,
   );
   const rssStart = await o.serverRss(t);
   const pre = await scrape(t.url, t.adminKey);
@@ -234,7 +239,12 @@ export async function scenarioAuthorize(t: Target, o: AuthorizeOptions): Promise
 
   process.stdout.write(`\nconfiguration: ${t.database}; events: ${o.config.source.nats}\n`);
   for (const n of notes) process.stdout.write(`${n}\n`);
-  process.stdout.write(`\n${formatSystems(saturation ? systems : { ...systems, echo: null })}\n\n`);
+  process.stdout.write(`\n${formatSystems(saturation ? systems : { ...systems, echo: null })}\n`);
+  const warm = (name: string, m: MeasuredRun | null) =>
+    m === null ? [] : [`${name} ${m.result.warmup.seconds} s (${m.result.warmup.requests} answers)`];
+  process.stdout.write(
+    `warm-up before measuring: ${[...warm('echo', echo), ...warm('peer', peer), ...warm('service', service)].join(', ')}\n\n`,
+  );
   process.stdout.write(`this service, decisions by kind of request:\n${kindTable(result, expected)}\n\n`);
   if (peer !== null) {
     process.stdout.write(

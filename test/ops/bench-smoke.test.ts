@@ -45,6 +45,9 @@ describe('npm run bench', () => {
         '2',
         '--warmup',
         '1',
+        // A few hundred answers of warm-up keep the smoke run short (the default waits for 20 000).
+        '--warmup-requests',
+        '200',
         '--agents',
         '4',
         '--connections',
@@ -90,6 +93,8 @@ describe('npm run bench', () => {
     expect(l.p999).toBeLessThanOrEqual(l.max);
     expect(a.lost).toBe(0);
     expect(a.timeline.length).toBe(2);
+    expect(a.warmup.requests).toBeGreaterThanOrEqual(200);
+    expect(a.warmup.seconds).toBeGreaterThanOrEqual(1);
     expect(a.timeline.reduce((n: number, s: { completed: number }) => n + s.completed, 0)).toBeLessThanOrEqual(
       a.completed,
     );
