@@ -56,5 +56,6 @@ VOLUME ["/var/lib/asas"]
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 # SIGTERM reaches node directly (exec form): it stops accepting, answers in-flight requests,
-# flushes the audit log and exits 0.
-CMD ["node", "dist/src/main.js"]
+# flushes the audit log and exits 0. --single-threaded-gc: V8 collects on the thread that
+# allocates, without helper threads (README "Production", docs/benchmarks.md).
+CMD ["node", "--single-threaded-gc", "dist/src/main.js"]

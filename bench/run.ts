@@ -4,14 +4,22 @@
 // bench/scenarios/ and bench/load/, and the drivers are the next to move there.
 //
 //   --target <url> --admin-key <key>   bench a running deployment (default: start the built
-//                                      service here, on a fresh PostgreSQL database when
-//                                      DATABASE_URL is set, else embedded PGlite)
-//   --scenario authorize|onboarding|webhook-lag|soak|agents|memory|all   (default authorize)
+//                                      service here in the production configuration: a fresh
+//                                      database on the PostgreSQL of DATABASE_URL and NATS_URL,
+//                                      else on the local ones at 127.0.0.1:5432 / :4222 when they
+//                                      answer, else embedded PGlite and the in-process bus)
+//   --embedded                         the embedded defaults even when PostgreSQL and NATS answer
+//   --scenario authorize|onboarding|webhook-lag|soak|agents|memory|all   (default authorize: the echo
+//                                      ceiling, the conventional peer and this service)
+//   --no-echo  --no-peer               leave out the echo ceiling / the conventional peer
 //   memory: idle RSS of the started service: fresh DATA_DIR, restart, first sandbox use (own starts)
 //   quality [--seed <n>] [--errors]    the labeled-corpus quality figures (same as npm run quality)
 //   scale-out [--duration <s>] [--connections <n>]   one instance against two on one database
 //   --mode saturation|rate  --rate <req/s>  --connections <n>  --pipelining <n>
-//   --duration <s>  --warmup <s>  --agents <n>  --workers <n>  --no-echo
+//   --duration <s>  --warmup <s>  --warmup-requests <n>  --agents <n>  --workers <n>
+//                                      (authorize: the warm-up lasts at least --warmup seconds,
+//                                      default 2, and until --warmup-requests answers, default
+//                                      20000, at most 30 s: the JIT settles by work, not time)
 //   --micro (the micro-benchmarks of the hot functions, alone)  --out <dir>
 //   agents only: --agents <n> (default 100000)  --max-actors <n> (the started service's
 //   ENGINE_MAX_ACTORS)  --database-url <url> (the target's live database, for seeding)
@@ -28,12 +36,14 @@ import { runMicro } from './micro.js';
 import { call, onboardBody } from './provision.js';
 import { renderChart } from './report/chart.js';
 import { commit, LATENCY_HEADERS, latencyRow, machine, table, writeResult } from './report/results.js';
-import { type Samples, scrape, sumOf } from './report/scrape.js';
-import { sampleServerTiming } from './report/server-timing.js';
+import { scrape, sumOf } from './report/scrape.js';
 import { driveAgents, findServiceDatabase, provisionAgentsPrincipal, seedAgents } from './scenarios/agents.js';
-import { classifyDecision, MIX, mixGenerator, provisionMix } from './scenarios/authorize-mix.js';
+import { ECHO_SECONDS, scenarioAuthorize } from './scenarios/authorize.js';
+import { classifyDecision, mixGenerator, provisionMix } from './scenarios/authorize-mix.js';
 import { measureMemory } from './scenarios/memory.js';
-import { type Started, startEcho, startService } from './servers/processes.js';
+import { hostPort, type Target } from './scenarios/target.js';
+import { type BenchConfiguration, benchConfiguration } from './servers/locate.js';
+import { startService } from './servers/processes.js';
 
 // `npm run bench -- quality [--seed <n>] [--out <dir>] [--errors]` (or `--scenario quality`):
 // the corpus figures of issue 13, the same harness as `npm run quality` (bench/quality/main.ts).
@@ -73,11 +83,14 @@ function parseCommandLine() {
         pipelining: { type: 'string', default: '1' },
         duration: { type: 'string' },
         warmup: { type: 'string', default: '2' },
+        'warmup-requests': { type: 'string', default: '20000' },
         agents: { type: 'string' },
         workers: { type: 'string' },
         'max-actors': { type: 'string' },
         'database-url': { type: 'string' },
         'no-echo': { type: 'boolean', default: false },
+        'no-peer': { type: 'boolean', default: false },
+        embedded: { type: 'boolean', default: false },
         micro: { type: 'boolean', default: false },
         // Accepted for old scripts: the micro-benchmarks no longer run unless --micro asks.
         'no-micro': { type: 'boolean', default: false },
@@ -99,12 +112,20 @@ if (args.help === true) {
   process.stdout.write(`Usage: npm run bench -- [options]
 
   --target <url> --admin-key <key>   bench a running deployment (default: start the built
-                                     service here, on a fresh PostgreSQL database when
-                                     DATABASE_URL is set, else embedded PGlite)
-  --scenario authorize|onboarding|webhook-lag|soak|agents|memory|all   (default authorize)
+                                     service here in the production configuration: a fresh
+                                     database on the PostgreSQL of DATABASE_URL and NATS_URL,
+                                     else on the local ones at 127.0.0.1:5432 / :4222 when they
+                                     answer, else embedded PGlite and the in-process bus)
+  --embedded                         the embedded defaults even when PostgreSQL and NATS answer
+  --scenario authorize|onboarding|webhook-lag|soak|agents|memory|all   (default authorize: the echo
+                                     ceiling, the conventional peer and this service)
+  --no-echo  --no-peer               leave out the echo ceiling / the conventional peer
   quality [--seed <n>] [--errors]    the labeled-corpus quality figures (same as npm run quality)
   --mode saturation|rate  --rate <req/s>  --connections <n>  --pipelining <n>
-  --duration <s>  --warmup <s>  --agents <n>  --workers <n>  --no-echo
+  --duration <s>  --warmup <s>  --warmup-requests <n>  --agents <n>  --workers <n>
+                                     (authorize: the warm-up lasts at least --warmup seconds,
+                                     default 2, and until --warmup-requests answers, default
+                                     20000, at most 30 s: the JIT settles by work, not time)
   --micro (the micro-benchmarks of the hot functions, alone)  --out <dir>  --quiet
   scale-out [--duration <s>] [--connections <n>]   one instance against two on one database
   agents only: --agents <n> (default 100000)  --max-actors <n> (the started service's
@@ -143,6 +164,9 @@ const connections = Math.max(1, int('connections', args.connections, 32));
 const pipelining = Math.max(1, int('pipelining', args.pipelining, 1));
 const duration = int('duration', args.duration, scenario === 'soak' ? 600 : 20);
 const warmup = int('warmup', args.warmup, 2);
+const warmupRequests = int('warmup-requests', args['warmup-requests'], 20_000);
+/** The longest a request-count warm-up may last. */
+const MAX_WARMUP_SECONDS = 30;
 const agents = Math.max(1, int('agents', args.agents, scenario === 'agents' ? 100_000 : 200));
 const outDir = args.out as string;
 const quiet = args.quiet === true;
@@ -151,9 +175,8 @@ const log = (s: string) => {
 };
 
 const meta = { machine: machine(), commit: commit(process.cwd()), started_at: new Date().toISOString() };
-
-/** Seconds the echo ceiling is measured for at most (it settles within a few seconds). */
-const ECHO_SECONDS = 5;
+/** PostgreSQL and NATS when there are some (bench/servers/locate.ts), for the service and the peer. */
+const config = args.micro ? null : await benchConfiguration(process.env, { embedded: args.embedded === true });
 
 /** Says, before anything runs, what the run does and about how long it takes. */
 function announcePlan(): void {
@@ -170,10 +193,9 @@ function announcePlan(): void {
   if (args.target === undefined) {
     // Embedded PGlite creates its live database (initdb and migrations) on every fresh start;
     // the sandbox one opens on its first use, from a copy of the fresh live one.
-    const start = process.env.DATABASE_URL === undefined ? 15 : 3;
-    steps.push(
-      `start the service (~${start} s${process.env.DATABASE_URL === undefined ? ': embedded PGlite creates its databases' : ''})`,
-    );
+    const embedded = config?.databaseUrl == null;
+    const start = embedded ? 15 : 3;
+    steps.push(`start the service (~${start} s${embedded ? ': embedded PGlite creates its databases' : ''})`);
     seconds += start;
   }
   const run = scenario === 'all' ? ['authorize', 'onboarding', 'webhook-lag'] : [scenario];
@@ -186,14 +208,23 @@ function announcePlan(): void {
         steps.push(`echo ceiling (${e} s)`);
         seconds += e;
       }
-      steps.push(`authorize (${warmup} s warm-up + ${duration} s)`);
+      if (!args['no-peer'] && config?.databaseUrl != null) {
+        steps.push(`conventional peer (warm-up + ${duration} s)`);
+        seconds += warmup + duration + 3;
+      }
+      steps.push(`authorize (warm-up + ${duration} s)`);
       seconds += warmup + duration + 2;
     } else {
       steps.push(`${s} (${duration} s and its set-up)`);
       seconds += duration + 5;
     }
   }
-  log(`plan: ${steps.join(', ')}: about ${seconds} s in all`);
+  log(
+    `plan: ${steps.join(', ')}: about ${seconds} s in all${scenario === 'authorize' || scenario === 'all' ? `, more while a warm-up waits for ${warmupRequests} answers (at most ${MAX_WARMUP_SECONDS} s each)` : ''}`,
+  );
+  if (config !== null && args.target === undefined) {
+    log(`configuration: database: ${config.source.database}; events: ${config.source.nats}`);
+  }
 }
 
 function progress(name: string) {
@@ -209,22 +240,6 @@ function progress(name: string) {
       `  ${name} [${String(s.t).padStart(4)} s] ${String(s.completed).padStart(7)} req/s  p50 ${s.latencyMs.p50} ms  p99 ${s.latencyMs.p99} ms  max ${s.latencyMs.max} ms${s.backlog > 0 ? `  backlog ${s.backlog}` : ''}${s.errors > 0 ? `  errors ${s.errors}` : ''}\n`,
     );
   };
-}
-
-function hostPort(url: string): { host: string; port: number; hostHeader: string } {
-  const u = new URL(url);
-  return {
-    host: u.hostname.replace(/^\[|\]$/g, ''),
-    port: Number(u.port || (u.protocol === 'https:' ? 443 : 80)),
-    hostHeader: u.host,
-  };
-}
-
-interface Target {
-  readonly url: string;
-  readonly adminKey: string;
-  readonly database: string;
-  readonly started: Started | null;
 }
 
 async function openTarget(): Promise<Target> {
@@ -246,8 +261,8 @@ async function openTarget(): Promise<Target> {
     5000,
   );
   const started = await startService({
-    databaseUrl: process.env.DATABASE_URL ?? null,
-    natsUrl: process.env.NATS_URL ?? null,
+    databaseUrl: config?.databaseUrl ?? null,
+    natsUrl: config?.natsUrl ?? null,
     workers: args.workers === undefined ? null : int('workers', args.workers, 1),
     extraEnv:
       args['max-actors'] === undefined
@@ -263,159 +278,6 @@ async function serverRss(t: Target): Promise<number | null> {
   if (local !== null) return local;
   const s = await scrape(t.url, t.adminKey);
   return s === null ? null : sumOf(s, 'asas_process_resident_memory_bytes');
-}
-
-/** Server-side counters moved during the run, next to the bench's own counts. */
-function consistency(before: Samples | null, after: Samples | null, bench: Record<string, number>, path: string) {
-  if (before === null || after === null) return { available: false };
-  const delta = (name: string, match: string[] = []) => sumOf(after, name, match) - sumOf(before, name, match);
-  const decisions: Record<string, { server: number; bench: number }> = {};
-  for (const d of ['APPROVE', 'DECLINE', 'STEP_UP']) {
-    decisions[d] = { server: delta('asas_decisions_total', [`decision="${d}"`]), bench: bench[d] ?? 0 };
-  }
-  const benchTotal = Object.values(bench).reduce((a, b) => a + b, 0);
-  return {
-    available: true,
-    http_requests: { server: delta('asas_http_requests_total', [`route="${path}"`]), bench: benchTotal },
-    decisions,
-  };
-}
-
-function kindTable(r: LoadResult, expected: Record<string, string>): string {
-  const labels = [...new Set(Object.values(r.byKind).flatMap((k) => Object.keys(k)))].sort();
-  const rows = Object.entries(r.byKind)
-    .sort(([a], [b]) => a.localeCompare(b))
-    .map(([kind, counts]) => {
-      const total = Object.values(counts).reduce((a, b) => a + b, 0);
-      const exp = expected[kind] ?? '';
-      const hit = exp === '' ? '' : `${(((counts[exp] ?? 0) * 100) / Math.max(1, total)).toFixed(1)}%`;
-      return [kind, exp, hit, total, ...labels.map((l) => counts[l] ?? 0)];
-    });
-  return table(['kind', 'expected', 'as expected', 'count', ...labels], rows);
-}
-
-async function scenarioAuthorize(t: Target): Promise<void> {
-  log(`provisioning a Client, 3 Principals and ${agents + 26} agents through the API ...`);
-  const setup = await provisionMix(t, agents, log);
-  const wait = setup.expiredAfterMs - Date.now();
-  if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-  const { host, port, hostHeader } = hostPort(t.url);
-  const load = {
-    mode,
-    rate,
-    connections,
-    pipelining,
-    durationSeconds: duration,
-    warmupSeconds: warmup,
-  };
-
-  let echo: LoadResult | null = null;
-  if (!args['no-echo']) {
-    log(
-      `echo ceiling: bare uWebSockets.js JSON echo, saturation at ${connections} connections, ${Math.min(duration, ECHO_SECONDS)} s ...`,
-    );
-    const e = await startEcho();
-    try {
-      const ep = hostPort(e.url);
-      echo = await runLoad({
-        ...load,
-        // The ceiling of the stack settles within seconds: measured for at most ECHO_SECONDS.
-        durationSeconds: Math.min(duration, ECHO_SECONDS),
-        warmupSeconds: Math.min(warmup, 1),
-        mode: 'saturation',
-        host: ep.host,
-        port: ep.port,
-        next: mixGenerator(ep.hostHeader, setup),
-        keepBodies: false,
-        onInterval: progress('echo'),
-      });
-    } finally {
-      await e.stop();
-    }
-  }
-
-  const before = await scrape(t.url, t.adminKey);
-  log(
-    `authorize: ${mode === 'rate' ? `${rate} req/s open loop` : 'saturation'} at ${connections} connections x ${pipelining}, ${duration} s after ${warmup} s warm-up ...`,
-  );
-  const rssStart = await serverRss(t);
-  // Events must keep up with decisions: the outbox backlog (events recorded, not yet
-  // published) is sampled from /metrics once a second during the run and after it.
-  const backlog = { samples: [] as number[], max: 0, end: 0, drained: 0 };
-  const sampleBacklog = async () => {
-    const m = await scrape(t.url, t.adminKey);
-    return m === null ? 0 : sumOf(m, 'asas_outbox_backlog');
-  };
-  const sampler = setInterval(() => {
-    void sampleBacklog().then((n) => {
-      backlog.samples.push(n);
-      backlog.max = Math.max(backlog.max, n);
-    });
-  }, 1000);
-  // The per-stage breakdown: Server-Timing of a sample of answers (bench/report/server-timing.ts).
-  const timing = sampleServerTiming(host, port, mixGenerator(hostHeader, setup), classifyDecision);
-  const result = await runLoad({
-    ...load,
-    host,
-    port,
-    next: mixGenerator(hostHeader, setup),
-    keepBodies: true,
-    classify: classifyDecision,
-    onInterval: progress('authorize'),
-  }).finally(() => clearInterval(sampler));
-  const serverTiming = await timing.stop();
-  backlog.end = await sampleBacklog();
-  const rssEnd = await serverRss(t);
-  await new Promise((r) => setTimeout(r, 1000));
-  backlog.drained = await sampleBacklog();
-  const after = await scrape(t.url, t.adminKey);
-
-  const expected = Object.fromEntries(MIX.map((m) => [m.kind, m.expected]));
-  const decisions: Record<string, number> = {};
-  for (const k of Object.values(result.byKind))
-    for (const [d, n] of Object.entries(k)) decisions[d] = (decisions[d] ?? 0) + n;
-  const ratio =
-    echo !== null && mode === 'saturation' ? result.throughputPerSecond / Math.max(1, echo.throughputPerSecond) : null;
-
-  const rows = [latencyRow('authorize', result.throughputPerSecond, result.latencyMs)];
-  if (echo !== null) rows.push(latencyRow('echo ceiling', echo.throughputPerSecond, echo.latencyMs));
-  process.stdout.write(`\n${table(LATENCY_HEADERS, rows)}\n\n`);
-  process.stdout.write(`${kindTable(result, expected)}\n\n${serverTiming.text}`);
-  if (ratio !== null) {
-    process.stdout.write(
-      `decisions/s: ${(ratio * 100).toFixed(1)}% of the echo ceiling; p99 ${result.latencyMs.p99} ms at ${connections} connections\n`,
-    );
-  }
-  process.stdout.write(
-    `outbox backlog (events recorded, not yet published): max ${backlog.max} over ${backlog.samples.length} samples during the run, ${backlog.end} at its end, ${backlog.drained} one second later\n`,
-  );
-  const counted = { ...result.allByLabel };
-  for (const [k, n] of Object.entries(serverTiming.counts)) counted[k] = (counted[k] ?? 0) + n;
-  const check = consistency(before, after, counted, '/api/v1/authorize');
-  const record = {
-    scenario: 'authorize',
-    outbox_backlog: backlog,
-    ...meta,
-    target: { url: t.url, database: t.database, started_by_bench: t.started !== null },
-    options: { ...load, agents, mix: MIX },
-    authorize: { ...result, decisions },
-    server_timing: serverTiming.stages,
-    echo,
-    ratio_to_echo: ratio,
-    server: { rss_bytes_start: rssStart, rss_bytes_end: rssEnd, metrics_vs_bench: check },
-  };
-  const svg = renderChart(
-    `POST /api/v1/authorize: ${result.throughputPerSecond} decisions/s, p99 ${result.latencyMs.p99} ms`,
-    `${meta.machine.cores} cores, Node ${meta.machine.node}, commit ${meta.commit}, ${t.database}, ${connections} connections`,
-    echo === null
-      ? [{ name: 'authorize', timeline: result.timeline }]
-      : [
-          { name: 'authorize', timeline: result.timeline },
-          { name: 'echo ceiling', timeline: echo.timeline },
-        ],
-  );
-  const files = writeResult(outDir, 'authorize', record, svg);
-  process.stdout.write(`server metrics vs bench: ${JSON.stringify(check)}\nwrote ${files.json}\nwrote ${files.svg}\n`);
 }
 
 async function scenarioOnboarding(t: Target): Promise<void> {
@@ -694,8 +556,8 @@ async function scenarioAgents(t: Target): Promise<void> {
   log(`agents: provisioning a Client and a Principal through the API ...`);
   const setup = await provisionAgentsPrincipal(t);
   let databaseUrl = args['database-url'] ?? null;
-  if (databaseUrl === null && t.started !== null && process.env.DATABASE_URL !== undefined) {
-    databaseUrl = await findServiceDatabase(process.env.DATABASE_URL, setup.principal.principalId);
+  if (databaseUrl === null && t.started !== null && config?.databaseUrl != null) {
+    databaseUrl = await findServiceDatabase(config.databaseUrl, setup.principal.principalId);
   }
   if (databaseUrl === null) throw new Error('--scenario agents against --target needs --database-url <live database>');
   log(
@@ -862,8 +724,27 @@ async function main(): Promise<void> {
     const run = scenario === 'all' ? ['authorize', 'onboarding', 'webhook-lag'] : [scenario];
     for (const s of run) {
       try {
-        if (s === 'authorize') await scenarioAuthorize(t);
-        else if (s === 'onboarding') await scenarioOnboarding(t);
+        if (s === 'authorize') {
+          await scenarioAuthorize(t, {
+            mode,
+            rate,
+            connections,
+            pipelining,
+            duration,
+            warmup,
+            warmupRequests,
+            maxWarmupSeconds: MAX_WARMUP_SECONDS,
+            agents,
+            echo: !args['no-echo'],
+            peer: !args['no-peer'],
+            outDir,
+            config: config as BenchConfiguration,
+            meta,
+            log,
+            progress,
+            serverRss,
+          });
+        } else if (s === 'onboarding') await scenarioOnboarding(t);
         else if (s === 'webhook-lag') await scenarioWebhookLag(t);
         else if (s === 'soak') await scenarioSoak(t);
         else if (s === 'agents') await scenarioAgents(t);

@@ -23,6 +23,13 @@ export interface LoadOptions {
   readonly durationSeconds: number;
   /** Load run before measuring (not recorded). */
   readonly warmupSeconds: number;
+  /**
+   * Also warm up until this many answers have come back (the JIT settles by work done, not by
+   * time: a loaded machine answers a tenth as many requests in the same seconds), but for at
+   * most `maxWarmupSeconds`. 0 or absent: the warm-up is `warmupSeconds` alone.
+   */
+  readonly warmupRequests?: number;
+  readonly maxWarmupSeconds?: number;
   readonly next: () => BenchRequest;
   /** Keep response bodies for classify (costs a little client CPU). */
   readonly keepBodies: boolean;
@@ -32,6 +39,9 @@ export interface LoadOptions {
   readonly onInterval?: (s: IntervalStats) => void;
   /** Called with every recorded completion and its latency in milliseconds. */
   readonly onRecorded?: (c: Completion, latencyMs: number) => void;
+  /** Called when the measured window opens (after the warm-up) and when it closes. */
+  readonly onMeasureStart?: () => void;
+  readonly onMeasureEnd?: () => void;
 }
 
 export interface LatencySummary {
@@ -71,6 +81,8 @@ export interface LoadResult {
   /** Requests written on a connection that failed before answering. */
   readonly lost: number;
   readonly maxBacklog: number;
+  /** The warm-up as it happened: its seconds and the answers it got. */
+  readonly warmup: { readonly seconds: number; readonly requests: number };
   readonly latencyMs: LatencySummary;
   readonly timeline: IntervalStats[];
 }
@@ -114,13 +126,19 @@ export async function runLoad(o: LoadOptions): Promise<LoadResult> {
 
   const conns: BenchConnection[] = [];
   const start = performance.now() + 50;
-  const measureFrom = start + o.warmupSeconds * 1000;
-  const stopAt = measureFrom + o.durationSeconds * 1000;
+  const warmupRequests = o.warmupRequests ?? 0;
+  const minWarmupEnd = start + o.warmupSeconds * 1000;
+  const maxWarmupEnd = start + Math.max(o.warmupSeconds, o.maxWarmupSeconds ?? 0) * 1000;
+  // Known from the start without a request-count warm-up; else set when the warm-up ends.
+  let measureFrom = warmupRequests > 0 ? Number.POSITIVE_INFINITY : minWarmupEnd;
+  let stopAt = measureFrom + o.durationSeconds * 1000;
+  let warmAnswered = 0;
 
   const onComplete = (c: Completion, conn: BenchConnection) => {
     const now = performance.now();
     const label = o.classify !== undefined ? o.classify(c) : String(c.status);
     allByLabel[label] = (allByLabel[label] ?? 0) + 1;
+    if (c.intendedAt < measureFrom) warmAnswered++;
     if (c.intendedAt >= measureFrom && c.intendedAt < stopAt) {
       const us = Math.max(1, Math.round((now - c.intendedAt) * 1000));
       total.recordValue(us);
@@ -250,13 +268,32 @@ export async function runLoad(o: LoadOptions): Promise<LoadResult> {
         o.onInterval?.(s);
       }
     }, 1000);
-    // Align the one-second intervals with the start of the measurement.
-    const align = setTimeout(
-      () => {
-        interval.reset();
-      },
-      Math.max(0, measureFrom - performance.now()),
-    );
+    // The measurement opens once the warm-up is done; the one-second intervals are aligned to it.
+    const open = () => {
+      interval.reset();
+      o.onMeasureStart?.();
+      setTimeout(
+        () => {
+          o.onMeasureEnd?.();
+          finish();
+        },
+        Math.max(0, stopAt - performance.now()),
+      );
+    };
+    let align: ReturnType<typeof setTimeout>;
+    if (warmupRequests > 0) {
+      const poll = () => {
+        const now = performance.now();
+        if (now >= minWarmupEnd && (warmAnswered >= warmupRequests || now >= maxWarmupEnd)) {
+          measureFrom = now;
+          stopAt = now + o.durationSeconds * 1000;
+          open();
+          return;
+        }
+        align = setTimeout(poll, 50);
+      };
+      align = setTimeout(poll, Math.max(0, minWarmupEnd - performance.now()));
+    } else align = setTimeout(open, Math.max(0, measureFrom - performance.now()));
 
     const finish = () => {
       const outstanding = conns.reduce((n, c) => n + c.outstanding, 0) + (backlog.length - backlogHead);
@@ -273,7 +310,6 @@ export async function runLoad(o: LoadOptions): Promise<LoadResult> {
       for (const c of conns) refill(c, now);
       setTimeout(finish, 5);
     };
-    setTimeout(finish, Math.max(0, stopAt - performance.now()));
   });
 
   for (const c of conns) c.close();
@@ -293,6 +329,7 @@ export async function runLoad(o: LoadOptions): Promise<LoadResult> {
     connectionErrors,
     lost,
     maxBacklog,
+    warmup: { seconds: Math.round((measureFrom - start) / 100) / 10, requests: warmAnswered },
     latencyMs,
     timeline,
   };

@@ -372,6 +372,7 @@ export function driveAgents(o: DriveOptions): { progress: () => DriveProgress; d
       connections: o.connections,
       pipelining: 1,
       targetRate: null,
+      warmup: { seconds: 0, requests: 0 },
       durationSeconds: Math.round(seconds * 10) / 10,
       sent: next,
       completed,

@@ -5,6 +5,7 @@
 
 import type { Completion } from '../load/connection.js';
 import { type BenchRequest, buildRequest } from '../load/connection.js';
+import type { PeerMandateSeed, PeerSeed } from '../peer/database.js';
 import {
   type ApiTarget,
   type ClientSetup,
@@ -47,9 +48,20 @@ export interface MixSetup {
   readonly stepUpAgents: readonly string[];
   /** Date.now() after which the expiring mandates have expired. */
   readonly expiredAfterMs: number;
+  /** valid_until of the expiring mandates (ISO). */
+  readonly expiresAt: string;
 }
 
 const HIGH = 65_535;
+
+/** The mandate every agent of the mix gets (the expiring ones with a validUntil as well). */
+export const MIX_MANDATE = {
+  maxPerTransaction: '500.00',
+  maxDaily: '100000000.00',
+  maxMonthly: '1000000000.00',
+  blockedMccs: ['7995'],
+  blockedCountries: ['PRK', 'IRN'],
+};
 
 export async function provisionMix(t: ApiTarget, agents: number, log: (s: string) => void): Promise<MixSetup> {
   const client = await provisionClient(t, `bench ${new Date().toISOString()}`);
@@ -75,13 +87,7 @@ export async function provisionMix(t: ApiTarget, agents: number, log: (s: string
     rapid_fire_max_count: HIGH,
     amount_outlier_multiplier: HIGH,
   });
-  const mandate = {
-    maxPerTransaction: '500.00',
-    maxDaily: '100000000.00',
-    maxMonthly: '1000000000.00',
-    blockedMccs: ['7995'],
-    blockedCountries: ['PRK', 'IRN'],
-  };
+  const mandate = MIX_MANDATE;
   const started = Date.now();
   const mainAgents = await mapLimit(
     Array.from({ length: agents }, (_, i) => i),
@@ -112,6 +118,37 @@ export async function provisionMix(t: ApiTarget, agents: number, log: (s: string
     rapidAgents,
     stepUpAgents,
     expiredAfterMs: expiresAt + 1000,
+    expiresAt: new Date(expiresAt).toISOString(),
+  };
+}
+
+/**
+ * What the conventional peer's database holds for the same mix (bench/peer/database.ts): the
+ * same Principals' keys, agent ids and mandate limits, so the same requests get the same
+ * mandate decisions there.
+ */
+export function peerSeedOf(s: MixSetup): PeerSeed {
+  const m = (validUntil: string | null): PeerMandateSeed => ({
+    maxPerTransaction: MIX_MANDATE.maxPerTransaction,
+    maxDaily: MIX_MANDATE.maxDaily,
+    maxMonthly: MIX_MANDATE.maxMonthly,
+    blockedMccs: MIX_MANDATE.blockedMccs,
+    blockedCountries: MIX_MANDATE.blockedCountries,
+    currency: 'USD',
+    validUntil,
+  });
+  const agents = (ids: readonly string[], validUntil: string | null = null) =>
+    ids.map((agentId) => ({ agentId, mandate: m(validUntil) }));
+  return {
+    principals: [
+      {
+        principalId: s.main.principalId,
+        apiKey: s.main.principalKey,
+        agents: [...agents(s.mainAgents), ...agents(s.expiredAgents, s.expiresAt)],
+      },
+      { principalId: s.rapid.principalId, apiKey: s.rapid.principalKey, agents: agents(s.rapidAgents) },
+      { principalId: s.stepUp.principalId, apiKey: s.stepUp.principalKey, agents: agents(s.stepUpAgents) },
+    ],
   };
 }
 

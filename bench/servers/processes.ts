@@ -14,6 +14,15 @@ const HERE = fileURLToPath(new URL('.', import.meta.url));
 /** dist/bench/servers/ -> dist/src/main.js (or .build/<x>/...). */
 const MAIN = join(HERE, '..', '..', 'src', 'main.js');
 const ECHO = join(HERE, 'echo-server.js');
+const PEER = join(HERE, 'peer-server.js');
+
+/**
+ * Node flags of the service in production, as package.json's `start` and the Dockerfile's CMD
+ * give them: --single-threaded-gc, V8's collections on the allocating thread without parallel
+ * helper threads, which on a machine whose cores are all busy (the edge, the shard workers,
+ * PostgreSQL, nats-server) wait for each other and stretch the pauses (docs/benchmarks.md).
+ */
+export const SERVICE_NODE_FLAGS: readonly string[] = ['--single-threaded-gc'];
 
 export interface Started {
   readonly url: string;
@@ -98,6 +107,31 @@ export async function startEcho(): Promise<Started> {
   };
 }
 
+/**
+ * The conventional peer (peer-server.ts) on its own database (bench/peer/database.ts):
+ * `PEER_POOL` and `PEER_PROCESSES` from the bench's environment pass through.
+ */
+export async function startPeer(databaseUrl: string): Promise<Started> {
+  const env: Record<string, string> = { PATH: process.env.PATH ?? '', DATABASE_URL: databaseUrl };
+  for (const k of ['PEER_POOL', 'PEER_PROCESSES'] as const) {
+    const v = process.env[k];
+    if (v !== undefined) env[k] = v;
+  }
+  const child = spawn(process.execPath, [PEER, '0'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const port = await waitForLine(child, (l) => /^PORT (\d+)$/.exec(l)?.[1] ?? null, 'peer server');
+  child.stdout?.resume();
+  child.stderr?.resume();
+  return {
+    url: `http://127.0.0.1:${port}`,
+    pid: child.pid as number,
+    adminKey: '',
+    database: `PostgreSQL ${new URL(databaseUrl).host}`,
+    databaseUrl,
+    rssBytes: () => rssOf(child.pid as number),
+    stop: () => stopChild(child),
+  };
+}
+
 export interface ServiceOptions {
   /** Base PostgreSQL URL; a fresh database is created on that server and dropped after. */
   readonly databaseUrl: string | null;
@@ -122,8 +156,6 @@ export async function startService(o: ServiceOptions): Promise<Started> {
     // The load bench drives a few keys far beyond the per-key and per-Client defaults.
     RATE_LIMIT_REQUESTS_PER_SECOND: '0',
     RATE_LIMIT_CLIENT_REQUESTS_PER_SECOND: '0',
-    // Profile or tune the service the bench starts, e.g. BENCH_SERVER_NODE_OPTIONS=--cpu-prof.
-    ...(process.env.BENCH_SERVER_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_SERVER_NODE_OPTIONS } : {}),
     ...o.extraEnv,
   };
   let dbName: string | null = null;
@@ -138,7 +170,16 @@ export async function startService(o: ServiceOptions): Promise<Started> {
   }
   if (o.natsUrl !== null) env.NATS_URL = o.natsUrl;
   if (o.workers !== null) env.WORKERS = String(o.workers);
-  const child = spawn(process.execPath, [MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  // Profile or tune the service the bench starts, e.g. BENCH_SERVER_NODE_OPTIONS="--cpu-prof
+  // --cpu-prof-dir=/tmp/prof": given on the command line (NODE_OPTIONS refuses --cpu-prof), so
+  // the shard worker threads inherit them and write a profile each.
+  // The service runs as `npm start` runs it (SERVICE_NODE_FLAGS); BENCH_SERVER_GC=parallel
+  // leaves V8's parallel GC helpers on, to compare.
+  const nodeArgs = [
+    ...(process.env.BENCH_SERVER_GC === 'parallel' ? [] : SERVICE_NODE_FLAGS),
+    ...(process.env.BENCH_SERVER_NODE_OPTIONS ?? '').split(/\s+/).filter((a) => a.length > 0),
+  ];
+  const child = spawn(process.execPath, [...nodeArgs, MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   const port = await waitForLine(
     child,
     (l) => {

@@ -3,6 +3,7 @@
 // event-loop turn travel as ONE task, and their results come back as one array in order.
 import type { Environment } from '../auth/types.js';
 import type { LocalHistogramData } from '../observability/metrics.js';
+import type { ThreadRuntimeSnapshot } from '../observability/thread-runtime.js';
 import type { ReceiptKeyMaterial } from '../receipts/signer.js';
 import type { AuthorizeRequest } from './contract.js';
 import { type DecisionReply, toReply } from './reply.js';
@@ -82,12 +83,20 @@ export interface ShardStats {
   /** Per-batch histograms of the shard's committers (live, sandbox), for /metrics. */
   readonly batchSize: readonly LocalHistogramData[];
   readonly commitSeconds: readonly LocalHistogramData[];
+  /** Edge receiving an authorization to its shard taking it (thread hop and queue), seconds. */
+  readonly waitSeconds: LocalHistogramData;
+  /** The shard taking an authorization to its answer leaving (decision, batch wait, commit), seconds. */
+  readonly authorizeSeconds: LocalHistogramData;
+  /** GC pauses and event-loop delay of the shard's thread. */
+  readonly runtime: ThreadRuntimeSnapshot;
   readonly actors: number;
   /** Estimated bytes of the actors in the LRU (DecisionCore.sizeOf plus keys). */
   readonly actorBytes: number;
   readonly busyActors: number;
   /** V8 heap used by the shard's thread (the main thread's on embedded PGlite). */
   readonly heapUsedBytes: number;
+  /** The shard thread's OS thread id (Linux /proc/thread-self), null elsewhere. */
+  readonly osThreadId: number | null;
   readonly commits: number;
   readonly committedRows: number;
   readonly failedCommits: number;

@@ -4,17 +4,37 @@
 // in the main thread on the service's own single-connection pools: PGlite serves every
 // connection from ONE database session, so messages of several connections interleave and
 // clash ("portal does not exist"); there the engine must not open connections of its own.
+import { readlinkSync } from 'node:fs';
 import { getHeapStatistics } from 'node:v8';
 import type { Logger } from 'pino';
 import { Breaker } from '../audit/breaker.js';
 import { GroupCommitter } from '../audit/committer.js';
 import { DbGate } from '../audit/gate.js';
 import type { Environment } from '../auth/types.js';
+import { LATENCY_BUCKETS_SECONDS, LocalHistogram } from '../observability/metrics.js';
+import { ThreadRuntime } from '../observability/thread-runtime.js';
 import { useReceiptKey } from '../receipts/signer.js';
 import { connect, type Sql } from '../storage/db.js';
 import { ActorSystem, type ShardDatabase } from './actors.js';
-import type { DecisionCore } from './contract.js';
-import { type AuthorizeWireResult, type ShardStats, type ShardTask, type ShardWorkerData, toWire } from './protocol.js';
+import type { AuthorizeRequest, DecisionCore } from './contract.js';
+import {
+  type AuthorizeResult,
+  type AuthorizeWireResult,
+  type ShardStats,
+  type ShardTask,
+  type ShardWorkerData,
+  toWire,
+} from './protocol.js';
+
+/** This thread's OS thread id ("<pid>/task/<tid>" on Linux), for per-thread CPU figures; null elsewhere. */
+function osThreadId(): number | null {
+  try {
+    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
+    return Number.isInteger(tid) ? tid : null;
+  } catch {
+    return null;
+  }
+}
 
 /** Pause between two probes of a database the breaker saw fail, in milliseconds. */
 const PROBE_INTERVAL_MS = 100;
@@ -33,6 +53,13 @@ export async function createShard(
   shared?: Readonly<Record<Environment, Sql>>,
 ): Promise<ShardRuntime> {
   let closing = false;
+  const threadId = osThreadId();
+  // Where an authorization's time goes around this shard (asas_shard_wait_seconds,
+  // asas_shard_authorize_seconds): the edge stamps receivedAtMs with Date.now(), so the wait
+  // has millisecond resolution; enough for the tail, which is what it is read for.
+  const waitSeconds = new LocalHistogram(LATENCY_BUCKETS_SECONDS);
+  const authorizeSeconds = new LocalHistogram(LATENCY_BUCKETS_SECONDS);
+  const runtime = new ThreadRuntime();
   useReceiptKey(data.receiptKey ?? null);
 
   /**
@@ -124,6 +151,7 @@ export async function createShard(
 
   async function close(): Promise<void> {
     closing = true;
+    runtime.stop();
     await actors.idle();
     await actors.upkeepIdle();
     await Promise.all([dbs.live.committer.idle(), dbs.sandbox.committer.idle()]);
@@ -139,11 +167,15 @@ export async function createShard(
       actorBytes: actors.bytes,
       busyActors: actors.busySize,
       heapUsedBytes: getHeapStatistics().used_heap_size,
+      osThreadId: threadId,
       commits: s.reduce((n, x) => n + x.commits, 0),
       committedRows: s.reduce((n, x) => n + x.committedRows, 0),
       failedCommits: s.reduce((n, x) => n + x.failedCommits, 0),
       batchSize: [dbs.live.committer.batchSizes, dbs.sandbox.committer.batchSizes],
       commitSeconds: [dbs.live.committer.commitSeconds, dbs.sandbox.committer.commitSeconds],
+      waitSeconds,
+      authorizeSeconds,
+      runtime: runtime.snapshot(),
     };
   }
 
@@ -153,7 +185,17 @@ export async function createShard(
         case 'authorize': {
           const requests = task.requests;
           const out: Promise<AuthorizeWireResult>[] = new Array(requests.length);
-          for (let i = 0; i < requests.length; i++) out[i] = actors.authorize(requests[i] as never).then(toWire);
+          const takenMs = Date.now();
+          const started = performance.now();
+          const answered = (r: AuthorizeResult): AuthorizeWireResult => {
+            authorizeSeconds.observe((performance.now() - started) / 1000);
+            return toWire(r);
+          };
+          for (let i = 0; i < requests.length; i++) {
+            const request = requests[i] as AuthorizeRequest;
+            waitSeconds.observe(Math.max(0, takenMs - request.receivedAtMs) / 1000);
+            out[i] = actors.authorize(request).then(answered);
+          }
           return Promise.all(out);
         }
         case 'invalidateAgent':

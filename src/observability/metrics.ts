@@ -2,7 +2,8 @@
 // shard workers report for it. The families and the registry are in ./prometheus.ts (prom-client
 // underneath, read at scrape time); the process and runtime metrics in ./runtime-metrics.ts.
 import { type LocalHistogramData, Registry } from './prometheus.js';
-import { runtimeMetrics } from './runtime-metrics.js';
+import { GC_PAUSE_BUCKETS_SECONDS, runtimeMetrics } from './runtime-metrics.js';
+import type { ThreadRuntimeSnapshot } from './thread-runtime.js';
 
 export {
   Counter,
@@ -33,6 +34,8 @@ export interface ShardMetricsSnapshot {
   readonly actorBytes?: number;
   /** V8 heap used by the shard's thread. */
   readonly heapUsedBytes?: number;
+  /** The shard thread's OS thread id (Linux), null elsewhere. */
+  readonly osThreadId?: number | null;
   /** Group commits that succeeded, rows they committed, commits that failed (cumulative). */
   readonly commits: number;
   readonly committedRows: number;
@@ -40,6 +43,11 @@ export interface ShardMetricsSnapshot {
   /** Per-batch figures kept with LocalHistogram(BATCH_SIZE_BUCKETS / LATENCY_BUCKETS_SECONDS). */
   readonly batchSize?: readonly LocalHistogramData[];
   readonly commitSeconds?: readonly LocalHistogramData[];
+  /** Edge to shard (thread hop and queue) and shard to answer, per authorization. */
+  readonly waitSeconds?: LocalHistogramData;
+  readonly authorizeSeconds?: LocalHistogramData;
+  /** GC pauses and event-loop delay of the shard's thread. */
+  readonly runtime?: ThreadRuntimeSnapshot;
 }
 
 /** Audit group-commit figures a shard worker returns with each batch (or on request). */
@@ -139,6 +147,39 @@ export class ServiceMetrics {
     "V8 heap used by a shard worker's thread, by shard.",
     ['shard'],
   );
+  readonly shardWait = this.registry.histogram(
+    'asas_shard_wait_seconds',
+    'Time from the edge receiving an authorization to its shard taking it (the thread hop and the wait for the shard), by shard; millisecond resolution.',
+    LATENCY_BUCKETS_SECONDS,
+    ['shard'],
+  );
+  readonly shardAuthorize = this.registry.histogram(
+    'asas_shard_authorize_seconds',
+    'Time from a shard taking an authorization to its answer leaving the shard (the decision, the wait for its group commit and the commit), by shard.',
+    LATENCY_BUCKETS_SECONDS,
+    ['shard'],
+  );
+  readonly shardGc = this.registry.histogram(
+    'asas_shard_gc_duration_seconds',
+    "Garbage collection pauses of a shard's thread in seconds, by shard and kind (major, minor, incremental, weakcb).",
+    GC_PAUSE_BUCKETS_SECONDS,
+    ['shard', 'kind'],
+  );
+  readonly shardLoopP99 = this.registry.gauge(
+    'asas_shard_eventloop_lag_p99_seconds',
+    "99th percentile of a shard thread's event-loop delay (sampled every 10 ms) since the previous scrape, by shard.",
+    ['shard'],
+  );
+  readonly shardLoopMax = this.registry.gauge(
+    'asas_shard_eventloop_lag_max_seconds',
+    "Largest event-loop delay of a shard's thread since the previous scrape, by shard.",
+    ['shard'],
+  );
+  readonly shardThreadId = this.registry.gauge(
+    'asas_shard_os_thread_id',
+    "OS thread id of a shard's thread (Linux; the process id when the shard runs on the main thread), by shard: names the thread in top -H or /proc/<pid>/task.",
+    ['shard'],
+  );
   readonly shardQueueDepth = this.registry.gauge(
     'asas_shard_queue_depth',
     'Authorizations sent to a shard and not yet answered, by shard.',
@@ -193,11 +234,19 @@ export class ServiceMetrics {
       this.actorCacheSize.set(s.actors, shard);
       if (s.actorBytes !== undefined) this.actorCacheBytes.set(s.actorBytes, shard);
       if (s.heapUsedBytes !== undefined) this.shardHeapBytes.set(s.heapUsedBytes, shard);
+      if (s.osThreadId !== undefined && s.osThreadId !== null) this.shardThreadId.set(s.osThreadId, shard);
       this.auditCommits.labels(shard).value = s.commits;
       this.auditRowsCommitted.labels(shard).value = s.committedRows;
       this.auditCommitFailures.labels(shard).value = s.failedCommits;
       if (s.batchSize !== undefined) this.auditBatchSize.labels(shard).load(s.batchSize);
       if (s.commitSeconds !== undefined) this.auditCommitDuration.labels(shard).load(s.commitSeconds);
+      if (s.waitSeconds !== undefined) this.shardWait.labels(shard).load([s.waitSeconds]);
+      if (s.authorizeSeconds !== undefined) this.shardAuthorize.labels(shard).load([s.authorizeSeconds]);
+      if (s.runtime !== undefined) {
+        for (const [kind, h] of Object.entries(s.runtime.gcSeconds)) this.shardGc.labels(shard, kind).load([h]);
+        if (s.runtime.loopDelayP99Seconds !== null) this.shardLoopP99.set(s.runtime.loopDelayP99Seconds, shard);
+        if (s.runtime.loopDelayMaxSeconds !== null) this.shardLoopMax.set(s.runtime.loopDelayMaxSeconds, shard);
+      }
     }
   }
 

@@ -44,7 +44,7 @@ export function runtimeMetrics(): Registry {
   return registry;
 }
 
-const GC_KINDS: Record<number, string> = {
+export const GC_KINDS: Record<number, string> = {
   [constants.NODE_PERFORMANCE_GC_MAJOR]: 'major',
   [constants.NODE_PERFORMANCE_GC_MINOR]: 'minor',
   [constants.NODE_PERFORMANCE_GC_INCREMENTAL]: 'incremental',

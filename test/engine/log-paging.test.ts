@@ -99,8 +99,18 @@ describe('authorization log', () => {
       currency: 'USD',
       country: 'USA',
     });
-    // The SPEC.md shape plus `explanation` (issue 13: what decided it, to the owner only).
-    expect(Object.keys(res.body).sort()).toEqual([...AUTHORIZATION_ENTRY_FIELDS, 'explanation'].sort());
+    // The SPEC.md shape plus `explanation` (issue 13: what decided it, to the owner only) and the
+    // decision under the Principal's shadow thresholds (issue 17: null without a shadow set).
+    expect(Object.keys(res.body).sort()).toEqual(
+      [
+        ...AUTHORIZATION_ENTRY_FIELDS,
+        'explanation',
+        'shadow_decision',
+        'shadow_gates_fired',
+        'shadow_thresholds_version',
+      ].sort(),
+    );
+    expect(res.body).toMatchObject({ shadow_decision: null, shadow_gates_fired: null });
     expectEnvelope(
       await request(server, 'GET', `/api/v1/authorize/log/${id}`, { apiKey: other.apiKey }),
       404,

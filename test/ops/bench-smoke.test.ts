@@ -45,6 +45,9 @@ describe('npm run bench', () => {
         '2',
         '--warmup',
         '1',
+        // A few hundred answers of warm-up keep the smoke run short (the default waits for 20 000).
+        '--warmup-requests',
+        '200',
         '--agents',
         '4',
         '--connections',
@@ -56,10 +59,13 @@ describe('npm run bench', () => {
       ],
       { timeout: 60_000 },
     );
-    expect(stdout).toMatch(/authorize\s+\d+\s+\d+/);
+    expect(stdout).toMatch(/this service\s+\d+\s+\d+/);
     // A user's bench: no internal targets in what it prints.
     expect(stdout).not.toMatch(/target/i);
-    expect(stdout).toMatch(/echo ceiling\s+\d+/);
+    expect(stdout).toMatch(/echo ceiling \(bare uWebSockets\.js\)\s+\d+/);
+    // The conventional peer runs wherever the bench finds a PostgreSQL, and says so where it does not.
+    expect(stdout).toMatch(/conventional peer \(Fastify \+ postgres\.js\)\s+\d+|conventional peer not run/);
+    expect(stdout).toMatch(/throughput: service \/ (peer \d+\.\d+x, service \/ )?echo \d+\.\d+%/);
     const files = readdirSync(out);
     const json = files.find((f) => f.startsWith('authorize-') && f.endsWith('.json'));
     const svg = files.find((f) => f.startsWith('authorize-') && f.endsWith('.svg'));
@@ -87,6 +93,8 @@ describe('npm run bench', () => {
     expect(l.p999).toBeLessThanOrEqual(l.max);
     expect(a.lost).toBe(0);
     expect(a.timeline.length).toBe(2);
+    expect(a.warmup.requests).toBeGreaterThanOrEqual(200);
+    expect(a.warmup.seconds).toBeGreaterThanOrEqual(1);
     expect(a.timeline.reduce((n: number, s: { completed: number }) => n + s.completed, 0)).toBeLessThanOrEqual(
       a.completed,
     );

@@ -111,5 +111,18 @@ describe('GET /metrics', () => {
     expect(after).toMatch(/asas_outbox_backlog\{env="live"\} \d+/);
     // Every shard reports its queue; with every request answered, nothing is waiting.
     expect(after).toMatch(/asas_shard_queue_depth\{shard="0"\} 0\n/);
+    // Each authorization's wait for its shard and its time in the shard are counted once (a
+    // safe decision given at the edge on a deadline may not have reached its shard yet).
+    for (const h of ['asas_shard_wait_seconds', 'asas_shard_authorize_seconds']) {
+      expect(delta(`${h}_count{`), h).toBeGreaterThanOrEqual(total - safe);
+      expect(delta(`${h}_count{`), h).toBeLessThanOrEqual(total);
+      expect(delta(`${h}_bucket{shard="0",le="+Inf"}`), h).toBe(delta(`${h}_count{shard="0"}`));
+    }
+    expect(delta('asas_shard_authorize_seconds_sum{')).toBeGreaterThan(0);
+    // Each shard reports its thread's event-loop delay (sampled every 10 ms) since the last scrape.
+    expect(after).toMatch(/asas_shard_eventloop_lag_p99_seconds\{shard="0"\} \d/);
+    expect(after).toMatch(/asas_shard_eventloop_lag_max_seconds\{shard="0"\} \d/);
+    // Each shard names its OS thread (Linux), so per-thread CPU can be read from /proc.
+    if (process.platform === 'linux') expect(sample(after, 'asas_shard_os_thread_id{shard="0"}')).toBeGreaterThan(0);
   });
 });
