@@ -4,6 +4,7 @@
 import postgres from 'postgres';
 import { expect } from 'vitest';
 import { onboardAgent } from '../fixtures/onboarding.js';
+import { onceMore } from '../fixtures/pglite-retry.js';
 import { type Env, issuePrincipalKey, type ProvisionedClient, provisionClient } from '../fixtures/provision.js';
 import { type HttpResult, request, type TestServer } from '../helpers/server.js';
 
@@ -78,7 +79,9 @@ export async function query<T extends Record<string, unknown>>(
 ): Promise<T[]> {
   const sql = postgres(server.dbUrls[env], { max: 1, onnotice: () => {} });
   try {
-    return await fn(sql);
+    // On embedded PGlite `fn` is sent again whole after an interleaving (onceMore): keep it to
+    // one statement, or to statements that may run twice.
+    return await onceMore(() => fn(sql));
   } finally {
     await sql.end({ timeout: 5 });
   }

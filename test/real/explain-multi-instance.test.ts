@@ -2,18 +2,14 @@
 // goes to the agent's owning actor like /authorize (forwarded when another instance owns it),
 // agrees with the decision that follows through the other instance, and counts nothing there.
 import { randomBytes } from 'node:crypto';
-import { connect } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addAgentWithMandate, authorize, authorizeBody, relaxRateGates, setup } from '../engine/support.js';
-import { request, startTestServer, type TestServer } from '../helpers/server.js';
-import { until } from './support/drill.js';
+import { request, type TestServer } from '../helpers/server.js';
+import { shardsShared, startPair } from './support/drill.js';
+import { deleteStream, ownStream } from './support/nats-stream.js';
 
-const NATS_URL = process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
-const tag = randomBytes(4).toString('hex');
 const ENV = {
-  NATS_URL,
-  NATS_STREAM: `T_EXPLAIN_${tag}`,
-  NATS_SUBJECT_PREFIX: `x${tag}`,
+  ...ownStream('explain'),
   SECRETS_KEY: randomBytes(32).toString('base64'),
 };
 
@@ -29,8 +25,7 @@ async function forwarded(server: TestServer): Promise<number> {
 }
 
 beforeAll(async () => {
-  a = await startTestServer(ENV);
-  b = await startTestServer({ ...ENV, DATABASE_URL: a.dbUrls.live, SANDBOX_DATABASE_URL: a.dbUrls.sandbox });
+  ({ a, b } = await startPair(ENV));
   const f = await setup(a);
   apiKey = f.apiKey;
   await relaxRateGates(a, apiKey);
@@ -38,20 +33,13 @@ beforeAll(async () => {
     agents.push(await addAgentWithMandate(a, apiKey, `agent ${i}`, { perTransaction: '20.00', daily: '50.00' }));
   }
   // Both instances own shards: every agent is owned by one and forwarded to by the other.
-  await until(async () => {
-    const res = await request(a, 'GET', '/metrics', { adminKey: a.adminKey });
-    const line = res.text.split('\n').find((l) => l.startsWith('asas_cluster_shards_owned'));
-    const n = line === undefined ? 0 : Number(line.slice(line.lastIndexOf(' ') + 1));
-    return n > 400 && n < 624;
-  }, 15_000);
+  await shardsShared(a.dbUrls.live);
 }, 60_000);
 
 afterAll(async () => {
   await b?.close();
   await a?.close();
-  const nc = await connect({ servers: NATS_URL });
-  await (await nc.jetstreamManager()).streams.delete(ENV.NATS_STREAM).catch(() => {});
-  await nc.close();
+  await deleteStream(ENV.NATS_STREAM);
 });
 
 describe('explain on two instances', () => {

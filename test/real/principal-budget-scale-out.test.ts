@@ -4,10 +4,9 @@
 // the middle of a stream (its shards, with the agents' slices, move to the other): nothing of
 // the escrow is lost or doubled, and the fleet ends having spent exactly the budget.
 import { randomBytes } from 'node:crypto';
-import { connect } from 'nats';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import type { TestServer } from '../helpers/server.js';
 import {
   addAgent,
   approvedInDb,
@@ -19,17 +18,14 @@ import {
   fleetOn,
   stream,
 } from './support/budget-fleet.js';
-import { until } from './support/drill.js';
+import { shardsShared, startPair } from './support/drill.js';
+import { deleteStream, ownStream } from './support/nats-stream.js';
 
 const DIST = new URL(`../../${process.env.DIST_DIR ?? 'dist'}/src/`, import.meta.url).href;
 const { shardOf } = (await import(`${DIST}engine/shards.js`)) as typeof import('../../dist/src/engine/shards.js');
 
-const NATS_URL = process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
-const tag = randomBytes(4).toString('hex');
 const ENV = {
-  NATS_URL,
-  NATS_STREAM: `T_BUDGET_${tag}`,
-  NATS_SUBJECT_PREFIX: `b${tag}`,
+  ...ownStream('budget'),
   SECRETS_KEY: randomBytes(32).toString('base64'),
   WORKERS: '2',
 };
@@ -38,20 +34,14 @@ let a: TestServer;
 let b: TestServer | null = null;
 
 beforeAll(async () => {
-  a = await startTestServer(ENV);
-  b = await startTestServer({ ...ENV, DATABASE_URL: a.dbUrls.live, SANDBOX_DATABASE_URL: a.dbUrls.sandbox });
-  await until(async () => {
-    const held = await owners();
-    return held.size === 2 && Math.min(...held.values()) > 400;
-  }, 30_000);
+  ({ a, b } = await startPair(ENV));
+  await shardsShared(a.dbUrls.live, 30_000);
 }, 90_000);
 
 afterAll(async () => {
   await b?.close();
   await a?.close();
-  const nc = await connect({ servers: NATS_URL });
-  await (await nc.jetstreamManager()).streams.delete(ENV.NATS_STREAM).catch(() => {});
-  await nc.close();
+  await deleteStream(ENV.NATS_STREAM);
 });
 
 async function withDb<T>(fn: (sql: postgres.Sql) => Promise<T>): Promise<T> {
@@ -61,16 +51,6 @@ async function withDb<T>(fn: (sql: postgres.Sql) => Promise<T>): Promise<T> {
   } finally {
     await sql.end({ timeout: 5 });
   }
-}
-
-/** Live owners of the shards and how many each holds. */
-function owners(): Promise<Map<string, number>> {
-  return withDb(async (sql) => {
-    const rows = await sql<{ owner: string; n: number }[]>`
-      select owner, count(*)::int as n from shard_leases
-      where owner is not null and expires_at > now() group by owner`;
-    return new Map(rows.map((r) => [r.owner, r.n]));
-  });
 }
 
 /** The instance owning each agent's virtual shard. */

@@ -4,19 +4,16 @@
 // instance reaches the owner before its next decision; an instance that stops hands its
 // shards over and the other answers for all agents at once.
 import { randomBytes } from 'node:crypto';
-import { connect } from 'nats';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addAgentWithMandate, authorize, authorizeBody, relaxRateGates, setup } from '../engine/support.js';
-import { request, startTestServer, type TestServer } from '../helpers/server.js';
-import { shardOwners, shardsShared, until } from './support/drill.js';
+import { request, type TestServer } from '../helpers/server.js';
+import { shardOwners, shardsShared, startPair, until } from './support/drill.js';
+import { deleteStream, ownStream } from './support/nats-stream.js';
 
-const NATS_URL = process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
 const tag = randomBytes(4).toString('hex');
 const ENV = {
-  NATS_URL,
-  NATS_STREAM: `T_SCALE_${tag}`,
-  NATS_SUBJECT_PREFIX: `s${tag}`,
+  ...ownStream('scale'),
   SECRETS_KEY: randomBytes(32).toString('base64'),
 };
 const AGENTS = 8;
@@ -27,8 +24,7 @@ let apiKey: string;
 let agents: string[];
 
 beforeAll(async () => {
-  a = await startTestServer(ENV);
-  b = await startTestServer({ ...ENV, DATABASE_URL: a.dbUrls.live, SANDBOX_DATABASE_URL: a.dbUrls.sandbox });
+  ({ a, b } = await startPair(ENV));
   const f = await setup(a);
   apiKey = f.apiKey;
   await relaxRateGates(a, apiKey);
@@ -42,9 +38,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await b?.close();
   await a?.close();
-  const nc = await connect({ servers: NATS_URL });
-  await (await nc.jetstreamManager()).streams.delete(ENV.NATS_STREAM).catch(() => {});
-  await nc.close();
+  await deleteStream(ENV.NATS_STREAM);
 });
 
 async function approvedSum(agentId: string): Promise<number> {

@@ -5,8 +5,8 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addAgentWithMandate, relaxRateGates, setup } from '../engine/support.js';
 import { authorizeRecorded } from '../fixtures/threshold-traffic.js';
-import { request, startTestServer, type TestServer } from '../helpers/server.js';
-import { shardsShared } from './support/drill.js';
+import { request, type TestServer } from '../helpers/server.js';
+import { shardsShared, startPair } from './support/drill.js';
 import { deleteStream, ownStream } from './support/nats-stream.js';
 
 const ENV = { ...ownStream('shadow'), SECRETS_KEY: randomBytes(32).toString('base64') };
@@ -18,8 +18,7 @@ let apiKey: string;
 let agents: string[];
 
 beforeAll(async () => {
-  a = await startTestServer(ENV);
-  b = await startTestServer({ ...ENV, DATABASE_URL: a.dbUrls.live, SANDBOX_DATABASE_URL: a.dbUrls.sandbox });
+  ({ a, b } = await startPair(ENV));
   const f = await setup(a);
   apiKey = f.apiKey;
   await relaxRateGates(a, apiKey);

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
 import type { RunningApp } from '../../../src/app/app.js';
+import { startTestServer, type TestServer } from '../../helpers/server.js';
 import { authorizeBody } from '../../ops/support.js';
 
 const DIST = new URL(`../../../${process.env.DIST_DIR ?? 'dist'}/src/`, import.meta.url).href;
@@ -151,11 +152,23 @@ export async function shardOwners(databaseUrl: string): Promise<Map<string, numb
  * joining instance takes its share over a few beats, at most 128 shards per beat from each other
  * instance).
  */
-export async function shardsShared(databaseUrl: string): Promise<void> {
+export async function shardsShared(databaseUrl: string, ms = 15_000): Promise<void> {
   await until(async () => {
     const held = await shardOwners(databaseUrl);
     return held.size === 2 && Math.min(...held.values()) > 400;
-  }, 15_000);
+  }, ms);
+}
+
+/** Two in-process instances on one pair of databases: `a` creates them, `b` joins. */
+export async function startPair(env: Record<string, string>): Promise<{ a: TestServer; b: TestServer }> {
+  const a = await startTestServer(env);
+  try {
+    const b = await startTestServer({ ...env, DATABASE_URL: a.dbUrls.live, SANDBOX_DATABASE_URL: a.dbUrls.sandbox });
+    return { a, b };
+  } catch (e) {
+    await a.close();
+    throw e;
+  }
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
