@@ -1,11 +1,11 @@
 // Shared setup of the engine tests: a Client provisioned through the operator plane, Principals
 // with an Agent and a Mandate created through POST /onboard, and a Principal key for each.
 
-import postgres from 'postgres';
+import type postgres from 'postgres';
 import { expect } from 'vitest';
 import { onboardAgent } from '../fixtures/onboarding.js';
-import { onceMore } from '../fixtures/pglite-retry.js';
 import { type Env, issuePrincipalKey, type ProvisionedClient, provisionClient } from '../fixtures/provision.js';
+import { withDb } from '../fixtures/test-db.js';
 import { type HttpResult, request, type TestServer } from '../helpers/server.js';
 
 export interface EngineFixture {
@@ -72,19 +72,12 @@ export function authorize(
   return request(server, 'POST', '/api/v1/authorize', { apiKey, body });
 }
 
-export async function query<T extends Record<string, unknown>>(
+export function query<T extends Record<string, unknown>>(
   server: TestServer,
   env: Env,
   fn: (sql: postgres.Sql) => Promise<T[]>,
 ): Promise<T[]> {
-  const sql = postgres(server.dbUrls[env], { max: 1, onnotice: () => {} });
-  try {
-    // On embedded PGlite `fn` is sent again whole after an interleaving (onceMore): keep it to
-    // one statement, or to statements that may run twice.
-    return await onceMore(() => fn(sql));
-  } finally {
-    await sql.end({ timeout: 5 });
-  }
+  return withDb(server, env, fn);
 }
 
 /**

@@ -1,8 +1,6 @@
 // Principals for the runtime-plane tests: each gets its own Client (so isolation is tested
 // across tenants too), a Principal row enrolled in one Program, a Principal API key and, on
 // request, a Bearer token from POST /oauth/token.
-import postgres from 'postgres';
-import { onceMore } from '../fixtures/pglite-retry.js';
 import { type Env, insertPrincipalRow, issuePrincipalKey, provisionClient } from '../fixtures/provision.js';
 import { request, type TestServer } from '../helpers/server.js';
 
@@ -49,13 +47,4 @@ export function inDays(days: number): string {
 }
 
 /** Runs SQL against one of the server's databases (to set up states the API cannot reach, e.g. elapsed time). */
-export async function withDb<T>(server: TestServer, env: Env, fn: (sql: postgres.Sql) => Promise<T>): Promise<T> {
-  const sql = postgres(server.dbUrls[env], { max: 1, onnotice: () => {} });
-  try {
-    // On embedded PGlite `fn` is sent again whole after an interleaving (onceMore): keep it to
-    // one statement, or to statements that may run twice.
-    return await onceMore(() => fn(sql));
-  } finally {
-    await sql.end({ timeout: 5 });
-  }
-}
+export { withDb } from '../fixtures/test-db.js';

@@ -96,7 +96,7 @@ export const decisionCore: DecisionCore<AgentState> = {
     await refreshRollup(sql, agentId, nowMs);
   },
   escrow: {
-    need: (state, req, nowMs) => budgetNeed(state, req, parseAmount(req.amount) ?? 0n, nowMs),
+    need: budgetNeed,
     grant: (sql, state, need, req, nowMs) =>
       grantBudget(sql, state, need, parseAmount(req.amount) ?? 0n, req.fence, nowMs),
     low: budgetLow,

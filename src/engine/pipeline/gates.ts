@@ -115,13 +115,14 @@ export function runGates(state: AgentState, req: AuthorizeRequest, w: Work, nowM
     // Stage 1: mandate selection and check.
     const sel = selectMandate(state.mandates, req, nowMs);
     mandate = sel.mandate;
-    if (mandate !== null) rollTotals(mandate, windowsOf(state.timeZone, nowMs));
+    const windows = windowsOf(state.timeZone, nowMs);
+    if (mandate !== null) rollTotals(mandate, windows);
     if (sel.reason !== null) {
       decline(w, sel.reason, selectionDetail(sel.reason, mandate, req));
     } else if (mandate !== null) {
       const violation = checkMandate(mandate, req, amount);
       if (violation !== null) decline(w, violation, mandateDetail(violation, mandate, req, amount, state.timeZone));
-      else if (budgetExceeded(state, req, amount, nowMs, windowsOf(state.timeZone, nowMs))) {
+      else if (budgetExceeded(state, req, amount, nowMs, windows)) {
         decline(w, 'principal_budget_exhausted', budgetDetail(state, req, amount));
       }
     }

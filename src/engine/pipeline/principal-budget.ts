@@ -7,7 +7,7 @@
 // it, and only grants raise it, so the fleet never spends more than the pool handed out, which
 // never passes the budget plus what settlements gave back.
 import { currencyExponent } from '../../domain/currency.js';
-import { fromDb, SCALE, toDb, type Units } from '../../domain/money.js';
+import { fromDb, parseAmount, SCALE, toDb, type Units } from '../../domain/money.js';
 import { makeEnvelope } from '../../events/envelope.js';
 import type { Sql } from '../../storage/db.js';
 import type { AuthorizeRequest } from '../contract.js';
@@ -92,9 +92,11 @@ function applies(b: BudgetState | null, req: AuthorizeRequest, nowMs: number): b
  * request beyond the slice asks the pool (no pause after a short answer: a settlement may have
  * given budget back since), so a decline always reflects the pool at that moment.
  */
-export function budgetNeed(state: AgentState, req: AuthorizeRequest, amount: Units, nowMs: number): Units {
+export function budgetNeed(state: AgentState, req: AuthorizeRequest, nowMs: number): Units {
   const b = state.budget;
+  // Most agents have no Principal budget: this runs before every decision, so it parses nothing then.
   if (!applies(b, req, nowMs)) return 0n;
+  const amount = parseAmount(req.amount) ?? 0n;
   rollBudget(b, windowsOf(state.timeZone, nowMs));
   if (amount <= b.remaining) return 0n;
   // Nothing is asked for a request the agent's status or mandates decline anyway (an amount over
