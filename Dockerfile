@@ -46,6 +46,7 @@ COPY --from=build --chown=root:root /app/node_modules ./node_modules
 COPY --from=build --chown=root:root /app/dist ./dist
 COPY --chown=root:root migrations ./migrations
 COPY --chown=root:root schemas ./schemas
+COPY --chown=root:root scripts/start.sh ./scripts/start.sh
 # The image's own `node` user (uid 1000) runs the service; only DATA_DIR is writable by it
 # (embedded databases and the generated admin key when DATABASE_URL / ADMIN_KEY are unset).
 RUN mkdir -p /var/lib/asas && chown node:node /var/lib/asas
@@ -55,7 +56,7 @@ VOLUME ["/var/lib/asas"]
 # The slim image has no curl: probe /health with Node's own fetch.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
-# SIGTERM reaches node directly (exec form): it stops accepting, answers in-flight requests,
-# flushes the audit log and exits 0. --single-threaded-gc: V8 collects on the thread that
-# allocates, without helper threads (README "Production", docs/benchmarks.md).
-CMD ["node", "--single-threaded-gc", "dist/src/main.js"]
+# scripts/start.sh, as `npm start` runs it: the Node flags and, on the embedded defaults, the
+# malloc setting (README "Production"). Its shell execs node, so SIGTERM reaches node directly:
+# it stops accepting, answers in-flight requests, flushes the audit log and exits 0.
+CMD ["sh", "scripts/start.sh"]

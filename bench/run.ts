@@ -187,7 +187,9 @@ function announcePlan(): void {
   const steps: string[] = [];
   let seconds = 0;
   if (scenario === 'memory') {
-    log('plan: three starts of the service, each read after 10 s idle, and a first sandbox use: about 60 s');
+    log(
+      'plan: three starts of the service, each read after 10 s and 30 s idle, and a first sandbox use: about 2 minutes',
+    );
     return;
   }
   if (args.target === undefined) {
@@ -685,16 +687,26 @@ async function scenarioMemory(): Promise<void> {
     natsUrl: process.env.NATS_URL ?? null,
     workers: args.workers === undefined ? null : int('workers', args.workers, 1),
     idleSeconds: 10,
+    settleSeconds: 30,
     log,
   });
   process.stdout.write(
     `\n${table(
-      ['state', 'start s', 'RSS MB', 'V8 heap total MB', 'V8 heap used MB', 'external MB'],
+      [
+        'state',
+        'start s',
+        'RSS MB, 10 s idle',
+        'RSS MB, 30 s idle',
+        'V8 heap total MB, 10 s / 30 s',
+        'V8 heap used MB',
+        'external MB',
+      ],
       states.map((m) => [
         m.state,
         m.start_seconds?.toFixed(1) ?? '-',
         m.rss_mb ?? '-',
-        m.v8_heap_total_mb ?? '-',
+        m.rss_settled_mb ?? '-',
+        `${m.v8_heap_total_mb ?? '-'} / ${m.v8_heap_total_settled_mb ?? '-'}`,
         m.v8_heap_used_mb ?? '-',
         m.external_mb ?? '-',
       ]),

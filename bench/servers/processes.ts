@@ -17,12 +17,19 @@ const ECHO = join(HERE, 'echo-server.js');
 const PEER = join(HERE, 'peer-server.js');
 
 /**
- * Node flags of the service in production, as package.json's `start` and the Dockerfile's CMD
- * give them: --single-threaded-gc, V8's collections on the allocating thread without parallel
+ * Node flags of the service in production, as scripts/start.sh (package.json's `start`, the
+ * Dockerfile's CMD) gives them: --single-threaded-gc, V8's collections on the allocating thread without parallel
  * helper threads, which on a machine whose cores are all busy (the edge, the shard workers,
  * PostgreSQL, nats-server) wait for each other and stretch the pauses (docs/benchmarks.md).
  */
 export const SERVICE_NODE_FLAGS: readonly string[] = ['--single-threaded-gc'];
+
+/**
+ * MALLOC_ARENA_MAX of the service on the embedded defaults, as scripts/start.sh (`npm start`,
+ * the image's CMD) sets it when DATABASE_URL is unset; with DATABASE_URL it leaves glibc's
+ * default. A MALLOC_ARENA_MAX in the bench's own environment is passed instead, to compare.
+ */
+export const EMBEDDED_MALLOC_ARENA_MAX = '1';
 
 export interface Started {
   readonly url: string;
@@ -168,6 +175,8 @@ export async function startService(o: ServiceOptions): Promise<Started> {
     u.pathname = '/postgres';
     adminUrl = u.toString();
   }
+  const arenas = process.env.MALLOC_ARENA_MAX ?? (o.databaseUrl === null ? EMBEDDED_MALLOC_ARENA_MAX : undefined);
+  if (arenas !== undefined) env.MALLOC_ARENA_MAX = arenas;
   if (o.natsUrl !== null) env.NATS_URL = o.natsUrl;
   if (o.workers !== null) env.WORKERS = String(o.workers);
   // Profile or tune the service the bench starts, e.g. BENCH_SERVER_NODE_OPTIONS="--cpu-prof

@@ -67,6 +67,8 @@ export class OutboxRelay {
   #nextTryAt = 0;
   /** Events published since start (metrics, tests). */
   published = 0;
+  /** Rounds (lease check and fetch) since start: how often an idle relay polls (tests). */
+  rounds = 0;
 
   constructor(options: OutboxRelayOptions) {
     this.#o = {
@@ -210,6 +212,7 @@ export class OutboxRelay {
   /** One round: fetch up to batchSize outbox batches, publish their events pipelined, mark what the bus accepted. */
   async relayOnce(): Promise<{ fetched: number; published: number; held: boolean }> {
     const { sql, env, batchSize } = this.#o;
+    this.rounds++;
     if (!(await this.#lease())) return { fetched: 0, published: 0, held: false };
     // The batches' events come as the text the shard worker wrote, parsed here rather than in
     // the database; each payload is the envelope's JSON text, relayed verbatim.

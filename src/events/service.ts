@@ -11,6 +11,9 @@ import { type EventBus, InProcessBus } from './bus.js';
 import { NatsBus } from './nats-bus.js';
 import { OutboxRelay } from './relay.js';
 
+/** Longest idle poll of an embedded outbox relay, in milliseconds (a safety net: writes wake it). */
+const EMBEDDED_IDLE_POLL_MS = 1_000;
+
 export interface EventsRuntime {
   readonly bus: EventBus;
   readonly dispatcher: WebhookDispatcher;
@@ -59,6 +62,23 @@ export async function startEvents(
           durable: `${config.natsStream}_webhooks`,
           log: elog,
         });
+  const relay = (env: Environment) =>
+    new OutboxRelay({
+      env,
+      sql: relaySql[env],
+      bus,
+      subjectPrefix: config.natsSubjectPrefix,
+      log: elog,
+      holder,
+      leaseMs: config.outboxRelayLeaseMs,
+      isOpen: () => dbs.isOpen(env),
+      // Embedded PGlite has one writer, this process, and every write of outbox rows wakes the
+      // relay: polling is only a safety net there, and a 50 ms poll of an idle PGlite allocates
+      // ~1 MB/s, which keeps V8 from shrinking the heap (docs/benchmarks.md). On PostgreSQL the
+      // lease holder polls for the rows other instances commit.
+      ...(dbs.embedded ? { idlePollMs: EMBEDDED_IDLE_POLL_MS } : {}),
+    });
+  const relays = { live: relay('live'), sandbox: relay('sandbox') };
   const client = new WebhookHttpClient({
     policy: config.webhookUrlPolicy,
     timeoutMs: config.webhookTimeoutMs,
@@ -76,22 +96,11 @@ export async function startEvents(
     secrets,
     holder,
     leaseMs: config.webhookClaimLeaseMs,
+    onOutbox: (env) => relays[env].nudge(),
   });
   await dispatcher.start();
   bus.consume(dispatcher.handleBatch);
   bus.start();
-  const relay = (env: Environment) =>
-    new OutboxRelay({
-      env,
-      sql: relaySql[env],
-      bus,
-      subjectPrefix: config.natsSubjectPrefix,
-      log: elog,
-      holder,
-      leaseMs: config.outboxRelayLeaseMs,
-      isOpen: () => dbs.isOpen(env),
-    });
-  const relays = { live: relay('live'), sandbox: relay('sandbox') };
   relays.live.start();
   relays.sandbox.start();
   elog.info({ bus: bus.kind, stream: bus.kind === 'nats' ? config.natsStream : undefined }, 'events started');

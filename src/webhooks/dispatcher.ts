@@ -54,6 +54,8 @@ export interface DispatcherOptions {
    * holds no deliveries): sweeps skip it instead of opening it. Default: always open.
    */
   readonly isOpen?: (env: Environment) => boolean;
+  /** Called after a transaction wrote outbox rows of `env` (webhook.exhausted): wakes its relay. */
+  readonly onOutbox?: (env: Environment) => void;
 }
 
 interface Job {
@@ -112,7 +114,7 @@ export class WebhookDispatcher {
   readonly attemptOutcomes: Record<string, number> = {};
 
   constructor(options: DispatcherOptions) {
-    this.#o = { perWebhookConcurrency: 8, cacheTtlMs: 5_000, isOpen: () => true, ...options };
+    this.#o = { perWebhookConcurrency: 8, cacheTtlMs: 5_000, isOpen: () => true, onOutbox: () => {}, ...options };
   }
 
   /** The databases open now (see DispatcherOptions.isOpen). */
@@ -348,6 +350,7 @@ export class WebhookDispatcher {
     const baseDelay = attempt - 1 < schedule.length ? (schedule[attempt - 1] as number) : null;
     const delayMs = baseDelay === null ? null : Math.round(baseDelay * (1 + Math.random() * 0.1));
     const status = await this.#record(job, attempt, result, delayMs);
+    if (status === 'failed') this.#o.onOutbox(job.env);
     if (status === 'lost') {
       this.#o.log.warn({ webhookId: job.webhookId, eventId: job.eventId }, 'webhook delivery claim lost mid-attempt');
     }

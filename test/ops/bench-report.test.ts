@@ -139,14 +139,42 @@ describe('bench report: CPU and stages from /proc and /metrics', () => {
 });
 
 describe('the bench measures the service as production runs it', () => {
-  it('starts it with the Node flags of npm start and of the container image', async () => {
+  it('starts it with the Node flags and the malloc setting of npm start and of the container image', async () => {
     const { readFileSync } = await import('node:fs');
-    const { SERVICE_NODE_FLAGS } = await import('../../dist/bench/servers/processes.js');
+    const { EMBEDDED_MALLOC_ARENA_MAX, SERVICE_NODE_FLAGS } = await import('../../dist/bench/servers/processes.js');
     const root = new URL('../../', import.meta.url);
     const start = JSON.parse(readFileSync(new URL('package.json', root), 'utf8')).scripts.start as string;
-    expect(start).toBe(`node ${SERVICE_NODE_FLAGS.join(' ')} dist/src/main.js`);
+    expect(start).toBe('sh scripts/start.sh');
     const cmd = /^CMD (\[.*\])$/m.exec(readFileSync(new URL('Dockerfile', root), 'utf8'))?.[1];
-    expect(JSON.parse(cmd as string)).toEqual(['node', ...SERVICE_NODE_FLAGS, 'dist/src/main.js']);
+    expect(JSON.parse(cmd as string)).toEqual(['sh', 'scripts/start.sh']);
+    const script = readFileSync(new URL('scripts/start.sh', root), 'utf8');
+    expect(script).toContain(`exec node ${SERVICE_NODE_FLAGS.join(' ')} "$(dirname "$0")/../dist/src/main.js"`);
+    expect(script).toContain(`export MALLOC_ARENA_MAX="\${MALLOC_ARENA_MAX:-${EMBEDDED_MALLOC_ARENA_MAX}}"`);
+  });
+
+  it('sets MALLOC_ARENA_MAX in scripts/start.sh on the embedded defaults only, and keeps one given', async () => {
+    const { execFileSync } = await import('node:child_process');
+    const { mkdtempSync, mkdirSync, writeFileSync, copyFileSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const { tmpdir } = await import('node:os');
+    // The script run as it is, with a dist/src/main.js beside it that prints what it was given.
+    const dir = mkdtempSync(join(tmpdir(), 'asas-start-'));
+    mkdirSync(join(dir, 'scripts'));
+    mkdirSync(join(dir, 'dist', 'src'), { recursive: true });
+    copyFileSync(new URL('../../scripts/start.sh', import.meta.url), join(dir, 'scripts', 'start.sh'));
+    writeFileSync(
+      join(dir, 'dist', 'src', 'main.js'),
+      'console.log(JSON.stringify({ arenas: process.env.MALLOC_ARENA_MAX ?? null, pid: process.pid, flags: process.execArgv }))',
+    );
+    const run = (env: Record<string, string>) =>
+      JSON.parse(
+        execFileSync('sh', [join(dir, 'scripts', 'start.sh')], {
+          env: { PATH: process.env.PATH ?? '', ...env },
+        }).toString(),
+      ) as { arenas: string | null; flags: string[] };
+    expect(run({})).toMatchObject({ arenas: '1', flags: ['--single-threaded-gc'] });
+    expect(run({ DATABASE_URL: 'postgres://db/asas' })).toMatchObject({ arenas: null });
+    expect(run({ MALLOC_ARENA_MAX: '4' })).toMatchObject({ arenas: '4' });
   });
 });
 

@@ -209,7 +209,12 @@ describe('delivery', () => {
     expect(receiver.requests.filter(at('/dead'))).toHaveLength(3);
     // Events while disabled are not delivered.
     const missed = envelope('gate.fired', SAMPLES['gate.fired'] as Record<string, unknown>);
+    // Relayed (an idle embedded relay polls once a second), then given time to be delivered.
+    const relay = server.app.services.events.relays.live;
+    const published = relay.published;
     await insertOutbox(server.dbUrls.live, clientId, hook.prn, [missed]);
+    for (let i = 0; i < 100 && relay.published === published; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(relay.published).toBe(published + 1);
     await new Promise((r) => setTimeout(r, 300));
     expect(receiver.requests.filter(at('/dead'))).toHaveLength(3);
 
