@@ -140,9 +140,12 @@ class Actor {
 
 /**
  * Pauses before asking the pool again after a grant found it short and recalled the slack of
- * the Principal's other actors (their transactions give it back within a few milliseconds).
+ * the Principal's other actors. Their transactions give it back within a few milliseconds on a
+ * quiet machine; the longer waits (up to 360 ms in all, never past the request's deadline) keep a
+ * loaded machine from declining while the slack is on its way back (a CI run declined after the
+ * earlier 60 ms).
  */
-const RECALL_WAITS_MS: readonly number[] = [5, 15, 40];
+const RECALL_WAITS_MS: readonly number[] = [5, 15, 40, 100, 200];
 
 /** Agents queued for load upkeep per shard at most (see #scheduleUpkeep). */
 const MAX_UPKEEP_QUEUE = 1_000;
@@ -672,6 +675,7 @@ export class ActorSystem {
     const until =
       request.receivedAtMs +
       db.breaker.deadline(this.#options.loadDeadlineMs, this.#options.relaxedLoadDeadlineMs, Date.now());
+    let recalling = false;
     for (let attempt = 0; ; attempt++) {
       const state = actor.state;
       if (state === null || actor.stale) return true;
@@ -702,11 +706,16 @@ export class ActorSystem {
         clearTimeout(timer);
       }
       if (status === 'stale') markStale(actor);
-      if (status !== 'recalled') return true;
-      // The pool is short and this grant asked the other actors of the Principal for their
-      // slack (NOTIFY on PostgreSQL; here, on embedded PGlite). Ask again once it had time to
-      // come back, within the request's deadline; the last answer stands.
-      if (this.#embedded) this.recallBudget(actor.env, actor.principalId as string);
+      if (status === 'recalled') {
+        // The pool is short and this grant asked the other actors of the Principal for their
+        // slack (NOTIFY on PostgreSQL; here, on embedded PGlite).
+        recalling = true;
+        if (this.#embedded) this.recallBudget(actor.env, actor.principalId as string);
+      }
+      // After this request's recall, a pool still short is asked again once the slack had time
+      // to come back (the pool recalls at most once a second, so the later grants answer
+      // 'short'), within the request's deadline; the last answer stands.
+      if (!recalling || (status !== 'recalled' && status !== 'short')) return true;
       const wait = RECALL_WAITS_MS[attempt];
       if (wait === undefined || Date.now() + wait >= until) return true;
       await new Promise((resolve) => setTimeout(resolve, wait));
