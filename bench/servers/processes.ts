@@ -18,9 +18,10 @@ const PEER = join(HERE, 'peer-server.js');
 
 /**
  * Node flags of the service in production, as scripts/start.sh (package.json's `start`, the
- * Dockerfile's CMD) gives them: --single-threaded-gc, V8's collections on the allocating thread without parallel
- * helper threads, which on a machine whose cores are all busy (the edge, the shard workers,
- * PostgreSQL, nats-server) wait for each other and stretch the pauses (docs/benchmarks.md).
+ * Dockerfile's CMD) gives them: --single-threaded-gc, V8's collections on the allocating thread
+ * without parallel helper threads, which on a machine whose cores are all busy (the edge, the
+ * shard workers, PostgreSQL, nats-server) wait for each other and stretch the pauses
+ * (docs/benchmarks.md).
  */
 export const SERVICE_NODE_FLAGS: readonly string[] = ['--single-threaded-gc'];
 

@@ -715,7 +715,7 @@ export class ActorSystem {
       // After this request's recall, a pool still short is asked again once the slack had time
       // to come back (the pool recalls at most once a second, so the later grants answer
       // 'short'), within the request's deadline; the last answer stands.
-      if (!recalling || (status !== 'recalled' && status !== 'short')) return true;
+      if (!recalling || status === 'granted' || status === 'stale') return true;
       const wait = RECALL_WAITS_MS[attempt];
       if (wait === undefined || Date.now() + wait >= until) return true;
       await new Promise((resolve) => setTimeout(resolve, wait));

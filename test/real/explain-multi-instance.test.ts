@@ -3,9 +3,9 @@
 // agrees with the decision that follows through the other instance, and counts nothing there.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addAgentWithMandate, authorize, authorizeBody, relaxRateGates, setup } from '../engine/support.js';
+import { authorize, authorizeBody } from '../engine/support.js';
 import { request, type TestServer } from '../helpers/server.js';
-import { shardsShared, startPair } from './support/drill.js';
+import { startPairWithFleet } from './support/drill.js';
 import { deleteStream, ownStream } from './support/nats-stream.js';
 
 const ENV = {
@@ -16,7 +16,7 @@ const ENV = {
 let a: TestServer;
 let b: TestServer;
 let apiKey: string;
-const agents: string[] = [];
+let agents: string[];
 
 async function forwarded(server: TestServer): Promise<number> {
   const res = await request(server, 'GET', '/metrics', { adminKey: server.adminKey });
@@ -25,15 +25,8 @@ async function forwarded(server: TestServer): Promise<number> {
 }
 
 beforeAll(async () => {
-  ({ a, b } = await startPair(ENV));
-  const f = await setup(a);
-  apiKey = f.apiKey;
-  await relaxRateGates(a, apiKey);
-  for (let i = 0; i < 4; i++) {
-    agents.push(await addAgentWithMandate(a, apiKey, `agent ${i}`, { perTransaction: '20.00', daily: '50.00' }));
-  }
   // Both instances own shards: every agent is owned by one and forwarded to by the other.
-  await shardsShared(a.dbUrls.live);
+  ({ a, b, apiKey, agents } = await startPairWithFleet(ENV, 4, { perTransaction: '20.00', daily: '50.00' }));
 }, 60_000);
 
 afterAll(async () => {

@@ -6,9 +6,9 @@
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addAgentWithMandate, authorize, authorizeBody, relaxRateGates, setup } from '../engine/support.js';
+import { addAgentWithMandate, authorize, authorizeBody } from '../engine/support.js';
 import { request, type TestServer } from '../helpers/server.js';
-import { shardOwners, shardsShared, startPair, until } from './support/drill.js';
+import { shardOwners, startPairWithFleet, until } from './support/drill.js';
 import { deleteStream, ownStream } from './support/nats-stream.js';
 
 const tag = randomBytes(4).toString('hex');
@@ -24,15 +24,7 @@ let apiKey: string;
 let agents: string[];
 
 beforeAll(async () => {
-  ({ a, b } = await startPair(ENV));
-  const f = await setup(a);
-  apiKey = f.apiKey;
-  await relaxRateGates(a, apiKey);
-  agents = [];
-  for (let i = 0; i < AGENTS; i++) {
-    agents.push(await addAgentWithMandate(a, apiKey, `agent ${i}`, { perTransaction: '20.00', daily: '50.00' }));
-  }
-  await shardsShared(a.dbUrls.live);
+  ({ a, b, apiKey, agents } = await startPairWithFleet(ENV, AGENTS, { perTransaction: '20.00', daily: '50.00' }));
 }, 60_000);
 
 afterAll(async () => {

@@ -3,10 +3,9 @@
 // before their next decision, like a live thresholds change.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addAgentWithMandate, relaxRateGates, setup } from '../engine/support.js';
 import { authorizeRecorded } from '../fixtures/threshold-traffic.js';
 import { request, type TestServer } from '../helpers/server.js';
-import { shardsShared, startPair } from './support/drill.js';
+import { startPairWithFleet } from './support/drill.js';
 import { deleteStream, ownStream } from './support/nats-stream.js';
 
 const ENV = { ...ownStream('shadow'), SECRETS_KEY: randomBytes(32).toString('base64') };
@@ -18,15 +17,7 @@ let apiKey: string;
 let agents: string[];
 
 beforeAll(async () => {
-  ({ a, b } = await startPair(ENV));
-  const f = await setup(a);
-  apiKey = f.apiKey;
-  await relaxRateGates(a, apiKey);
-  agents = [];
-  for (let i = 0; i < AGENTS; i++) {
-    agents.push(await addAgentWithMandate(a, apiKey, `agent ${i}`, { perTransaction: '100.00', daily: '1000.00' }));
-  }
-  await shardsShared(a.dbUrls.live);
+  ({ a, b, apiKey, agents } = await startPairWithFleet(ENV, AGENTS, { perTransaction: '100.00', daily: '1000.00' }));
 }, 60_000);
 
 afterAll(async () => {

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
 import type { RunningApp } from '../../../src/app/app.js';
+import { addAgentWithMandate, relaxRateGates, setup } from '../../engine/support.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 import { authorizeBody } from '../../ops/support.js';
 
@@ -169,6 +170,24 @@ export async function startPair(env: Record<string, string>): Promise<{ a: TestS
     await a.close();
     throw e;
   }
+}
+
+/**
+ * startPair, then a Principal (rate gates relaxed) with `count` agents under one mandate, created
+ * through `a`; resolves once both instances own shards (each agent is owned by one of them).
+ */
+export async function startPairWithFleet(
+  env: Record<string, string>,
+  count: number,
+  mandate: { perTransaction: string; daily: string },
+): Promise<{ a: TestServer; b: TestServer; apiKey: string; agents: string[] }> {
+  const { a, b } = await startPair(env);
+  const { apiKey } = await setup(a);
+  await relaxRateGates(a, apiKey);
+  const agents: string[] = [];
+  for (let i = 0; i < count; i++) agents.push(await addAgentWithMandate(a, apiKey, `agent ${i}`, mandate));
+  await shardsShared(a.dbUrls.live);
+  return { a, b, apiKey, agents };
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
