@@ -1,5 +1,5 @@
 // The operators' bench suite: `npm run bench -- [options]`.
-// Length (~830 lines): the command line, the target's lifecycle and the five scenario drivers,
+// Length (~780 lines): the command line, the target's lifecycle and the five scenario drivers,
 // which share the parsed options at module level; their workloads already live in
 // bench/scenarios/ and bench/load/, and the drivers are the next to move there.
 //

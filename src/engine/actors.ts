@@ -16,7 +16,7 @@
 // actors' slack); after an approval that leaves it low, it tops it up in the background; on a
 // recall it gives its slack back. Grants and returns count as in-flight work, so a reload waits
 // for them, and no slack is taken from an actor while it reloads.
-// Length (~790 lines): one ActorSystem whose LRU, per-agent queues, idempotency-key memory,
+// Length (~820 lines): one ActorSystem whose LRU, per-agent queues, idempotency-key memory,
 // upkeep and budget escrow share the same actors and counters (inflight, staleness, reloads);
 // split, each part would mutate the others' state.
 import { performance } from 'node:perf_hooks';

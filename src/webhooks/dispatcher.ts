@@ -13,7 +13,7 @@
 // through the retry wait (lease_until = next attempt + lease), so the next slot is attempted
 // by it alone; a dead holder's rows are taken by any instance's sweep once the lease passed. A
 // clean stop releases its claims. docs/background-claims.md.
-// Length (~440 lines): one WebhookDispatcher whose lanes, sweep, claims and records share
+// Length (~510 lines): one WebhookDispatcher whose lanes, sweep, claims and records share
 // state; split, each part would reach into the others' fields.
 import type { Logger } from 'pino';
 import type { Environment } from '../auth/types.js';
