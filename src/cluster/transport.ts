@@ -2,7 +2,7 @@
 // kept). Each instance listens on `_ASAS.cluster.<instance id>.<kind>`; ids are random, so
 // clusters sharing one NATS server never hear each other, and the subjects stay outside the
 // event stream's `<NATS_SUBJECT_PREFIX>.>`. Bodies are JSON.
-import { connect, type NatsConnection, type Subscription } from 'nats';
+import { connect, type NatsConnection, type Subscription } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
 
 export type ClusterMessageKind = 'authorize' | 'invalidateAgent' | 'invalidatePrincipal' | 'nudge';
@@ -21,7 +21,6 @@ export class ClusterTransport {
   #closed = false;
   readonly #connecting: Promise<void>;
   readonly #encoder = new TextEncoder();
-  readonly #decoder = new TextDecoder();
 
   /**
    * Connects in the background, retrying until NATS answers: an instance starts (and decides
@@ -67,7 +66,7 @@ export class ClusterTransport {
         if (!KINDS.includes(kind)) return;
         let body: unknown;
         try {
-          body = JSON.parse(this.#decoder.decode(msg.data));
+          body = msg.json();
         } catch {
           return;
         }
@@ -91,7 +90,7 @@ export class ClusterTransport {
     const msg = await nc.request(`${SUBJECT_ROOT}.${instance}.${kind}`, this.#encoder.encode(JSON.stringify(body)), {
       timeout: Math.max(1, Math.floor(timeoutMs)),
     });
-    return JSON.parse(this.#decoder.decode(msg.data));
+    return msg.json();
   }
 
   /** Fire and forget (nudges). */

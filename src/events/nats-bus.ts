@@ -7,24 +7,22 @@
 // Publishing: each event is a plain NATS publish to the stream's subject with a reply subject
 // under one inbox of this connection, on which the server answers its PubAck, matched back here
 // by the reply's last token. Measured (2026-11-21, client CPU per message, 100 in flight):
-// nats.js's js.publish costs ~65 µs per message (a request each, with its own mux entry,
-// timer and checks), this ~13-15 µs, on the thread that also runs the HTTP edge.
+// nats.js's js.publish (client 2.x, the `nats` package) cost ~65 µs per message (a request each,
+// with its own mux entry, timer and checks), this ~13-15 µs, on the thread that also runs the
+// HTTP edge. Client: @nats-io/transport-node (connection) and @nats-io/jetstream (stream,
+// consumer and pull loop), nats.js 3.x.
 import {
   AckPolicy,
-  connect,
-  createInbox,
   DeliverPolicy,
-  Events,
-  headers,
+  JetStreamApiError,
   type JetStreamClient,
   type JsMsg,
-  type Msg,
-  type NatsConnection,
-  type NatsError,
-  nanos,
+  jetstream,
+  jetstreamManager,
   RetentionPolicy,
   StorageType,
-} from 'nats';
+} from '@nats-io/jetstream';
+import { connect, createInbox, headers, type Msg, type NatsConnection, nanos } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
 import type { EventBatchHandler, EventBus, IncomingEvent, OutgoingEvent } from './bus.js';
 
@@ -46,11 +44,11 @@ export interface NatsBusOptions {
 }
 
 const encoder = new TextEncoder();
-const decoder = new TextDecoder();
 
+/** A JetStream API answer with HTTP-like status 404 (stream or consumer not found). */
 function isNotFound(err: unknown): boolean {
-  const e = err as NatsError & { api_error?: { err_code?: number; code?: number } };
-  return e?.api_error?.code === 404 || /not found/i.test(String(e?.message));
+  if (err instanceof JetStreamApiError && err.status === 404) return true;
+  return /not found/i.test(String((err as Error | undefined)?.message));
 }
 
 export class NatsBus implements EventBus {
@@ -107,7 +105,7 @@ export class NatsBus implements EventBus {
       return;
     }
     this.#nc = nc;
-    this.#js = nc.jetstream({ timeout: this.#o.publishTimeoutMs });
+    this.#js = jetstream(nc, { timeout: this.#o.publishTimeoutMs });
     // One subscription for every PubAck of this connection (it survives reconnects).
     this.#inbox = createInbox();
     nc.subscribe(`${this.#inbox}.*`, { callback: (_err, m) => this.#onAck(m) });
@@ -118,10 +116,10 @@ export class NatsBus implements EventBus {
 
   async #watchStatus(nc: NatsConnection): Promise<void> {
     for await (const s of nc.status()) {
-      if (s.type === Events.Disconnect) {
+      if (s.type === 'disconnect') {
         this.#ready = false;
         this.#o.log.warn('nats disconnected; events wait in the outbox');
-      } else if (s.type === Events.Reconnect) {
+      } else if (s.type === 'reconnect') {
         this.#o.log.info('nats reconnected');
         void this.#ensureLoop();
       }
@@ -155,7 +153,7 @@ export class NatsBus implements EventBus {
 
   async #ensure(): Promise<void> {
     const nc = this.#nc as NatsConnection;
-    const jsm = await nc.jetstreamManager({ timeout: this.#o.publishTimeoutMs });
+    const jsm = await jetstreamManager(nc, { timeout: this.#o.publishTimeoutMs });
     const subject = `${this.#o.subjectPrefix}.>`;
     try {
       const info = await jsm.streams.info(this.#o.stream);
@@ -223,7 +221,7 @@ export class NatsBus implements EventBus {
       while (this.#buffer.length > 0 && this.#handler !== null) {
         const batch = this.#buffer;
         this.#buffer = [];
-        const events: IncomingEvent[] = batch.map((m) => ({ subject: m.subject, body: decoder.decode(m.data) }));
+        const events: IncomingEvent[] = batch.map((m) => ({ subject: m.subject, body: m.string() }));
         try {
           await this.#handler(events);
           for (const m of batch) m.ack();
@@ -305,7 +303,7 @@ export class NatsBus implements EventBus {
       return;
     }
     try {
-      const ack = JSON.parse(decoder.decode(m.data)) as { error?: { description?: string; code?: number } };
+      const ack = m.json<{ error?: { description?: string; code?: number } }>();
       if (ack.error !== undefined) settle(false, `${ack.error.code ?? ''} ${ack.error.description ?? 'error'}`);
       else settle(true);
     } catch {

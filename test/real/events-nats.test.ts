@@ -3,7 +3,8 @@
 // webhooks through the durable consumer. Each test server gets its own stream and subject
 // prefix so parallel test files never share a stream.
 import { randomBytes } from 'node:crypto';
-import { connect, type NatsConnection, type StoredMsg } from 'nats';
+import { jetstreamManager, type StoredMsg } from '@nats-io/jetstream';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { envelope, insertOutbox, outboxCounts } from '../fixtures/outbox.js';
 import { insertPrincipalRow, issuePrincipalKey, provisionClient } from '../fixtures/provision.js';
@@ -28,18 +29,21 @@ afterAll(async () => {
   await server?.close();
   await receiver?.close();
   if (nc !== undefined) {
-    const jsm = await nc.jetstreamManager();
+    const jsm = await jetstreamManager(nc);
     await jsm.streams.delete(STREAM).catch(() => {});
     await nc.close();
   }
 });
 
 async function streamMessages(): Promise<StoredMsg[]> {
-  const jsm = await nc.jetstreamManager();
+  const jsm = await jetstreamManager(nc);
   const info = await jsm.streams.info(STREAM);
   const out: StoredMsg[] = [];
   for (let seq = info.state.first_seq; seq <= info.state.last_seq; seq++) {
-    out.push(await jsm.streams.getMessage(STREAM, { seq }));
+    // v3 answers null for a missing sequence (2.x threw): the stream has no gaps, so fail alike.
+    const m = await jsm.streams.getMessage(STREAM, { seq });
+    if (m === null) throw new Error(`no message at seq ${seq} of ${STREAM}`);
+    out.push(m);
   }
   return out;
 }
@@ -54,7 +58,7 @@ describe('events on NATS JetStream', () => {
     }
     expect(ready.status, ready.text).toBe(200);
     expect(ready.body).toMatchObject({ checks: { events: true } });
-    const jsm = await nc.jetstreamManager();
+    const jsm = await jetstreamManager(nc);
     const info = await jsm.streams.info(STREAM);
     expect(info.config.subjects).toContain(`${PREFIX}.>`);
   });
@@ -96,7 +100,7 @@ describe('events on NATS JetStream', () => {
     expect(got.map((r) => JSON.parse(r.body).event_type).sort()).toEqual(
       types.filter((t) => t !== 'authorization.decided').sort(),
     );
-    const jsm = await nc.jetstreamManager();
+    const jsm = await jetstreamManager(nc);
     const consumer = await jsm.consumers.info(STREAM, `${STREAM}_webhooks`);
     expect(consumer.config.durable_name).toBe(`${STREAM}_webhooks`);
   });
@@ -129,7 +133,7 @@ describe('events on NATS JetStream', () => {
   it('recreates a stream deleted under it and publishes what waited (the server answers no responders)', async () => {
     const client = await provisionClient(server);
     const prn = await insertPrincipalRow(server, 'live', client.clientId, client.programId);
-    const jsm = await nc.jetstreamManager();
+    const jsm = await jetstreamManager(nc);
     await jsm.streams.delete(STREAM);
     const e = envelope('gate.fired', { agent_id: 'agt_gone' });
     await insertOutbox(server.dbUrls.live, client.clientId, prn, [e]);

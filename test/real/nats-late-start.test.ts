@@ -1,7 +1,8 @@
 // Regression: the relay stalled for good when NATS became reachable only after the service
 // started (a sleep that lost a race cancelled the timer of the next one). Starting with NATS
 // down, deciding, then starting NATS must publish everything.
-import { connect } from 'nats';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authorize, authorizeBody, type EngineFixture, relaxRateGates, setup } from '../engine/support.js';
 import { type PrivateNats, startPrivateNats } from '../fixtures/nats-server.js';
@@ -41,7 +42,7 @@ describe('NATS down at start', () => {
     expect((await outboxCounts(server.dbUrls.live)).unpublished).toBe(0);
     const nc = await connect({ servers: nats.url });
     try {
-      const info = await (await nc.jetstreamManager()).streams.info('MANDATE_EVENTS');
+      const info = await (await jetstreamManager(nc)).streams.info('MANDATE_EVENTS');
       expect(info.state.messages).toBe(waiting.total);
     } finally {
       await nc.close();

@@ -3,7 +3,8 @@
 // exactly once (Nats-Msg-Id = event_id) and reaches the webhook. Uses a private nats-server on
 // a free port with its own JetStream store; the shared server is never stopped.
 import { performance } from 'node:perf_hooks';
-import { connect, type NatsConnection } from 'nats';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authorize, authorizeBody, type EngineFixture, relaxRateGates, setup } from '../engine/support.js';
@@ -107,11 +108,12 @@ describe('NATS outage', () => {
 
     const nc: NatsConnection = await connect({ servers: nats.url });
     try {
-      const jsm = await nc.jetstreamManager();
+      const jsm = await jetstreamManager(nc);
       const info = await jsm.streams.info('MANDATE_EVENTS');
       const ids: string[] = [];
       for (let seq = info.state.first_seq; seq <= info.state.last_seq; seq++) {
         const m = await jsm.streams.getMessage('MANDATE_EVENTS', { seq });
+        if (m === null) throw new Error(`no message at seq ${seq} of MANDATE_EVENTS`);
         ids.push(m.header?.get('Nats-Msg-Id') ?? '');
       }
       expect(ids.length).toBe(rows.length);

@@ -7,7 +7,8 @@
 // retries is SIGKILLed: after the leases expire the survivor relays the new events and makes
 // the dead instance's next retry slots, once each.
 import { randomBytes } from 'node:crypto';
-import { connect, type NatsConnection } from 'nats';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { onboardAgent } from '../fixtures/onboarding.js';
@@ -143,11 +144,12 @@ async function until(what: string, cond: () => Promise<boolean>, ms: number): Pr
 
 /** Every message of the stream: its Nats-Msg-Id, counted. */
 async function streamCounts(): Promise<Map<string, number>> {
-  const jsm = await nc.jetstreamManager();
+  const jsm = await jetstreamManager(nc);
   const info = await jsm.streams.info(NATS.NATS_STREAM);
   const counts = new Map<string, number>();
   for (let seq = info.state.first_seq; seq <= info.state.last_seq && info.state.messages > 0; seq++) {
     const m = await jsm.streams.getMessage(NATS.NATS_STREAM, { seq });
+    if (m === null) throw new Error(`no message at seq ${seq} of ${NATS.NATS_STREAM}`);
     const id = m.header.get('Nats-Msg-Id');
     counts.set(id, (counts.get(id) ?? 0) + 1);
   }

@@ -5,7 +5,8 @@
 // approval is in the audit log, no agent is ever approved beyond its daily cap, every event is
 // on the stream exactly once and reaches the webhook.
 import { randomBytes } from 'node:crypto';
-import { connect } from 'nats';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addAgentWithMandate, authorizeBody, relaxRateGates, setup } from '../engine/support.js';
@@ -91,7 +92,7 @@ afterAll(async () => {
   await receiver?.close();
   await first?.cleanup();
   const nc = await connect({ servers: NATS_URL });
-  await (await nc.jetstreamManager()).streams.delete(ENV.NATS_STREAM).catch(() => {});
+  await (await jetstreamManager(nc)).streams.delete(ENV.NATS_STREAM).catch(() => {});
   await nc.close();
 });
 
@@ -310,10 +311,12 @@ describe('events of the drill', () => {
     const nc = await connect({ servers: NATS_URL });
     const counts = new Map<string, number>();
     try {
-      const jsm = await nc.jetstreamManager();
+      const jsm = await jetstreamManager(nc);
       const info = await jsm.streams.info(ENV.NATS_STREAM);
       for (let seq = info.state.first_seq; seq <= info.state.last_seq && info.state.messages > 0; seq++) {
-        const id = (await jsm.streams.getMessage(ENV.NATS_STREAM, { seq })).header.get('Nats-Msg-Id');
+        const m = await jsm.streams.getMessage(ENV.NATS_STREAM, { seq });
+        if (m === null) throw new Error(`no message at seq ${seq} of ${ENV.NATS_STREAM}`);
+        const id = m.header.get('Nats-Msg-Id');
         counts.set(id, (counts.get(id) ?? 0) + 1);
       }
     } finally {

@@ -2,7 +2,8 @@
 // delivery to a receiver that is down runs out of retries, and the announcement lands on the
 // stream under the Principal's subject with Nats-Msg-Id = its event_id (issue 17).
 import { randomBytes } from 'node:crypto';
-import { connect, type NatsConnection, type StoredMsg } from 'nats';
+import { jetstreamManager, type StoredMsg } from '@nats-io/jetstream';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authorize, authorizeBody, setup } from '../engine/support.js';
 import { type Receiver, startReceiver } from '../fixtures/webhook-receiver.js';
@@ -32,14 +33,14 @@ afterAll(async () => {
   await server?.close();
   await receiver?.close();
   if (nc !== undefined) {
-    const jsm = await nc.jetstreamManager();
+    const jsm = await jetstreamManager(nc);
     await jsm.streams.delete(STREAM).catch(() => {});
     await nc.close();
   }
 });
 
 async function exhaustedOnStream(): Promise<StoredMsg[]> {
-  const jsm = await nc.jetstreamManager();
+  const jsm = await jetstreamManager(nc);
   const info = await jsm.streams.info(STREAM);
   const out: StoredMsg[] = [];
   for (let seq = info.state.first_seq; seq <= info.state.last_seq && info.state.messages > 0; seq++) {

@@ -1,7 +1,8 @@
 // A test's own JetStream stream on the shared NATS: names that no other test file uses, and
 // the stream deleted afterwards.
 import { randomBytes } from 'node:crypto';
-import { connect } from 'nats';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
 
 export const NATS_URL = process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
 
@@ -19,7 +20,7 @@ export function ownStream(label: string): { NATS_URL: string; NATS_STREAM: strin
 export async function deleteStream(stream: string): Promise<void> {
   const nc = await connect({ servers: NATS_URL });
   try {
-    const jsm = await nc.jetstreamManager();
+    const jsm = await jetstreamManager(nc);
     await jsm.streams.delete(stream).catch(() => {});
   } finally {
     await nc.close();
