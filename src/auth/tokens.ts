@@ -5,12 +5,12 @@
 // key's storage (sealed at rest), the claims and the verified-token cache.
 import { createPrivateKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import {
+  type CryptoKey,
   createLocalJWKSet,
   exportJWK,
   type JWTHeaderParameters,
   type JWTPayload,
   jwtVerify,
-  type KeyLike,
   SignJWT,
 } from 'jose';
 import { LRUCache } from 'lru-cache';
@@ -63,7 +63,7 @@ interface SigningKeyRow {
   active: boolean;
 }
 
-type KeyResolver = (header: JWTHeaderParameters) => Promise<KeyLike>;
+type KeyResolver = (header: JWTHeaderParameters) => Promise<CryptoKey | KeyObject>;
 
 /** jwtVerify's options, one object for every call (no per-request allocation). */
 const VERIFY_OPTIONS = Object.freeze({

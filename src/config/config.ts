@@ -89,6 +89,16 @@ export interface Config {
   /** Agent actors kept in memory per shard (ENGINE_MAX_ACTORS, internal tuning; default 100 000). */
   readonly engineMaxActors: number;
   /**
+   * PostgreSQL connections of the main thread's pool, per database (DATABASE_POOL_SIZE; default
+   * 10; opened on demand). The webhook dispatcher's pool takes at most 4 of the same size.
+   */
+  readonly databasePoolSize: number;
+  /**
+   * PostgreSQL connections of each shard worker, per database (ENGINE_POOL_SIZE; default 4; opened
+   * at start). A process holds about DATABASE_POOL_SIZE x 2 + WORKERS x ENGINE_POOL_SIZE x 2 + 10.
+   */
+  readonly enginePoolSize: number;
+  /**
    * Estimated bytes of the agent actors kept per shard (ENGINE_MAX_ACTOR_BYTES, internal tuning;
    * default 1 GiB). Least recently used actors beyond either bound are rebuilt from the database.
    */
@@ -284,6 +294,8 @@ export function loadConfig(env: Env): Config {
     holdExpirySweepMs: int(env, 'HOLD_EXPIRY_SWEEP_MS', 5_000, 50, 3_600_000),
     clientTenancy: bool(env, 'CLIENT_TENANCY', false),
     engineMaxActors: int(env, 'ENGINE_MAX_ACTORS', 100_000, 1, 100_000_000),
+    databasePoolSize: int(env, 'DATABASE_POOL_SIZE', 10, 1, 1_000),
+    enginePoolSize: int(env, 'ENGINE_POOL_SIZE', 4, 1, 100),
     engineMaxActorBytes: int(env, 'ENGINE_MAX_ACTOR_BYTES', 1024 * 1024 * 1024, 65_536, 1024 ** 4),
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 1_000, 600_000),
     secretsKey,

@@ -51,7 +51,10 @@ export async function startEvents(
     : { live: open(dbs.urls.live, 1), sandbox: open(dbs.urls.sandbox, 1) };
   const dispatchSql: Record<Environment, Sql> = dbs.embedded
     ? { live: dbs.live, sandbox: dbs.sandbox }
-    : { live: open(dbs.urls.live, 4), sandbox: open(dbs.urls.sandbox, 4) };
+    : {
+        live: open(dbs.urls.live, Math.min(4, config.databasePoolSize)),
+        sandbox: open(dbs.urls.sandbox, Math.min(4, config.databasePoolSize)),
+      };
   const bus: EventBus =
     config.natsUrl === null
       ? new InProcessBus()

@@ -1,21 +1,29 @@
 // The source text of JSON numbers in a request body. JSON.parse turns `1e-7` or `10.50` into
 // binary floats, which lose what the client wrote; an amount must be read from what was written.
-// Only amounts that arrived as JSON numbers pay for this second, lossless parse of the raw body
-// (string amounts, the common case, never do); the parse is kept per body, so several amounts of
-// one request share it.
-import { isLosslessNumber, parse } from 'lossless-json';
+// Only amounts that arrived as JSON numbers pay for this second parse of the raw body (string
+// amounts, the common case, never do): its reviver receives each number's source text
+// (`context.source`, JSON.parse source text access, Node 22), kept in place of the number. The
+// parse is kept per body, so several amounts of one request share it. A repeated key keeps the
+// last value, as the first parse did.
 import { expandNumberText } from '../domain/money.js';
 import type { RequestContext } from './types.js';
 
-const parsed = new WeakMap<Buffer, unknown>();
-// JSON.parse semantics for a repeated key: the last one wins (lossless-json throws by default).
-const OPTIONS = { onDuplicateKey: (info: { newValue: unknown }) => info.newValue };
+/** A JSON number as written in the body. */
+class NumberSource {
+  constructor(readonly text: string) {}
+}
 
-function lossless(rawBody: Buffer): unknown {
+type SourceReviver = (key: string, value: unknown, context: { source?: string }) => unknown;
+const keepNumberSource: SourceReviver = (_key, value, context) =>
+  typeof value === 'number' && context.source !== undefined ? new NumberSource(context.source) : value;
+
+const parsed = new WeakMap<Buffer, unknown>();
+
+function withSources(rawBody: Buffer): unknown {
   let doc = parsed.get(rawBody);
   if (doc === undefined) {
     try {
-      doc = parse(rawBody.toString('utf8'), null, OPTIONS);
+      doc = JSON.parse(rawBody.toString('utf8'), keepNumberSource as (key: string, value: unknown) => unknown);
     } catch {
       doc = null;
     }
@@ -26,12 +34,12 @@ function lossless(rawBody: Buffer): unknown {
 
 /** The source text of the JSON number at `path` of the body (e.g. "1e-7"); null if there is none. */
 export function numberSourceText(rawBody: Buffer, path: readonly string[]): string | null {
-  let node = lossless(rawBody);
+  let node = withSources(rawBody);
   for (const key of path) {
-    if (node === null || typeof node !== 'object' || Array.isArray(node)) return null;
+    if (node === null || typeof node !== 'object' || Array.isArray(node) || node instanceof NumberSource) return null;
     node = (node as Record<string, unknown>)[key];
   }
-  return isLosslessNumber(node) ? node.value : null;
+  return node instanceof NumberSource ? node.text : null;
 }
 
 /**

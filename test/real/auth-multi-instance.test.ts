@@ -4,7 +4,7 @@
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertPrincipalRow, issuePrincipalKey, provisionClient } from '../fixtures/provision.js';
-import { request, startTestServer, type TestServer } from '../helpers/server.js';
+import { request, startTestServer, TEST_POOLS, type TestServer } from '../helpers/server.js';
 import { deleteStream, ownStream } from './support/nats-stream.js';
 
 const DIST = new URL(`../../${process.env.DIST_DIR ?? 'dist'}/src/`, import.meta.url).href;
@@ -25,6 +25,7 @@ beforeAll(async () => {
       PORT: '0',
       LOG_LEVEL: 'silent',
       WORKERS: '1',
+      ...TEST_POOLS,
       ADMIN_KEY: a.adminKey,
       DATABASE_URL: a.dbUrls.live,
       SANDBOX_DATABASE_URL: a.dbUrls.sandbox,

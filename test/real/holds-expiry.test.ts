@@ -10,7 +10,7 @@ import postgres from 'postgres';
 import { afterAll, describe, expect, it } from 'vitest';
 import { authorizeBody, relaxRateGates } from '../engine/support.js';
 import { insertPrincipalRow, issuePrincipalKey, provisionClient } from '../fixtures/provision.js';
-import { PG_BASE_URL, request } from '../helpers/server.js';
+import { PG_BASE_URL, request, TEST_POOLS } from '../helpers/server.js';
 
 const DIST = new URL(`../../${process.env.DIST_DIR ?? 'dist'}/src/`, import.meta.url).href;
 const { startApp } = (await import(`${DIST}app/app.js`)) as typeof import('../../dist/src/app/app.js');
@@ -30,6 +30,7 @@ function start() {
       DATABASE_URL: `${PG_BASE_URL}/${name}`,
       LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
       WORKERS: '2',
+      ...TEST_POOLS,
       RATE_LIMIT_REQUESTS_PER_SECOND: '0',
       RATE_LIMIT_CLIENT_REQUESTS_PER_SECOND: '0',
       HOLD_EXPIRY_SWEEP_MS: '200',

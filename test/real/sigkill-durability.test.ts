@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
 import { afterAll, describe, expect, it } from 'vitest';
 import { authorize, authorizeBody, type EngineFixture, relaxRateGates, setup } from '../engine/support.js';
-import { PG_BASE_URL } from '../helpers/server.js';
+import { PG_BASE_URL, TEST_POOLS } from '../helpers/server.js';
 
 const MAIN = fileURLToPath(new URL(`../../${process.env.DIST_DIR ?? 'dist'}/src/main.js`, import.meta.url));
 const dbName = `t_kill_${randomBytes(5).toString('hex')}`;
@@ -40,6 +40,7 @@ async function spawnServer(): Promise<{ url: string; adminKey: string }> {
       ADMIN_KEY: adminKey,
       LOG_LEVEL: 'silent',
       WORKERS: '2',
+      ...TEST_POOLS,
       WEBHOOK_URL_POLICY: 'any',
       NATS_URL: '',
       // Load from one key: rate limits off.

@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { envelope, insertOutbox } from '../fixtures/outbox.js';
 import { insertPrincipalRow, issuePrincipalKey, provisionClient } from '../fixtures/provision.js';
 import { startReceiver } from '../fixtures/webhook-receiver.js';
-import { PG_BASE_URL, request } from '../helpers/server.js';
+import { PG_BASE_URL, request, TEST_POOLS } from '../helpers/server.js';
 
 const DIST = new URL(`../../${process.env.DIST_DIR ?? 'dist'}/src/`, import.meta.url).href;
 const { startApp } = (await import(`${DIST}app/app.js`)) as typeof import('../../src/app/app.js');
@@ -23,6 +23,7 @@ const env = {
   DATA_DIR: dataDir,
   LOG_LEVEL: 'silent',
   WORKERS: '1',
+  ...TEST_POOLS,
   ADMIN_KEY: adminKey,
   DATABASE_URL: `${PG_BASE_URL}/${dbName}`,
   WEBHOOK_URL_POLICY: 'any',

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import postgres from 'postgres';
 import type { RunningApp } from '../../../src/app/app.js';
 import { addAgentWithMandate, relaxRateGates, setup } from '../../engine/support.js';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
+import { startTestServer, TEST_POOLS, type TestServer } from '../../helpers/server.js';
 import { authorizeBody } from '../../ops/support.js';
 
 const DIST = new URL(`../../../${process.env.DIST_DIR ?? 'dist'}/src/`, import.meta.url).href;
@@ -34,6 +34,7 @@ export async function startOn(databaseUrl: string, env: Record<string, string> =
       DATA_DIR: dataDir,
       LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
       WORKERS: '2',
+      ...TEST_POOLS,
       DATABASE_URL: databaseUrl,
       // Load from one key: rate limits off.
       RATE_LIMIT_REQUESTS_PER_SECOND: '0',

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
-import { PG_BASE_URL } from '../../helpers/server.js';
+import { PG_BASE_URL, TEST_POOLS } from '../../helpers/server.js';
 import { MAIN_JS } from './drill.js';
 
 export interface ServiceProcess {
@@ -37,6 +37,7 @@ export async function startServiceProcess(env: Record<string, string> = {}): Pro
       DATA_DIR: dataDir,
       DATABASE_URL: databaseUrl,
       WORKERS: '2',
+      ...TEST_POOLS,
       LOG_LEVEL: 'info',
       // Load from one key: rate limits off.
       RATE_LIMIT_REQUESTS_PER_SECOND: '0',
