@@ -41,6 +41,15 @@ describe('GET /metrics', () => {
     expectEnvelope(await request(server, 'GET', '/metrics', { adminKey: 'x'.repeat(32) }), 403, 'forbidden');
   });
 
+  it('carries the standard nodejs_version_info of the Node release that runs', async () => {
+    const { status, text } = await scrape();
+    expect(status).toBe(200);
+    const [major, minor, patch] = process.versions.node.split('.');
+    expect(text).toContain(
+      `nodejs_version_info{version="${process.version}",major="${major}",minor="${minor}",patch="${patch}"} 1`,
+    );
+  });
+
   it('is not in the public OpenAPI document', async () => {
     const res = await request<{ paths: Record<string, unknown> }>(server, 'GET', '/api/v1/openapi.json');
     expect(Object.keys(res.body.paths)).not.toContain('/metrics');
