@@ -1,3 +1,5 @@
+import { Temporal } from 'temporal-polyfill';
+
 // UTC calendar arithmetic of the hot path: day and month keys of the running totals, the
 // starts of the day and month the audit totals are read from, and ISO timestamps (isoOf).
 const DAY_MS = 86_400_000;
@@ -60,8 +62,9 @@ export function isoOf(ms: number): string {
 /**
  * The calendar windows the caps count in (docs/holds.md "Windows"), in a Principal's IANA time
  * zone: the starts of the current day, ISO week (Monday), month and year, as ms since the epoch,
- * and the start of the next day (until which the answer holds). Keys of the running totals are
- * these starts.
+ * and the start of the next day (until which the answer holds). Each starts at the first instant
+ * of its local date: 01:00 on a day whose midnight the clocks skip, the first 00:00 on a day whose
+ * midnight comes twice. Keys of the running totals are these starts.
  */
 export interface Windows {
   readonly day: number;
@@ -71,27 +74,8 @@ export interface Windows {
   readonly nextDay: number;
 }
 
-const formatters = new Map<string, Intl.DateTimeFormat>();
 /** Per time zone: the windows of the day last asked for (the hot path asks for the same day over and over). */
 const windowCache = new Map<string, Windows>();
-
-function formatterOf(tz: string): Intl.DateTimeFormat {
-  let f = formatters.get(tz);
-  if (f === undefined) {
-    f = new Intl.DateTimeFormat('en-US', {
-      timeZone: tz,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: 'numeric',
-      second: 'numeric',
-    });
-    formatters.set(tz, f);
-  }
-  return f;
-}
 
 /** True for an IANA time zone name this runtime knows (e.g. Europe/Berlin, UTC). */
 export function isTimeZone(tz: string): boolean {
@@ -102,35 +86,6 @@ export function isTimeZone(tz: string): boolean {
   } catch {
     return false;
   }
-}
-
-/** The wall-clock date of `ms` in `tz`: [year, month 0-11, day, offset ms of the zone at ms]. */
-function localParts(tz: string, ms: number): [number, number, number, number] {
-  const parts = formatterOf(tz).formatToParts(new Date(ms));
-  let y = 0;
-  let mo = 0;
-  let d = 0;
-  let h = 0;
-  let mi = 0;
-  let s = 0;
-  for (const p of parts) {
-    if (p.type === 'year') y = Number(p.value);
-    else if (p.type === 'month') mo = Number(p.value) - 1;
-    else if (p.type === 'day') d = Number(p.value);
-    else if (p.type === 'hour') h = Number(p.value);
-    else if (p.type === 'minute') mi = Number(p.value);
-    else if (p.type === 'second') s = Number(p.value);
-  }
-  const wall = Date.UTC(y, mo, d, h, mi, s);
-  return [y, mo, d, wall - (ms - (((ms % 1000) + 1000) % 1000))];
-}
-
-/** The instant local midnight of (y, m, d) happens in `tz`. */
-function localMidnight(tz: string, y: number, m: number, d: number): number {
-  const guess = Date.UTC(y, m, d);
-  const first = guess - (localParts(tz, guess)[3] as number);
-  // Across an offset change the offset at the guess may differ from the one at the answer.
-  return guess - (localParts(tz, first)[3] as number);
 }
 
 export function windowsOf(tz: string, ms: number): Windows {
@@ -149,16 +104,16 @@ export function windowsOf(tz: string, ms: number): Windows {
       nextDay: day + DAY_MS,
     };
   } else {
-    const [y, m, d] = localParts(tz, ms);
-    const dow = (new Date(Date.UTC(y, m, d)).getUTCDay() + 6) % 7;
-    const monday = new Date(Date.UTC(y, m, d - dow));
-    const next = new Date(Date.UTC(y, m, d + 1));
+    // Temporal's startOfDay() is the first instant of a local date (ECMA-262 Temporal): the end
+    // of the jump on a skipped midnight, the first 00:00 of a repeated one, the next date's start
+    // for a date the zone skipped entirely. Date arithmetic on the wall clock, then startOfDay.
+    const now = Temporal.Instant.fromEpochMilliseconds(ms).toZonedDateTimeISO(tz);
     w = {
-      day: localMidnight(tz, y, m, d),
-      week: localMidnight(tz, monday.getUTCFullYear(), monday.getUTCMonth(), monday.getUTCDate()),
-      month: localMidnight(tz, y, m, 1),
-      year: localMidnight(tz, y, 0, 1),
-      nextDay: localMidnight(tz, next.getUTCFullYear(), next.getUTCMonth(), next.getUTCDate()),
+      day: now.startOfDay().epochMilliseconds,
+      week: now.subtract({ days: now.dayOfWeek - 1 }).startOfDay().epochMilliseconds,
+      month: now.with({ day: 1 }).startOfDay().epochMilliseconds,
+      year: now.with({ month: 1, day: 1 }).startOfDay().epochMilliseconds,
+      nextDay: now.add({ days: 1 }).startOfDay().epochMilliseconds,
     };
   }
   windowCache.set(tz, w);
