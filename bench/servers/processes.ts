@@ -3,7 +3,7 @@
 // DATA_DIR) and the bare uWebSockets.js echo server.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -202,8 +202,11 @@ export async function startService(o: ServiceOptions): Promise<Started> {
     },
     'service',
   );
-  // Keep draining the child's output so a chatty log never blocks it.
-  child.stdout?.resume();
+  // Keep draining the child's output so a chatty log never blocks it; BENCH_SERVICE_LOG=<file>
+  // keeps it (e.g. with BENCH_SERVER_NODE_OPTIONS=--trace-gc).
+  const keep = process.env.BENCH_SERVICE_LOG;
+  if (keep !== undefined && keep !== '') child.stdout?.pipe(createWriteStream(keep));
+  else child.stdout?.resume();
   child.stderr?.resume();
   return {
     url: `http://127.0.0.1:${port}`,

@@ -61,6 +61,32 @@ export class CredentialAuthenticator implements Authenticator {
   }
 
   /**
+   * True when the request carries a credential this instance already knows to be valid, without
+   * a lookup: the operator key, an API key that authenticated within the last day, or an access
+   * token verified before. A throttled source may still use it (src/auth/failure-guard.ts).
+   */
+  known(ctx: RequestContext, route: RouteDef): boolean {
+    switch (route.auth) {
+      case 'none':
+        return false;
+      case 'admin':
+        return this.#deps.admin.verify(ctx.headers['x-admin-key']);
+      case 'client':
+      case 'principal_key': {
+        const key = ctx.headers['x-api-key'];
+        return key !== undefined && this.#deps.credentials.proven(key);
+      }
+      case 'principal': {
+        const key = ctx.headers['x-api-key'];
+        if (key !== undefined) return this.#deps.credentials.proven(key);
+        const header = ctx.headers.authorization;
+        if (header === undefined || header.slice(0, 7).toLowerCase() !== 'bearer ') return false;
+        return this.#deps.tokens.cached(header.slice(7).trim()) !== undefined;
+      }
+    }
+  }
+
+  /**
    * Resolves a Principal API key (SPEC.md rule 3): the current key, then a previous key in its
    * grace window (both inside findByKey), then, with CLIENT_TENANCY on, a Client key whose
    * Client owns exactly one Principal in that environment. Also used by the token endpoint. When

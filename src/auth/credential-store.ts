@@ -109,6 +109,12 @@ export function tokenKeyLive(cred: ResolvedCredential, kh: string | undefined, n
 export class CredentialStore {
   readonly #dbs: Databases;
   readonly #cache: LRUCache<string, ResolvedCredential>;
+  /**
+   * Keys (by the cache key of their hash) that authenticated on this instance within the last
+   * day: what the failed-authentication throttle lets through from a throttled address (see
+   * `proven`). Never a verdict: whatever it lets through is authenticated as any request is.
+   */
+  readonly #proven = new LRUCache<string, true>({ max: 100_000, ttl: 86_400_000 });
   /** Lookups on a cache miss fail at once while their database is known to be away. */
   readonly #availability: Readonly<Record<Environment, Availability>> = {
     live: new Availability(),
@@ -166,7 +172,21 @@ export class CredentialStore {
       this.#cache.delete(cacheKey);
       return { rejected: cred.viaPrevious ? 'rotated_out' : 'expired', credentialId: cred.id };
     }
-    return timingSafeEqual(cred.hash, hash) ? cred : UNKNOWN;
+    if (!timingSafeEqual(cred.hash, hash)) return UNKNOWN;
+    this.#proven.set(cacheKey, true);
+    return cred;
+  }
+
+  /**
+   * True when this key authenticated on this instance within the last day, from any address:
+   * a throttled source may still use it (src/auth/failure-guard.ts). No database lookup, so a
+   * guesser learns nothing and costs nothing; a key that was revoked since is refused by the
+   * authentication that follows.
+   */
+  proven(rawKey: string): boolean {
+    const env = keyEnvironment(rawKey);
+    if (env === null) return false;
+    return this.#proven.has(`k:${env}:${hashKey(rawKey).toString('base64')}`);
   }
 
   /** The active credential with this id in `env` (access tokens check it on every use). */

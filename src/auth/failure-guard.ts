@@ -5,8 +5,13 @@
 //   with the source address, the route template and the failure class; never the key.
 // - A source (client address as resolved through TRUSTED_PROXIES; an IPv6 address counts as
 //   its /64, which one host usually holds whole) with AUTH_FAILURE_LIMIT failures within
-//   AUTH_FAILURE_WINDOW_SECONDS gets 429 rate_limited with Retry-After on every authenticated
-//   request until the window ends, before any key is looked up. Counts are per instance.
+//   AUTH_FAILURE_WINDOW_SECONDS gets 429 rate_limited with Retry-After until the window ends,
+//   before any key is looked up: the throttle refuses guesses, not customers, so a credential
+//   this instance already knows to be valid (the operator key, an API key that authenticated
+//   here within the last day from any address, an access token verified before) still goes on
+//   to be authenticated. One tenant's wrong keys behind a shared address (a cloud NAT) do not
+//   lock out the others; an unknown or failing key gets 429 with no lookup, so guessing stays
+//   as slow as before. Counts are per instance.
 // - A rejection is answered no sooner than AUTH_REJECT_MIN_MS after the request arrived,
 //   whatever the reason: an unknown key (one database lookup), a revoked key (the same lookup,
 //   a row found) and a key of the wrong plane (served from the cache, no lookup) are
@@ -89,8 +94,11 @@ export class AuthFailureGuard {
     this.#windows = new LRUCache({ max: options.maxTrackedSources ?? 100_000 });
   }
 
-  /** Throws 429 rate_limited with Retry-After when `ip`'s source is throttled. */
-  check(ip: string): void {
+  /**
+   * Throws 429 rate_limited with Retry-After when `ip`'s source is throttled, unless `known()`
+   * says the request carries a credential already known to be valid (asked only then).
+   */
+  check(ip: string, known?: () => boolean): void {
     if (this.#blocked.size === 0) return;
     const source = sourceOf(ip);
     const until = this.#blocked.get(source);
@@ -100,6 +108,7 @@ export class AuthFailureGuard {
       this.#blocked.delete(source);
       return;
     }
+    if (known?.() === true) return;
     const retryAfter = Math.max(1, Math.ceil((until - now) / 1000));
     throw new ApiError(
       'rate_limited',
@@ -158,18 +167,23 @@ export class AuthFailureGuard {
  * Wraps the authenticator the edge calls: a throttled source is refused before any lookup,
  * and every failure goes through the guard (log, count, uniform rejection time).
  */
+/** An authenticator that can tell, without a lookup, a credential it already knows to be valid. */
+export interface KnowingAuthenticator extends Authenticator {
+  known(ctx: RequestContext, route: RouteDef): boolean;
+}
+
 export class GuardedAuthenticator implements Authenticator {
-  readonly #inner: Authenticator;
+  readonly #inner: KnowingAuthenticator;
   readonly #guard: AuthFailureGuard;
 
-  constructor(inner: Authenticator, guard: AuthFailureGuard) {
+  constructor(inner: KnowingAuthenticator, guard: AuthFailureGuard) {
     this.#inner = inner;
     this.#guard = guard;
   }
 
   async authenticate(ctx: RequestContext, route: RouteDef): Promise<AuthContext | null> {
     if (route.auth === 'none') return null;
-    this.#guard.check(ctx.ip);
+    this.#guard.check(ctx.ip, () => this.#inner.known(ctx, route));
     try {
       return await this.#inner.authenticate(ctx, route);
     } catch (err) {

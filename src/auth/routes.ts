@@ -28,7 +28,11 @@ export function authRoutes(auth: AuthRuntime, tokenTtlSeconds: number): RouteDef
         if (body.grant_type !== 'client_credentials') throw new ApiError('unsupported_grant_type');
         // A client secret is a credential like any other: throttled, logged and rejected in
         // uniform time on failure (failure-guard.ts).
-        auth.guard.check(ctx.ip);
+        // A key that authenticated here recently still gets its token from a throttled address.
+        auth.guard.check(ctx.ip, () => {
+          const [, secret] = clientCredentials(ctx, body);
+          return secret !== null && auth.credentials.proven(secret);
+        });
         try {
           return await issueToken(auth, tokenTtlSeconds, ctx, body);
         } catch (err) {
