@@ -23,12 +23,16 @@ export interface ServiceProcess {
   cleanup(): Promise<void>;
 }
 
-export async function startServiceProcess(env: Record<string, string> = {}): Promise<ServiceProcess> {
+export async function startServiceProcess(
+  env: Record<string, string> = {},
+  /** Node options before the entry point, e.g. ['--import', <a preload of the test's>]. */
+  options: { execArgv?: readonly string[] } = {},
+): Promise<ServiceProcess> {
   const name = `drill_${randomBytes(5).toString('hex')}`;
   const databaseUrl = `${PG_BASE_URL}/${name}`;
   const adminKey = `admin_${randomBytes(16).toString('hex')}`;
   const dataDir = mkdtempSync(join(tmpdir(), 'asas-drill-'));
-  const child = spawn(process.execPath, [MAIN_JS], {
+  const child = spawn(process.execPath, [...(options.execArgv ?? []), MAIN_JS], {
     env: {
       PATH: process.env.PATH ?? '',
       PORT: '0',
