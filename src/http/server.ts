@@ -6,6 +6,8 @@
 
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
+// Before uws-pack: the settings its native library reads as it loads.
+import './uws-env.js';
 import * as uWS from 'uws-pack';
 import type { Config } from '../config/config.js';
 import { newId } from '../domain/ids.js';

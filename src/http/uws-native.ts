@@ -7,6 +7,8 @@
 import { createRequire } from 'node:module';
 import { basename, dirname, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+// Before the package loads: the settings its native library reads as it loads.
+import './uws-env.js';
 
 const require = createRequire(import.meta.url);
 
