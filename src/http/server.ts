@@ -306,6 +306,7 @@ export class HttpServer {
         // clone that carries it to its shard worker, and failed every request of that batch,
         // other tenants' too, with the safe decision. Refused here, naming the field.
         if (jsonTextDeeperThan(ctx.rawBody, MAX_JSON_DEPTH)) assertStorable(ctx.body);
+        assertOwnPrincipal(ctx);
       }
       if (route.query !== undefined) validate(getValidator(route.query), ctx.query);
       const reply = await route.handler(ctx);
@@ -447,4 +448,21 @@ function duplicateHeader(name: string): ApiError {
   return new ApiError('bad_request', `The request carries more than one ${name} header.`, {
     details: [{ field: name, code: 'duplicate_header', message: 'must appear at most once' }],
   });
+}
+
+/**
+ * One rule for ids in bodies: a body may name only the Principal that the path names or, where
+ * the path names none, the Principal whose credential calls (docs/auth.md "Ids in bodies").
+ * Naming another is refused 403 forbidden before the handler runs, on every route alike; naming
+ * the same one (a GET answer sent back as a PUT body) is accepted.
+ */
+function assertOwnPrincipal(ctx: RequestContext): void {
+  const body = ctx.body;
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return;
+  const named = (body as Record<string, unknown>).principal_id;
+  if (named === undefined) return;
+  const own = ctx.params.principal_id ?? (ctx.auth?.kind === 'principal' ? ctx.auth.principalId : undefined);
+  if (own !== undefined && named !== own) {
+    throw new ApiError('forbidden', "principal_id must be the caller's own Principal.");
+  }
 }
