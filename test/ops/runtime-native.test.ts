@@ -46,6 +46,30 @@ function run(
   });
 }
 
+/**
+ * A directory with the built service beside a node_modules whose uws-pack is a stand-in with
+ * `index` as its entry point; every other package is the real one.
+ */
+function serviceWithFakeUws(prefix: string, index: string): string {
+  const root = mkdtempSync(join(tmpdir(), prefix));
+  const realModules = join(ROOT, 'node_modules');
+  const modules = join(root, 'node_modules');
+  mkdirSync(modules);
+  for (const entry of readdirSync(realModules)) {
+    if (entry !== 'uws-pack') symlinkSync(join(realModules, entry), join(modules, entry));
+  }
+  const fake = join(modules, 'uws-pack');
+  mkdirSync(fake);
+  writeFileSync(
+    join(fake, 'package.json'),
+    JSON.stringify({ name: 'uws-pack', version: '0.0.0', type: 'module', exports: { import: './index.mjs' } }),
+  );
+  writeFileSync(join(fake, 'index.mjs'), index);
+  symlinkSync(new URL('..', DIST).pathname, join(root, 'dist'));
+  symlinkSync(join(ROOT, 'package.json'), join(root, 'package.json'));
+  return root;
+}
+
 describe('the runtime', () => {
   it('the test runner runs on the pinned Node 22', () => {
     expect(process.version).toBe(`v${PINNED_NODE}`);
@@ -125,26 +149,11 @@ describe('uWebSockets.js native build', () => {
   it('start-up refuses a uWebSockets.js package that throws when no native build loads, with one line and exit 2', async () => {
     // The built service beside a node_modules whose uws-pack throws on import, as it does on a
     // Node it has no build for; every other package is the real one.
-    const root = mkdtempSync(join(tmpdir(), 'asas-uws-throws-'));
+    const thrown =
+      'This version of uWS.js supports only Node.js versions 18, 20, 21 and 22 on (glibc) Linux.\n\n' +
+      "Error: Cannot find module './bin/uws_linux_x64_137.node'";
+    const root = serviceWithFakeUws('asas-uws-throws-', `throw new Error(${JSON.stringify(thrown)});\n`);
     try {
-      const realModules = join(ROOT, 'node_modules');
-      const modules = join(root, 'node_modules');
-      mkdirSync(modules);
-      for (const entry of readdirSync(realModules)) {
-        if (entry !== 'uws-pack') symlinkSync(join(realModules, entry), join(modules, entry));
-      }
-      const fake = join(modules, 'uws-pack');
-      mkdirSync(fake);
-      writeFileSync(
-        join(fake, 'package.json'),
-        JSON.stringify({ name: 'uws-pack', version: '0.0.0', type: 'module', exports: { import: './index.mjs' } }),
-      );
-      const thrown =
-        'This version of uWS.js supports only Node.js versions 18, 20, 21 and 22 on (glibc) Linux.\n\n' +
-        "Error: Cannot find module './bin/uws_linux_x64_137.node'";
-      writeFileSync(join(fake, 'index.mjs'), `throw new Error(${JSON.stringify(thrown)});\n`);
-      symlinkSync(new URL('..', DIST).pathname, join(root, 'dist'));
-      symlinkSync(join(ROOT, 'package.json'), join(root, 'package.json'));
       const dataDir = join(root, 'data');
       const { code, stderr } = await run(
         { PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'silent' },
@@ -163,24 +172,9 @@ describe('uWebSockets.js native build', () => {
   });
 
   it('start-up refuses a uWebSockets.js package that loads without a native build', async () => {
-    const root = mkdtempSync(join(tmpdir(), 'asas-uws-js-'));
+    // A JavaScript imitation: imports fine, loads no .node file.
+    const root = serviceWithFakeUws('asas-uws-js-', 'export const App = () => ({});\n');
     try {
-      const realModules = join(ROOT, 'node_modules');
-      const modules = join(root, 'node_modules');
-      mkdirSync(modules);
-      for (const entry of readdirSync(realModules)) {
-        if (entry !== 'uws-pack') symlinkSync(join(realModules, entry), join(modules, entry));
-      }
-      const fake = join(modules, 'uws-pack');
-      mkdirSync(fake);
-      writeFileSync(
-        join(fake, 'package.json'),
-        JSON.stringify({ name: 'uws-pack', version: '0.0.0', type: 'module', exports: { import: './index.mjs' } }),
-      );
-      // A JavaScript imitation: imports fine, loads no .node file.
-      writeFileSync(join(fake, 'index.mjs'), 'export const App = () => ({});\n');
-      symlinkSync(new URL('..', DIST).pathname, join(root, 'dist'));
-      symlinkSync(join(ROOT, 'package.json'), join(root, 'package.json'));
       const { code, stderr } = await run(
         { PORT: '0', DATA_DIR: join(root, 'data'), LOG_LEVEL: 'silent' },
         join(root, 'dist', 'src', 'main.js'),
