@@ -161,6 +161,7 @@ export class CredentialStore {
     const hash = hashKey(rawKey);
     const cacheKey = `k:${env}:${hash.toString('base64')}`;
     let cred = this.#cache.get(cacheKey);
+    const looked = cred === undefined;
     if (cred === undefined) {
       const epoch = this.#epoch;
       const found = await this.#availability[env].run(() => this.#lookupHash(this.#dbs.forEnv(env), env, hash));
@@ -173,7 +174,9 @@ export class CredentialStore {
       return { rejected: cred.viaPrevious ? 'rotated_out' : 'expired', credentialId: cred.id };
     }
     if (!timingSafeEqual(cred.hash, hash)) return UNKNOWN;
-    this.#proven.set(cacheKey, true);
+    // Only after a lookup, not on every cache hit (the /authorize hot path): a key in use is
+    // looked up again at least every cache TTL, which renews it here well within the day.
+    if (looked) this.#proven.set(cacheKey, true);
     return cred;
   }
 
