@@ -218,7 +218,8 @@ export async function startService(o: ServiceOptions): Promise<Started> {
     async stop() {
       const code = await stopChild(child);
       if (o.dataDir === undefined) rmSync(dataDir, { recursive: true, force: true });
-      if (adminUrl !== null && dbName !== null) {
+      // BENCH_KEEP_DATABASE=1 keeps the run's database for inspection (row sizes, plans).
+      if (adminUrl !== null && dbName !== null && process.env.BENCH_KEEP_DATABASE !== '1') {
         const target = socketTarget(adminUrl);
         const sql = postgres(target.url, { ...target.options, max: 1, onnotice: () => {} });
         try {
