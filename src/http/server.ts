@@ -349,7 +349,10 @@ export class HttpServer {
 
   #write(res: uWS.HttpResponse, ctx: RequestContext, pending: Pending, reply: Reply): void {
     if (pending.aborted || pending.done) return;
-    const body = reply.rawJson ?? (reply.body === undefined || reply.status === 204 ? '' : JSON.stringify(reply.body));
+    const body =
+      reply.rawBytes ??
+      reply.rawJson ??
+      (reply.body === undefined || reply.status === 204 || reply.status === 304 ? '' : JSON.stringify(reply.body));
     res.cork(() => {
       res.writeStatus(STATUS_TEXT[reply.status] ?? String(reply.status));
       if (body.length > 0 && reply.headers?.['content-type'] === undefined) {
@@ -358,7 +361,9 @@ export class HttpServer {
       res.writeHeader('x-request-id', ctx.requestId);
       if (reply.headers !== undefined) for (const k in reply.headers) res.writeHeader(k, reply.headers[k] as string);
       // While draining, the answer closes its connection: the client sends nothing more on it.
-      res.end(body, this.#draining);
+      // A 304 has no body and no Content-Length of its own (RFC 9110 15.4.5).
+      if (reply.status === 304 && !this.#draining) res.endWithoutBody();
+      else res.end(body, this.#draining);
     });
     this.#finish(pending, ctx.method, reply.status);
     if (this.#deps.log.isLevelEnabled('debug')) {

@@ -45,6 +45,8 @@ export interface Reply {
   /** JSON-serialised unless it is a string already serialised by the handler (rawJson). */
   body?: unknown;
   rawJson?: string;
+  /** A body already encoded (e.g. a gzip-compressed asset), sent as these bytes. */
+  rawBytes?: Uint8Array;
   headers?: Record<string, string>;
 }
 

@@ -1,7 +1,9 @@
 // GET /docs in a real headless browser (Debian's chromium driven by playwright-core): the
 // page renders the reference from /api/v1/openapi.json with no request leaving the service,
 // and shows every public endpoint of the OpenAPI document. `npm test` installs chromium when missing.
+import { gunzipSync } from 'node:zlib';
 import { type Browser, chromium } from 'playwright-core';
+import { request as undiciRequest } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
@@ -69,5 +71,69 @@ describe('GET /docs', () => {
     expect(other.status).toBe(404);
     const traversal = await fetch(`${server.url}/docs/assets/..%2F..%2Fpackage.json`);
     expect(traversal.status).toBe(404);
+  });
+});
+
+describe('GET /docs is bounded: cached, compressed, limited per address', () => {
+  /** One GET with undici's request, which leaves the body as sent (fetch would decompress it). */
+  async function raw(
+    target: TestServer,
+    path: string,
+    headers: Record<string, string> = {},
+  ): Promise<{ status: number; headers: Record<string, string>; body: Buffer }> {
+    const res = await undiciRequest(target.url + path, { headers });
+    const body = Buffer.from(await res.body.arrayBuffer());
+    return { status: res.statusCode, headers: res.headers as Record<string, string>, body };
+  }
+
+  it('answers a repeat with If-None-Match 304 and no body, and the bundle gzip-compressed to who accepts it', async () => {
+    const path = '/docs/assets/swagger-ui-bundle.js';
+    const plain = await raw(server, path);
+    expect(plain.status).toBe(200);
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(plain.headers['cache-control']).toBe('public, max-age=86400');
+    const etag = plain.headers.etag as string;
+    expect(etag).toMatch(/^"[A-Za-z0-9_-]{27}"$/);
+
+    const zipped = await raw(server, path, { 'accept-encoding': 'br, gzip;q=0.8' });
+    expect(zipped.status).toBe(200);
+    expect(zipped.headers['content-encoding']).toBe('gzip');
+    expect(zipped.headers.etag).toBe(etag);
+    expect(zipped.body.length).toBeLessThan(plain.body.length / 2);
+    expect(gunzipSync(zipped.body).equals(plain.body)).toBe(true);
+
+    const refused = await raw(server, path, { 'accept-encoding': 'gzip;q=0' });
+    expect(refused.headers['content-encoding']).toBeUndefined();
+    expect(refused.body.equals(plain.body)).toBe(true);
+
+    for (const tag of [etag, `W/${etag}`, `"other", ${etag}`]) {
+      const again = await raw(server, path, { 'if-none-match': tag });
+      expect(again.status, tag).toBe(304);
+      expect(again.body.length).toBe(0);
+    }
+    const stale = await raw(server, path, { 'if-none-match': '"not-it"' });
+    expect(stale.status).toBe(200);
+    expect(stale.body.equals(plain.body)).toBe(true);
+  });
+
+  it('refuses an address past 60 requests at once with 429, while another address and /health go on', async () => {
+    const own = await startTestServer({ TRUSTED_PROXIES: '127.0.0.1/32' });
+    try {
+      const from = (ip: string) => raw(own, '/docs/assets/swagger-ui.css', { 'x-forwarded-for': ip });
+      const statuses: number[] = [];
+      for (let i = 0; i < 80; i++) statuses.push((await from('203.0.113.7')).status);
+      const firstRefusal = statuses.indexOf(429);
+      // 60 at once, plus what 20/s refilled while they went.
+      expect(firstRefusal).toBeGreaterThanOrEqual(60);
+      expect(firstRefusal).toBeLessThan(80);
+      const refused = await from('203.0.113.7');
+      expect(refused.status).toBe(429);
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+      expect(JSON.parse(refused.body.toString('utf8')).error).toBe('rate_limited');
+      expect((await from('198.51.100.9')).status).toBe(200);
+      expect((await raw(own, '/health', { 'x-forwarded-for': '203.0.113.7' })).status).toBe(200);
+    } finally {
+      await own.close();
+    }
   });
 });
