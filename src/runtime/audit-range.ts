@@ -1,11 +1,68 @@
 // Reading a Principal's own audit rows of [from, to) oldest first, bounded per call in rows and
 // in time, with a cursor to go on where a call stopped (the backtest and the shadow report).
 // Rows are read in chunks on the (principal_id, created_at, id) index of migration 0240.
+//
+// These scans run on the thread that also answers every tenant's /authorize, so they are bounded
+// three ways besides rows and time per call (issue: 128 backtests in flight from one sandbox key
+// turned 2-3% of another tenant's live purchases into DECLINE system_unavailable): at most one
+// scan in flight per Principal, at most HEAVY_READS_LIVE scans of live Principals and
+// HEAVY_READS_SANDBOX of sandbox ones per instance (429 rate_limited with Retry-After past
+// either), and chunks of CHUNK_ROWS rows with a turn of the event loop between them, so no
+// chunk holds the thread for long.
+import type { Environment } from '../auth/types.js';
+import { ApiError } from '../errors/registry.js';
 import { decodeCursor, encodeCursor } from '../http/cursor.js';
 import type { Sql } from '../storage/db.js';
 
-/** Rows read per query. */
-const CHUNK_ROWS = 1000;
+/** Rows read per query (and replayed before the event loop gets a turn). */
+const CHUNK_ROWS = 250;
+/** Scans in flight per instance for live Principals, and for sandbox ones (never more than live). */
+export const HEAVY_READS_LIVE = 2;
+export const HEAVY_READS_SANDBOX = 1;
+
+/**
+ * The bound on scans in flight: one per Principal, HEAVY_READS_LIVE / HEAVY_READS_SANDBOX per
+ * instance. `run` refuses at once (429 rate_limited, Retry-After: 1) rather than queue: a queued
+ * scan would hold its caller's connection and memory while others' work waits behind it.
+ */
+export class HeavyReads {
+  readonly #principals = new Set<string>();
+  readonly #inFlight: Record<Environment, number> = { live: 0, sandbox: 0 };
+  readonly #limits: Record<Environment, number>;
+
+  constructor(limits: Record<Environment, number> = { live: HEAVY_READS_LIVE, sandbox: HEAVY_READS_SANDBOX }) {
+    this.#limits = limits;
+  }
+
+  async run<T>(env: Environment, principalId: string, work: () => Promise<T>): Promise<T> {
+    const key = `${env}:${principalId}`;
+    if (this.#principals.has(key)) {
+      throw new ApiError(
+        'rate_limited',
+        'A backtest or shadow report of this Principal is still running; retry after it.',
+        {
+          headers: { 'retry-after': '1' },
+        },
+      );
+    }
+    if (this.#inFlight[env] >= this.#limits[env]) {
+      throw new ApiError('rate_limited', 'Too many backtests and shadow reports are running; retry shortly.', {
+        headers: { 'retry-after': '1' },
+      });
+    }
+    this.#principals.add(key);
+    this.#inFlight[env]++;
+    try {
+      return await work();
+    } finally {
+      this.#principals.delete(key);
+      this.#inFlight[env]--;
+    }
+  }
+}
+
+/** The instance's bound (one service per process). */
+export const heavyReads = new HeavyReads();
 /** Wall time a call reads and replays for before it stops and hands back a cursor. */
 export const RANGE_TIME_BUDGET_MS = 2000;
 export const RANGE_DEFAULT_ROWS = 5000;
@@ -67,6 +124,8 @@ export async function scanRange(sql: Sql, q: RangeQuery, each: (row: RangeRow) =
       limit ${want + 1}`;
     const page = chunk.length > want ? chunk.slice(0, want) : chunk;
     for (const row of page) each(row);
+    // A turn of the event loop between chunks: decisions waiting on this thread go first.
+    await new Promise<void>((resolve) => setImmediate(resolve));
     rows += page.length;
     const last = page[page.length - 1];
     if (chunk.length <= want || last === undefined) return { rows, next_cursor: null, stopped: 'complete' };
