@@ -137,6 +137,7 @@ export async function startApp(config: Config, options: { log?: Logger } = {}): 
       dbs,
       log,
       onDecision: (decision, gates, seconds) => metrics.decision(decision, gates, seconds),
+      onDryRun: (disclosure) => metrics.dryRuns.labels(disclosure).inc(),
     }),
   );
   routes.push(...runtimeRoutes(services));

@@ -6,6 +6,8 @@
 // PostgreSQL, which stays the truth. An actor evicted while it still has work in flight stays
 // in memory (#busy) until that work is done, so memory beyond the bounds is only in-flight work.
 //
+// Each request is decided at the time the edge received it, not when the actor gets to it
+// (src/engine/decision-time.ts): a queue behind another tenant's flood makes no burst.
 // A decision updates the state at once (the next decision sees it) and is handed to the group
 // committer; the actor moves on without waiting for the commit, and the answer goes out only
 // once the commit is done. An actor is reloaded (after its in-flight commits have landed, so
@@ -29,6 +31,7 @@ import type { Environment } from '../auth/types.js';
 import { attachReceipt } from '../receipts/attach.js';
 import type { Sql } from '../storage/db.js';
 import type { AuthorizeRequest, BudgetEscrow, DecisionCore, Evaluation } from './contract.js';
+import { decisionTime } from './decision-time.js';
 import { requestFingerprint } from './idempotency.js';
 import type { AuthorizeResult } from './protocol.js';
 import { safeDecision } from './safe-decision.js';
@@ -58,8 +61,10 @@ export interface ActorSystemOptions {
   /** Idempotency keys remembered per actor (older ones are found in the database). */
   readonly keysPerActor: number;
   /**
-   * The engine's clock for decisions and state loads (ms since the epoch; Date.now by default).
-   * The decision core reads no clock of its own: bench/quality replays a day in seconds with it.
+   * The engine's clock for decisions and state loads (ms since the epoch). Absent (the service),
+   * a request is decided at its receive time (src/engine/decision-time.ts) and Date.now() only
+   * bounds it; given (tests, replays), every decision and load is made at this clock's time and
+   * receivedAtMs is not read for it. The decision core reads no clock of its own.
    */
   readonly clock?: () => number;
 }
@@ -318,11 +323,22 @@ export class ActorSystem {
           }
         }
         const escrow = this.#core.escrow;
-        if (
-          escrow !== undefined &&
-          actor.principalId === job.request.principalId &&
-          escrow.need(actor.state, job.request, this.#now()) > 0n
-        ) {
+        const dryRun = job.request.dryRun === true;
+        const need =
+          escrow !== undefined && actor.principalId === job.request.principalId
+            ? escrow.need(actor.state, job.request, this.#decisionTime(actor, job.request))
+            : 0n;
+        if (dryRun && need > 0n) {
+          // A dry run grows no slice and asks no sibling for slack (docs/principal-budget.md):
+          // it reads what the pool could give and answers as if the slice had grown by that.
+          const lent = await this.#poolWouldGive(actor, job.request, need);
+          if (actor.state === null || actor.stale) continue;
+          actor.queue.shift();
+          if (lent === null) job.resolve(safeResult(job.request));
+          else this.#explain(actor, job, lent);
+          continue;
+        }
+        if (need > 0n) {
           // The Principal budget slice cannot cover this request: grow it first (one transaction;
           // off the common path, which spends the slice in memory).
           if (!(await this.#grant(actor, job.request))) {
@@ -334,6 +350,8 @@ export class ActorSystem {
         }
         actor.queue.shift();
         this.#decide(actor, job);
+        // A dry run changed nothing: no upkeep, no top-up of the slice on its account.
+        if (dryRun) continue;
         if (actor.state !== null && this.#core.maintenanceDue?.(actor.state) === true) this.#scheduleUpkeep(actor);
         if (escrow !== undefined && actor.state !== null && escrow.low(actor.state, this.#now())) {
           this.#topUp(actor, job.request);
@@ -388,7 +406,7 @@ export class ActorSystem {
       const lookupKey = key !== null && !actor.keys.has(key) ? key : null;
       let timer: NodeJS.Timeout | undefined;
       try {
-        const loading = this.#stateLoad(actor, db);
+        const loading = this.#stateLoad(actor, db, request);
         const work =
           lookupKey === null
             ? loading.then((state) => ({ state, stored: null }))
@@ -446,10 +464,10 @@ export class ActorSystem {
    * after every request waiting for it gave up (deadline) is adopted all the same while it is
    * current, so the next request finds the actor built.
    */
-  #stateLoad(actor: Actor, db: ShardDatabase): Promise<unknown> {
+  #stateLoad(actor: Actor, db: ShardDatabase, request: AuthorizeRequest): Promise<unknown> {
     if (actor.loading !== null && actor.loadingGeneration === actor.generation) return actor.loading;
     const generation = ++actor.generation;
-    const loading = db.gate.run(() => this.#core.load(db.sql, actor.agentId, (this.#options.clock ?? Date.now)()));
+    const loading = db.gate.run(() => this.#core.load(db.sql, actor.agentId, this.#loadTime(request)));
     actor.loading = loading;
     actor.loadingGeneration = generation;
     loading.then(
@@ -539,7 +557,7 @@ export class ActorSystem {
     actor.fence = request.fence;
     let evaluation: Evaluation;
     try {
-      evaluation = this.#core.evaluate(actor.state, request, (this.#options.clock ?? Date.now)());
+      evaluation = this.#core.evaluate(actor.state, request, this.#decisionTime(actor, request));
     } catch (err) {
       this.#log.error({ err, agent_id: actor.agentId }, 'decision core fault; answering the safe decision');
       markStale(actor);
@@ -566,12 +584,12 @@ export class ActorSystem {
    * this actor's turn (so it sees every decision queued before it). Nothing is signed, recorded
    * or remembered: the idempotency_key is not looked up or kept.
    */
-  #explain(actor: Actor, job: Job): void {
+  #explain(actor: Actor, job: Job, budgetLent = 0n): void {
     const explain = this.#core.explain;
     let response: Record<string, unknown>;
     try {
       if (explain === undefined) throw new Error('the decision core has no dry run');
-      response = explain(actor.state, job.request, (this.#options.clock ?? Date.now)());
+      response = explain(actor.state, job.request, this.#decisionTime(actor, job.request), budgetLent);
     } catch (err) {
       this.#log.error({ err, agent_id: actor.agentId }, 'dry run fault; answering the safe decision');
       job.resolve(safeResult(job.request));
@@ -644,6 +662,31 @@ export class ActorSystem {
   }
 
   /**
+   * The time `request` is decided at (src/engine/decision-time.ts): its receive time at the
+   * edge, clamped to the shard's clock and to the time the actor's state is current to, so a
+   * request that waited in the queue is judged when the agent sent it. An injected clock
+   * (options.clock) decides alone: the receive time is not read.
+   */
+  #decisionTime(actor: Actor, request: AuthorizeRequest): number {
+    const clock = this.#options.clock;
+    if (clock !== undefined) return clock();
+    const core = this.#core;
+    const state = actor.state;
+    const upTo = state === null || core.decidedUpTo === undefined ? Number.NEGATIVE_INFINITY : core.decidedUpTo(state);
+    return decisionTime(request.receivedAtMs, upTo, Date.now());
+  }
+
+  /**
+   * The time a state load started for `request` is built as of: the request's decision time
+   * with nothing folded yet, so the calendar windows the state starts in are not ahead of the
+   * requests queued behind the load (they would be clamped to it, judged as one burst).
+   */
+  #loadTime(request: AuthorizeRequest): number {
+    const clock = this.#options.clock;
+    return clock !== undefined ? clock() : decisionTime(request.receivedAtMs, Number.NEGATIVE_INFINITY, Date.now());
+  }
+
+  /**
    * Runs an escrow transaction (src/engine/pipeline/principal-budget.ts) as in-flight work of
    * the actor, so a reload waits until PostgreSQL holds its outcome. A failure makes the actor
    * reload: the slice is read again from the database, which stays the truth.
@@ -659,6 +702,39 @@ export class ActorSystem {
       },
     );
     return p;
+  }
+
+  /**
+   * For a dry run whose agent's slice cannot cover it: `need` when the Principal's pool has it
+   * to give (read only), else 0n (the dry run then answers principal_budget_exhausted, as the
+   * decision would unless siblings' slack comes back); null when the database could not answer
+   * within the request's deadline (the safe decision).
+   */
+  async #poolWouldGive(actor: Actor, request: AuthorizeRequest, need: bigint): Promise<bigint | null> {
+    const escrow = this.#core.escrow as BudgetEscrow<unknown>;
+    const db = this.#dbs[actor.env];
+    const state = actor.state;
+    if (state === null || !db.breaker.allows(Date.now())) return null;
+    const until =
+      request.receivedAtMs +
+      db.breaker.deadline(this.#options.loadDeadlineMs, this.#options.relaxedLoadDeadlineMs, Date.now());
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(
+          () => reject(Object.assign(new Error('dry-run budget read deadline passed'), { code: DEADLINE })),
+          Math.max(0, until - Date.now()),
+        );
+      });
+      const available = await Promise.race([db.gate.run(() => escrow.available(db.sql, state, this.#now())), timeout]);
+      return available >= need ? need : 0n;
+    } catch (err) {
+      if (isUnavailable(err)) db.breaker.failure(Date.now());
+      this.#log.warn({ err, agent_id: actor.agentId }, 'dry run: cannot read the Principal budget pool');
+      return null;
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /**
@@ -679,7 +755,7 @@ export class ActorSystem {
     for (let attempt = 0; ; attempt++) {
       const state = actor.state;
       if (state === null || actor.stale) return true;
-      const now = this.#now();
+      const now = this.#decisionTime(actor, request);
       const need = escrow.need(state, request, now);
       if (need === 0n) return true;
       if (!db.breaker.allows(Date.now())) return false;

@@ -46,7 +46,11 @@ export interface AuthorizeRequest {
    * 'automatic' (the default, also when absent): an APPROVE is captured at once.
    */
   readonly captureMethod?: 'automatic' | 'manual';
-  /** Date.now() when the edge received the request. */
+  /**
+   * Date.now() when the edge received the request. The engine decides the request at this time
+   * (clamped: src/engine/decision-time.ts), not when its shard gets to it, and counts its
+   * deadlines from it.
+   */
   readonly receivedAtMs: number;
   /**
    * Several instances on one database (src/cluster/): the virtual shard of the agent and the
@@ -137,14 +141,26 @@ export interface Evaluation {
 
 /** The decision logic, called only on the shard thread that owns the agent. */
 export interface DecisionCore<State> {
-  /** Builds an agent's in-memory state from the database; null when the agent does not exist. */
+  /**
+   * Builds an agent's in-memory state from the database as of `nowMs` (its calendar windows,
+   * unexpired mandates and step-ups); null when the agent does not exist.
+   */
   load(sql: Sql, agentId: string, nowMs: number): Promise<State | null>;
   /** The Principal that owns the agent (requests of any other Principal get 404). */
   principalOf(state: State): string;
   /**
+   * The time `state` is current to (its newest decision, or the time it was loaded as of; ms,
+   * -Infinity when neither): the actor decides no request at an earlier time
+   * (src/engine/decision-time.ts). Absent: requests are decided at their receive time, clamped
+   * to the shard's clock only.
+   */
+  decidedUpTo?(state: State): number;
+  /**
    * Decides, and updates the state in memory as if the decision were committed (running
    * totals, velocity, sessions, trust). If the commit then fails the worker drops the state,
-   * so it is rebuilt from the database, which stays the truth.
+   * so it is rebuilt from the database, which stays the truth. `nowMs` is the decision time
+   * (src/engine/decision-time.ts): the gates judge it, and it is the response's timestamp and
+   * the audit row's created_at.
    */
   evaluate(state: State, request: AuthorizeRequest, nowMs: number): Evaluation;
   /**
@@ -152,7 +168,7 @@ export interface DecisionCore<State> {
    * gate's score, threshold and margin, the effective limits and what remains of each cap.
    * Leaves `state` exactly as it was (and every state shared across agents).
    */
-  explain?(state: State, request: AuthorizeRequest, nowMs: number): Record<string, unknown>;
+  explain?(state: State, request: AuthorizeRequest, nowMs: number, budgetLent?: bigint): Record<string, unknown>;
   /**
    * Estimated bytes of memory the state holds (cheap: called after every load and decision);
    * the shard bounds its actor cache by the sum of these as well as by the number of actors.
@@ -192,6 +208,11 @@ export interface BudgetEscrow<State> {
     request: AuthorizeRequest,
     nowMs: number,
   ): Promise<'granted' | 'short' | 'recalled' | 'stale'>;
+  /**
+   * What the Principal's pool has not handed out in the current window (read only: a dry run
+   * answers as if the slice grew by what the pool can give, and grows nothing).
+   */
+  available(sql: Sql, state: State, nowMs: number): Promise<bigint>;
   /** True when the slice ran low after a decision: top it up in the background. */
   low(state: State, nowMs: number): boolean;
   /** Takes the unspent slice out of the state (no decision can spend it any more). */

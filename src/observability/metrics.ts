@@ -87,6 +87,11 @@ export class ServiceMetrics {
     'Authorization decisions answered, by decision and by the first gate fired (none when no gate fired).',
     ['decision', 'gate'],
   );
+  readonly dryRuns = this.registry.counter(
+    'asas_dry_runs_total',
+    "Dry runs of POST /authorize/explain answered, by what they disclosed (full: the Principal's full credential; verdict: a narrower one; refused: over the narrower credentials' dry-run limit).",
+    ['disclosure'],
+  );
   readonly gatesFired = this.registry.counter(
     'asas_gates_fired_total',
     'Gates fired in answered decisions (a decision can fire several), by gate and decision.',

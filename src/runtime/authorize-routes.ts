@@ -22,6 +22,7 @@ import { serverTiming } from '../engine/timing.js';
 import { ApiError, type ErrorDetail } from '../errors/registry.js';
 import { decodeCursor, encodeCursor } from '../http/cursor.js';
 import { amountText } from '../http/json-source.js';
+import { RateLimiter } from '../http/rate-limit.js';
 import { json, type Reply, type RequestContext, type RouteDef } from '../http/types.js';
 import type { Databases, Sql } from '../storage/db.js';
 
@@ -31,7 +32,18 @@ export interface AuthorizeRouteDeps {
   readonly log: Logger;
   /** Called for every answered decision (metrics): its decision, gates and seconds since receipt. */
   readonly onDecision?: (decision: string, gatesFired: readonly string[], seconds: number) => void;
+  /** Called for every dry run (metrics): what it disclosed, or `refused` over the dry-run limit. */
+  readonly onDryRun?: (disclosure: 'full' | 'verdict' | 'refused') => void;
 }
+
+/**
+ * Dry runs of a narrower credential (docs/security.md "Decisions"): even the verdict alone lets
+ * a compromised agent search for the largest amount that passes, so such a credential gets one
+ * dry run a second (ten at once) on its own bucket, besides the /authorize bucket both share.
+ * The full credential is not bound by it.
+ */
+export const NARROW_DRY_RUNS_PER_SECOND = 1;
+export const NARROW_DRY_RUN_BURST = 10;
 
 /** The body as validated by schemas/AuthorizeRequest.json (defaults applied). */
 interface AuthorizeBody {
@@ -245,6 +257,48 @@ function faultEcho(ctx: RequestContext): Pick<AuthorizeRequest, 'agentId' | 'amo
   };
 }
 
+/**
+ * What a dry run may tell its caller (docs/security.md "The dry run"). The margins, scores,
+ * thresholds, caps and limits of POST /authorize/explain would let a compromised agent search
+ * for the largest amount that passes, so only the Principal's full credential (a key or token
+ * without scopes) gets them (`disclosure: "full"`); a narrower credential, such as an agent's
+ * `authorize` key, gets the verdict and its reason codes (`disclosure: "verdict"`).
+ */
+const VERDICT_FIELDS = [
+  'authorization_id',
+  'decision',
+  'reason_codes',
+  'agent_id',
+  'amount',
+  'currency',
+  'dry_run',
+  'processing_time_ms',
+  'timestamp',
+] as const;
+
+export function fullDisclosure(auth: AuthContext | null): boolean {
+  return auth !== null && auth.kind === 'principal' && auth.scopes.length === 0;
+}
+
+/** Keeps each JSON number as its source text (amounts keep their exact digits when written again). */
+const rawNumbers = ((_key: string, value: unknown, context: { source?: string }) =>
+  typeof value === 'number' && context.source !== undefined
+    ? (JSON as unknown as { rawJSON(text: string): unknown }).rawJSON(context.source)
+    : value) as (key: string, value: unknown) => unknown;
+
+function dryRunBody(ctx: RequestContext, rawJson: string): string {
+  // Dry runs are not the hot path: the answer is parsed and written again.
+  const full = JSON.parse(rawJson, rawNumbers) as Record<string, unknown>;
+  if (fullDisclosure(ctx.auth)) {
+    full.disclosure = 'full';
+    return JSON.stringify(full);
+  }
+  const verdict: Record<string, unknown> = {};
+  for (const k of VERDICT_FIELDS) verdict[k] = full[k];
+  verdict.disclosure = 'verdict';
+  return JSON.stringify(verdict);
+}
+
 /** Read paths: a database fault is 503 service_unavailable, not an anonymous 500. */
 async function reading<T>(fn: () => Promise<T>): Promise<T> {
   try {
@@ -260,6 +314,12 @@ export function authorizeRoutes(deps: AuthorizeRouteDeps): RouteDef[] {
   const { engine, log } = deps;
 
   const onDecision = deps.onDecision ?? null;
+  const onDryRun = deps.onDryRun ?? null;
+  const narrowDryRuns = new RateLimiter({
+    requestsPerSecond: NARROW_DRY_RUNS_PER_SECOND,
+    burstRequests: NARROW_DRY_RUN_BURST,
+    policyName: 'dry-run',
+  });
   /**
    * Requests answered by onFault (e.g. at the answer deadline while the handler still runs):
    * the handler's own later answer is dropped by the edge and must not count as a decision.
@@ -275,7 +335,7 @@ export function authorizeRoutes(deps: AuthorizeRouteDeps): RouteDef[] {
     const now = performance.now();
     const ms = now - ctx.startedAt;
     if (!faulted.has(ctx) && !dryRun) onDecision?.(reply.decision, reply.gatesFired, ms / 1000);
-    const rawJson = finishReply(reply, roundMs(ms));
+    const rawJson = dryRun ? dryRunBody(ctx, finishReply(reply, roundMs(ms))) : finishReply(reply, roundMs(ms));
     if (engineAt === 0 || dryRun) {
       return reply.replayed
         ? { status: 200, rawJson, headers: REPLAYED as Record<string, string> }
@@ -345,7 +405,23 @@ export function authorizeRoutes(deps: AuthorizeRouteDeps): RouteDef[] {
       summary:
         'Dry run: the decision /authorize would give now, with each gate score, threshold and margin, the limits and caps (records nothing)',
       fieldErrors: authorizeFieldErrors,
-      handler: (ctx) => authorize(ctx, true),
+      handler: (ctx) => {
+        const full = fullDisclosure(ctx.auth);
+        if (!full) {
+          try {
+            narrowDryRuns.check(principalOf(ctx.auth).credentialId, performance.now());
+          } catch (err) {
+            onDryRun?.('refused');
+            log.info(
+              { request_id: ctx.requestId, credential_id: principalOf(ctx.auth).credentialId },
+              'dry run refused: over the narrower credential dry-run limit',
+            );
+            throw err;
+          }
+        }
+        onDryRun?.(full ? 'full' : 'verdict');
+        return authorize(ctx, true);
+      },
       onFault: (ctx, err) => {
         log.error({ err, request_id: ctx.requestId }, 'explain fault; answering the safe decision');
         const reply = answer(ctx, toReply(safeDecision({ ...faultEcho(ctx), dryRun: true })), true);

@@ -148,6 +148,23 @@ describe('load()', () => {
     expect(confirmed.response.reason_codes).toEqual(['step_up_confirmed']);
   });
 
+  it('rebuilds the time the state is current to from created_at, as the live state counted it', async () => {
+    await seedAgent('agt_time', {});
+    const live = await load('agt_time');
+    // Decided at their receive times (src/engine/decision-time.ts), which become created_at.
+    for (const t of [NOW + 1000, NOW + 1500, NOW + 4000]) {
+      await commit(live, decisionCore.evaluate(live, request({ agentId: 'agt_time', receivedAtMs: t }), t));
+    }
+    expect(live.decidedUpToMs).toBe(NOW + 4000);
+    // Loaded as of an earlier time (the receive time of the request the load is for): the
+    // newest decision's time stands, so no later decision goes back before it.
+    const reloaded = await load('agt_time', NOW + 2000);
+    expect(decisionCore.decidedUpTo?.(reloaded)).toBe(live.decidedUpToMs);
+    expect(reloaded.requests.countSince(NOW + 1500)).toBe(2);
+    // Loaded as of a later time: its calendar windows are that time's, and so is the floor.
+    expect((await load('agt_time', NOW + 9000)).decidedUpToMs).toBe(NOW + 9000);
+  });
+
   it('reads the trust level written by a promotion', async () => {
     await seedAgent('agt_pro', {});
     await sql`update thresholds set overrides = ${sql.json({ verified_min_successful_txns: 2, verified_min_age_hours: 1 })}`;

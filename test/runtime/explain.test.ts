@@ -315,6 +315,96 @@ describe('POST /authorize/explain', () => {
     }
   });
 
+  it('tells a narrower credential the verdict and reason codes only: no score, threshold, margin, cap or limit', async () => {
+    const p = await newPrincipal(server);
+    const agent = await agentWithMandate(p);
+    const full = await explain(p, body(agent, { amount: '99.00' }));
+    expect(full.disclosure).toBe('full');
+    expect(Array.isArray(full.gates) && full.gates.length > 0).toBe(true);
+    expectSchema('ExplainResponse', full);
+
+    // The agent's own key (scope authorize), and a key with every scope listed but not full access.
+    for (const scopes of ['authorize', 'authorize,agents,mandates,thresholds']) {
+      const narrow = await issuePrincipalKey(server, p.principalId, 'live', { scopes });
+      for (const amount of ['99.00', '100.00', '100.01']) {
+        const res = await request(server, 'POST', '/api/v1/authorize/explain', {
+          apiKey: narrow.apiKey,
+          body: body(agent, { amount }),
+        });
+        expect(res.status, res.text).toBe(200);
+        expect(Object.keys(res.body).sort()).toEqual(
+          [
+            'agent_id',
+            'amount',
+            'authorization_id',
+            'currency',
+            'decision',
+            'disclosure',
+            'dry_run',
+            'processing_time_ms',
+            'reason_codes',
+            'timestamp',
+          ].sort(),
+        );
+        expect(res.body).toMatchObject({
+          disclosure: 'verdict',
+          dry_run: true,
+          authorization_id: null,
+          agent_id: agent,
+        });
+        expect(res.text).not.toMatch(/"(margin|threshold|score|remaining|limit|used|gates|caps|limits)"/);
+        expectSchema('ExplainResponse', res.body);
+      }
+      const over = await request(server, 'POST', '/api/v1/authorize/explain', {
+        apiKey: narrow.apiKey,
+        body: body(agent, { amount: '100.01' }),
+      });
+      expect(over.body).toMatchObject({ decision: 'DECLINE', reason_codes: ['per_transaction_limit_exceeded'] });
+    }
+  });
+
+  it('gives a narrower credential ten dry runs at once and one a second after, counted; /authorize and the full key go on', async () => {
+    const scrape = async (): Promise<Record<string, number>> => {
+      const res = await request(server, 'GET', '/metrics', { adminKey: server.adminKey });
+      expect(res.status).toBe(200);
+      const out: Record<string, number> = {};
+      for (const m of res.text.matchAll(/^asas_dry_runs_total\{disclosure="(\w+)"\} (\d+)$/gm)) {
+        out[m[1] as string] = Number(m[2]);
+      }
+      return out;
+    };
+    const p = await newPrincipal(server);
+    const agent = await agentWithMandate(p);
+    const narrow = await issuePrincipalKey(server, p.principalId, 'live', { scopes: 'authorize' });
+    const before = await scrape();
+    const statuses: number[] = [];
+    for (let i = 0; i < 13; i++) {
+      const res = await request(server, 'POST', '/api/v1/authorize/explain', {
+        apiKey: narrow.apiKey,
+        body: body(agent),
+      });
+      statuses.push(res.status);
+      if (res.status === 429) {
+        expectEnvelope(res, 429, 'rate_limited');
+        expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+        expect(res.headers.get('ratelimit-policy')).toContain('"dry-run";q=10');
+      }
+    }
+    // Ten at once, then (the bucket refills at 1/s) at most one more within these calls.
+    expect(statuses.slice(0, 10)).toEqual(Array(10).fill(200));
+    expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(2);
+    // The same key still authorizes, and the Principal's full key still explains.
+    expect((await authorize(p, body(agent))).decision).toBe('APPROVE');
+    const real = await request(server, 'POST', '/api/v1/authorize', { apiKey: narrow.apiKey, body: body(agent) });
+    expect(real.status, real.text).toBe(200);
+    expect((await explain(p, body(agent))).disclosure).toBe('full');
+    const after = await scrape();
+    const delta = (k: string) => (after[k] ?? 0) - (before[k] ?? 0);
+    expect(delta('verdict')).toBe(statuses.filter((s) => s === 200).length);
+    expect(delta('refused')).toBe(statuses.filter((s) => s === 429).length);
+    expect(delta('full')).toBeGreaterThanOrEqual(1);
+  });
+
   it('answers the errors of /authorize: authentication, scopes, validation, unknown agent, one rate-limit bucket', async () => {
     const p = await newPrincipal(server);
     const agent = await agentWithMandate(p);

@@ -4,7 +4,7 @@
 // holds count; release, partial capture, refund and expiry give budget back; other currencies do
 // not count; a change of amount applies at once; the Principal-level events; bad input.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { query } from '../engine/support.js';
+import { authorizeBody, query } from '../engine/support.js';
 import { expectSchema } from '../helpers/schemas.js';
 import { expectEnvelope, request, startTestServer, type TestServer } from '../helpers/server.js';
 import { agentWith, approve, decide, op, principal } from './holds-support.js';
@@ -220,5 +220,63 @@ describe('Principal-level events', () => {
       declined_amount: '2',
       available: '1',
     });
+  });
+});
+
+describe('a dry run under the Principal budget', () => {
+  async function explain(p: TestPrincipal, agentId: string, amount: string): Promise<Record<string, unknown>> {
+    const res = await request(server, 'POST', '/api/v1/authorize/explain', {
+      apiKey: p.apiKey,
+      body: authorizeBody(agentId, { amount }),
+    });
+    expect(res.status, res.text).toBe(200);
+    return res.body;
+  }
+
+  it('answers as the decision would, grows no slice and takes nothing from a sibling buying meanwhile', async () => {
+    const { p, agents } = await fleet('50.00', 2);
+    const [a, b] = agents as [string, string];
+    // A explains 15.00 over and over while B buys 4 x 12.00: each explain answers APPROVE while
+    // the pool has 15.00 to give, and none moves budget into A's slice, so all of B's purchases
+    // are approved. (Before, each explain grew A's escrowed slice and B was declined.)
+    const first = await explain(p, a, '15.00');
+    expect(first.decision, JSON.stringify(first)).toBe('APPROVE');
+    const explains = (async () => {
+      const out: Record<string, unknown>[] = [];
+      for (let i = 0; i < 20; i++) out.push(await explain(p, a, '15.00'));
+      return out;
+    })();
+    const bought: Record<string, unknown>[] = [];
+    for (let i = 0; i < 4; i++) bought.push(await decide(server, p, b, '12.00'));
+    const answers = await explains;
+    expect(bought.map((r) => r.decision)).toEqual(['APPROVE', 'APPROVE', 'APPROVE', 'APPROVE']);
+    // What the pool can give A shrinks while B buys: 15.00 fits until B's slice passes 35.00.
+    for (const r of answers) {
+      if (r.decision !== 'APPROVE') expect(r.reason_codes).toEqual(['principal_budget_exhausted']);
+    }
+    expect((await explain(p, a, '15.00')).reason_codes).toEqual(['principal_budget_exhausted']);
+    expect(((await budget(p)).usage as Record<string, number>).used).toBe(48);
+    // Only B has a slice: A's dry runs were given none.
+    const slices = await query(
+      server,
+      'live',
+      (sql) => sql<{ agent_id: string }[]>`
+        select agent_id from principal_budget_slices where principal_id = ${p.principalId}`,
+    );
+    expect(slices.map((s) => s.agent_id)).toEqual([b]);
+    // B's last 2.00 fits the budget exactly; A's explain of 1.00 then finds nothing to give.
+    expect((await decide(server, p, b, '2.00')).decision).toBe('APPROVE');
+    const last = await explain(p, a, '1.00');
+    expect(last.decision).toBe('DECLINE');
+    expect(last.reason_codes).toEqual(['principal_budget_exhausted']);
+    // No budget alert on account of a dry run: B never ran short, A never asked for real.
+    const events = await query(
+      server,
+      'live',
+      (sql) => sql<{ type: string }[]>`
+        select event_type as type from outbox_events
+        where principal_id = ${p.principalId} and event_type = 'principal_budget.exhausted'`,
+    );
+    expect(events).toEqual([]);
   });
 });

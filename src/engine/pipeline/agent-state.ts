@@ -247,6 +247,14 @@ export interface AgentState {
   lastZone: Zone | null;
   lastTrustScore: number | null;
   /**
+   * The time the state is current to (ms; -Infinity: no decision yet): the decision time of the
+   * newest decision folded into it, live (record.ts) or replayed from its audit row's created_at
+   * at load (history.ts), or the time it was loaded as of, whichever is later. The actor never
+   * decides a request at an earlier time (src/engine/decision-time.ts): the windows and rings
+   * append in time order and the calendar windows of the caps and the budget only move forward.
+   */
+  decidedUpToMs: number;
+  /**
    * Audit rows of the agent not summarised by its rollup (read past it at load, plus decisions
    * since): past ROLLUP_AFTER_ROWS the worker refreshes the rollup in the background (rollup.ts).
    */

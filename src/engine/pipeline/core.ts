@@ -17,7 +17,7 @@ import { followUp } from './follow-up.js';
 import { confirmStepUp, runGates } from './gates.js';
 import { loadAgentState } from './load.js';
 import { estimateStateBytes } from './memory.js';
-import { budgetLow, budgetNeed, grantBudget, returnBudget, takeSlack } from './principal-budget.js';
+import { budgetLow, budgetNeed, grantBudget, poolAvailable, returnBudget, takeSlack } from './principal-budget.js';
 import { recordDecision } from './record.js';
 import { respond } from './respond.js';
 import { ROLLUP_AFTER_ROWS, refreshRollup } from './rollup.js';
@@ -84,8 +84,9 @@ export function evaluate(
 export const decisionCore: DecisionCore<AgentState> = {
   load: loadAgentState,
   principalOf: (state) => state.principalId,
+  decidedUpTo: (state) => state.decidedUpToMs,
   evaluate,
-  explain: (state, req, nowMs) => explainDecision(state, req, nowMs, evaluate),
+  explain: (state, req, nowMs, budgetLent) => explainDecision(state, req, nowMs, evaluate, budgetLent),
   sizeOf: estimateStateBytes,
   maintenanceDue(state) {
     if (state.auditRowsSinceRollup < ROLLUP_AFTER_ROWS) return false;
@@ -99,6 +100,7 @@ export const decisionCore: DecisionCore<AgentState> = {
     need: budgetNeed,
     grant: (sql, state, need, req, nowMs) =>
       grantBudget(sql, state, need, parseAmount(req.amount) ?? 0n, req.fence, nowMs),
+    available: poolAvailable,
     low: budgetLow,
     takeSlack,
     giveBack: returnBudget,

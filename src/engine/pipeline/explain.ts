@@ -283,8 +283,12 @@ export function explainDecision(
   req: AuthorizeRequest,
   nowMs: number,
   evaluate: Evaluate,
+  budgetLent = 0n,
 ): Record<string, unknown> {
   const copy = copyState(state);
+  // Under a Principal budget, what the pool would give the slice for this request is lent to
+  // the copy only: the dry run answers as the decision would, and no escrow moves.
+  if (budgetLent > 0n && copy.budget !== null) copy.budget.remaining += budgetLent;
   let seen: Work | null = null;
   let before: Map<string, Units> = new Map();
   const ev = withoutEvidence(() =>

@@ -48,6 +48,8 @@ export function replayHistory(state: AgentState, rows: readonly HistoryRow[], no
   for (const r of rows) if (r.decision === 'APPROVE') approvalsLeft++;
   const d = state.derived;
   for (const r of rows) {
+    // created_at is the decision time the live state counted (src/engine/decision-time.ts).
+    if (r.atMs > state.decidedUpToMs) state.decidedUpToMs = r.atMs;
     state.requests.push(r.atMs, t.rapid_fire_max_count + 1);
     const country = r.country ?? null;
     if (countryNovelty(state, country, r.atMs) > 0)

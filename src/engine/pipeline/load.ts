@@ -194,6 +194,8 @@ export async function loadAgentState(sql: Sql, agentId: string, nowMs: number): 
     });
   }
   replayHistory(state, history, nowMs);
+  // The calendar windows above are those of nowMs: no decision of this state goes before it.
+  if (nowMs > state.decidedUpToMs) state.decidedUpToMs = nowMs;
   if (state.stepUpByPrincipal) await loadOpenStepUps(sql, state, now);
   return state;
 }

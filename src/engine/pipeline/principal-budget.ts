@@ -228,6 +228,24 @@ export async function grantBudget(
   return row.status === 'short' && row.recalled ? 'recalled' : row.status;
 }
 
+/**
+ * What the Principal's pool has not handed out in the slice's window (budget plus credits less
+ * grants), read without a lock and without changing anything: the dry run's answer to "would a
+ * grant cover this request". Slack that sibling agents hold, which a real decision could
+ * recall, is not counted. 0 when the budget changed since the slice was loaded.
+ */
+export async function poolAvailable(sql: Sql, state: AgentState, _nowMs: number): Promise<Units> {
+  const b = state.budget;
+  if (b === null) return 0n;
+  const [r] = await sql<{ available: string }[]>`
+    select (bu.amount + coalesce(p.credited, 0) - coalesce(p.granted, 0))::text as available
+    from principal_budgets bu
+    left join principal_budget_pools p on p.principal_id = bu.principal_id and p.window_start = ${new Date(b.windowStart)}
+    where bu.principal_id = ${state.principalId} and bu.version = ${b.version}::bigint`;
+  const available = r === undefined ? 0n : (fromDb(r.available) ?? 0n);
+  return available > 0n ? available : 0n;
+}
+
 /** An outbox tuple (migrations/0080) of an event that belongs to no authorization. */
 function tuple(state: AgentState, eventType: string, data: Record<string, unknown>): (string | null)[] {
   const env = makeEnvelope(eventType, data);

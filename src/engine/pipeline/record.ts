@@ -29,6 +29,7 @@ export function recordDecision(state: AgentState, req: AuthorizeRequest, w: Work
   const { amount, merchant, mandate, risk, confirmed } = w;
   const decision = w.decision;
   state.auditRowsSinceRollup++;
+  if (nowMs > state.decidedUpToMs) state.decidedUpToMs = nowMs;
   state.requests.push(nowMs, t.rapid_fire_max_count + 1);
   if (req.country !== null && countryNovelty(state, req.country, nowMs) > 0)
     noteNovelCountry(

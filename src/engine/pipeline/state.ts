@@ -85,6 +85,7 @@ export function newAgentState(seed: AgentSeed): AgentState {
     auditRowsSinceRollup: 0,
     lastZone: null,
     lastTrustScore: null,
+    decidedUpToMs: Number.NEGATIVE_INFINITY,
   };
 }
 
