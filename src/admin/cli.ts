@@ -128,6 +128,47 @@ function buildCall(command: string, values: Values): Call {
   }
 }
 
+/** The options each command takes besides --url, --admin-key, --json and --help. */
+const COMMAND_OPTIONS: Readonly<Record<string, readonly string[]>> = {
+  'create-client': ['name'],
+  'create-program': ['client', 'name'],
+  'issue-client-key': ['client', 'env', 'scopes', 'ip', 'expires-at'],
+  'issue-principal-key': ['principal', 'env', 'scopes', 'ip', 'expires-at'],
+  rotate: ['credential', 'grace-seconds'],
+  revoke: ['credential'],
+  'rotate-receipt-key': ['lead-seconds', 'retention-days'],
+  'security-log': ['environment', 'action', 'actor', 'since', 'until', 'limit', 'cursor'],
+  'list-clients': ['limit', 'cursor'],
+  'list-keys': ['client', 'principal', 'env'],
+};
+const COMMON_OPTIONS = new Set(['url', 'admin-key', 'json', 'help']);
+/** An option another command spells differently: named in the refusal. */
+const SPELLED: Readonly<Record<string, string>> = { env: 'environment', environment: 'env' };
+
+/** Refuses (usage error) an option the command does not take, rather than ignore it. */
+function checkOptions(command: string, values: Values): void {
+  const allowed = COMMAND_OPTIONS[command];
+  if (allowed === undefined) return;
+  for (const name of Object.keys(values)) {
+    if (values[name] === undefined || COMMON_OPTIONS.has(name) || allowed.includes(name)) continue;
+    const other = SPELLED[name];
+    const hint = other !== undefined && allowed.includes(other) ? `; did you mean --${other}?` : '';
+    throw new UsageError(`${command} does not take --${name}${hint}`);
+  }
+}
+
+/** The command line that fetches the next page: the same command and filters, with the cursor. */
+function nextPageCommand(command: string, values: Values, cursor: string): string {
+  const parts = ['npm run admin --', command];
+  for (const name of COMMAND_OPTIONS[command] ?? []) {
+    const v = values[name];
+    if (name === 'cursor' || typeof v !== 'string') continue;
+    parts.push(`--${name}`, /^[\w.:@,+-]+$/.test(v) ? v : `'${v.replaceAll("'", "'\\''")}'`);
+  }
+  parts.push('--cursor', cursor);
+  return parts.join(' ');
+}
+
 async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
@@ -162,6 +203,7 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(USAGE);
     return command === undefined && values.help !== true ? 2 : 0;
   }
+  checkOptions(command, values);
   const call = buildCall(command, values);
   const config = loadConfig(process.env);
   const url = values.url ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
@@ -200,7 +242,7 @@ async function main(argv: string[]): Promise<number> {
   }
   const asJson = values.json === true;
   if (res.ok) {
-    process.stdout.write(asJson ? `${JSON.stringify(out, null, 2)}\n` : render(command, out));
+    process.stdout.write(asJson ? `${JSON.stringify(out, null, 2)}\n` : render(command, out, values));
     return 0;
   }
   if (asJson) process.stderr.write(`${typeof out === 'string' ? out : JSON.stringify(out, null, 2)}\n`);
@@ -266,16 +308,15 @@ const HINTS: Record<string, string> = {
 };
 
 /** A readable table of a list answer ({items}), else one `key: value` line per field. */
-function render(command: string, body: unknown): string {
+function render(command: string, body: unknown, values: Values = {}): string {
   if (typeof body !== 'object' || body === null) return `${String(body)}\n`;
   const b = body as Record<string, unknown>;
   const lines: string[] = [];
   if (Array.isArray(b.items)) {
-    const rows = (b.items as Record<string, unknown>[]).map((r) => flatten(r));
+    const rows = (b.items as Record<string, unknown>[]).map((r) => withActorId(flatten(r)));
     lines.push(...table(rows, COLUMNS[command]));
     if (rows.length === 0) lines.push('(none)');
-    if (typeof b.next_cursor === 'string')
-      lines.push('', `more: npm run admin -- ${command} --cursor ${b.next_cursor}`);
+    if (typeof b.next_cursor === 'string') lines.push('', `more: ${nextPageCommand(command, values, b.next_cursor)}`);
   } else {
     const flat = flatten(b);
     const width = Math.max(...Object.keys(flat).map((k) => k.length));
@@ -290,6 +331,16 @@ const COLUMNS: Record<string, string[]> = {
   'list-keys': ['id', 'environment', 'principal_id', 'status', 'scopes', 'ip_allowlist', 'expires_at', 'created_at'],
   'security-log': ['occurred_at', 'environment', 'action', 'actor.kind', 'actor.id', 'target.type', 'target.id'],
 };
+
+/** A security-log row's actor as one id: its credential, else its Principal, else its Client. */
+function withActorId(row: Record<string, string>): Record<string, string> {
+  if (!('actor.kind' in row)) return row;
+  for (const k of ['actor.credential_id', 'actor.principal_id', 'actor.client_id']) {
+    const v = row[k];
+    if (v !== undefined && v !== '-') return { ...row, 'actor.id': v };
+  }
+  return row;
+}
 
 /** One level of nesting as dotted keys; arrays joined with commas; null as "-"; empty scopes (all) as "* (all)". */
 function flatten(o: Record<string, unknown>, prefix = '', out: Record<string, string> = {}): Record<string, string> {

@@ -196,7 +196,8 @@ describe('npm run admin list-clients / list-keys', () => {
     expect(lines[0]).toMatch(/^ID\s+NAME\s+CREATED_AT$/);
     expect(lines[1]).toMatch(new RegExp(`^${second}\\s+List Two\\s+\\d{4}-`));
     expect(lines[2]).toMatch(new RegExp(`^${first}\\s+List One`));
-    expect(text.stdout).toMatch(/more: npm run admin -- list-clients --cursor \S+/);
+    // The next page keeps the command's filters.
+    expect(text.stdout).toMatch(/more: npm run admin -- list-clients --limit 2 --cursor \S+/);
   });
 
   it("lists a Client's keys and a Principal's keys, never the key nor its hash", async () => {
@@ -248,6 +249,56 @@ describe('npm run admin list-clients / list-keys', () => {
     expect(text.stdout).toMatch(/^credential\.id\s+acr_/m);
     expect(text.stdout).toMatch(/^api_key\s+mdt_test_/m);
     expect(text.stdout).toContain('shown this once');
+  });
+});
+
+describe('npm run admin takes only the options of its command', () => {
+  it('refuses an option its command does not take, naming the one it meant, rather than ignore it', async () => {
+    const env = await cliText(['security-log', '--env', 'sandbox']);
+    expect(env.code).toBe(2);
+    expect(env.stderr).toContain('security-log does not take --env; did you mean --environment?');
+    const environment = await cliText(['list-keys', '--client', 'cli_x', '--environment', 'live']);
+    expect(environment.code).toBe(2);
+    expect(environment.stderr).toContain('list-keys does not take --environment; did you mean --env?');
+    const name = await cliText(['revoke', '--credential', 'acr_x', '--name', 'x']);
+    expect(name.code).toBe(2);
+    expect(name.stderr).toContain('revoke does not take --name');
+  });
+
+  it("security-log: the next page keeps the filters, and ACTOR.ID names the actor's credential", async () => {
+    const clientId = (await cli('create-client', '--name', 'Actor')).json?.id as string;
+    const principalId = await insertPrincipalRow(server, 'sandbox', clientId);
+    const pkey = await cli('issue-principal-key', '--principal', principalId, '--env', 'sandbox');
+    const apiKey = pkey.json?.api_key as string;
+    const credentialId = (pkey.json?.credential as { id: string } | undefined)?.id ?? '';
+    for (const n of [3, 4]) {
+      const t = await request(server, 'PUT', '/api/v1/thresholds', { apiKey, body: { risk_velocity_max_count: n } });
+      expect(t.status, t.text).toBe(200);
+    }
+    const text = await cliText([
+      'security-log',
+      '--environment',
+      'sandbox',
+      '--action',
+      'thresholds.updated',
+      '--limit',
+      '1',
+    ]);
+    expect(text.code, text.stderr).toBe(0);
+    const lines = text.stdout.split('\n');
+    expect(lines[0]).toMatch(
+      /^OCCURRED_AT\s+ENVIRONMENT\s+ACTION\s+ACTOR\.KIND\s+ACTOR\.ID\s+TARGET\.TYPE\s+TARGET\.ID$/,
+    );
+    expect(lines[1]).toMatch(new RegExp(`\\sthresholds\\.updated\\s+principal\\s+${credentialId}\\s`));
+    const more = text.stdout.match(/^more: (.*)$/m)?.[1] ?? '';
+    expect(more).toMatch(
+      /^npm run admin -- security-log --environment sandbox --action thresholds\.updated --limit 1 --cursor \S+$/,
+    );
+    // The hint, run as printed, gives the second page of the same filter.
+    const args = more.split(' ').slice(4);
+    const next = await cli(...args);
+    expect(next.code).toBe(0);
+    expect(itemsOf<{ action: string }>(next).map((i) => i.action)).toEqual(['thresholds.updated']);
   });
 });
 
