@@ -116,20 +116,22 @@ describe('GET /docs is bounded: cached, compressed, limited per address', () => 
     expect(stale.body.equals(plain.body)).toBe(true);
   });
 
-  it('refuses an address past 60 requests at once with 429, while another address and /health go on', async () => {
+  it('refuses an address past its burst of 60 with 429, while another address and /health go on', async () => {
     const own = await startTestServer({ TRUSTED_PROXIES: '127.0.0.1/32' });
     try {
       const from = (ip: string) => raw(own, '/docs/assets/swagger-ui.css', { 'x-forwarded-for': ip });
-      const statuses: number[] = [];
-      for (let i = 0; i < 80; i++) statuses.push((await from('203.0.113.7')).status);
-      const firstRefusal = statuses.indexOf(429);
-      // 60 at once, plus what 20/s refilled while they went.
-      expect(firstRefusal).toBeGreaterThanOrEqual(60);
-      expect(firstRefusal).toBeLessThan(80);
-      const refused = await from('203.0.113.7');
-      expect(refused.status).toBe(429);
-      expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
-      expect(JSON.parse(refused.body.toString('utf8')).error).toBe('rate_limited');
+      // 100 at once: 60 fit the burst, and the refill (20/s) while they are answered cannot
+      // cover the other 40 unless the machine stalls for two seconds in the middle.
+      const answers = await Promise.all(Array.from({ length: 100 }, () => from('203.0.113.7')));
+      const ok = answers.filter((r) => r.status === 200).length;
+      const refused = answers.filter((r) => r.status === 429);
+      expect(ok).toBeGreaterThanOrEqual(60);
+      expect(ok + refused.length).toBe(100);
+      expect(refused.length).toBeGreaterThan(0);
+      for (const r of refused) {
+        expect(Number(r.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+        expect(JSON.parse(r.body.toString('utf8')).error).toBe('rate_limited');
+      }
       expect((await from('198.51.100.9')).status).toBe(200);
       expect((await raw(own, '/health', { 'x-forwarded-for': '203.0.113.7' })).status).toBe(200);
     } finally {
