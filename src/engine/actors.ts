@@ -324,9 +324,11 @@ export class ActorSystem {
         }
         const escrow = this.#core.escrow;
         const dryRun = job.request.dryRun === true;
+        // Once per request: a grant below neither moves the agent's time nor the receive time.
+        const at = this.#decisionTime(actor, job.request);
         const need =
           escrow !== undefined && actor.principalId === job.request.principalId
-            ? escrow.need(actor.state, job.request, this.#decisionTime(actor, job.request))
+            ? escrow.need(actor.state, job.request, at)
             : 0n;
         if (dryRun && need > 0n) {
           // A dry run grows no slice and asks no sibling for slack (docs/principal-budget.md):
@@ -335,13 +337,13 @@ export class ActorSystem {
           if (actor.state === null || actor.stale) continue;
           actor.queue.shift();
           if (lent === null) job.resolve(safeResult(job.request));
-          else this.#explain(actor, job, lent);
+          else this.#explain(actor, job, at, lent);
           continue;
         }
         if (need > 0n) {
           // The Principal budget slice cannot cover this request: grow it first (one transaction;
           // off the common path, which spends the slice in memory).
-          if (!(await this.#grant(actor, job.request))) {
+          if (!(await this.#grant(actor, job.request, at))) {
             actor.queue.shift();
             job.resolve(safeResult(job.request));
             continue;
@@ -349,7 +351,7 @@ export class ActorSystem {
           if (actor.state === null || actor.stale) continue;
         }
         actor.queue.shift();
-        this.#decide(actor, job);
+        this.#decide(actor, job, at);
         // A dry run changed nothing: no upkeep, no top-up of the slice on its account.
         if (dryRun) continue;
         if (actor.state !== null && this.#core.maintenanceDue?.(actor.state) === true) this.#scheduleUpkeep(actor);
@@ -404,7 +406,6 @@ export class ActorSystem {
       actor.stale = false;
       const key = request.idempotencyKey;
       const lookupKey = key !== null && !actor.keys.has(key) ? key : null;
-      let timer: NodeJS.Timeout | undefined;
       try {
         const loading = this.#stateLoad(actor, db, request);
         const work =
@@ -413,18 +414,7 @@ export class ActorSystem {
             : Promise.all([loading, db.gate.run(() => storedResponse(db.sql, request.principalId, lookupKey))]).then(
                 ([state, stored]) => ({ state, stored }),
               );
-        const timeout = new Promise<never>((_, reject) => {
-          timer = setTimeout(
-            () => reject(Object.assign(new Error('load deadline passed'), { code: DEADLINE })),
-            Math.max(
-              0,
-              request.receivedAtMs +
-                db.breaker.deadline(this.#options.loadDeadlineMs, this.#options.relaxedLoadDeadlineMs, Date.now()) -
-                Date.now(),
-            ),
-          );
-        });
-        const { state, stored } = await Promise.race([work, timeout]);
+        const { state, stored } = await beforeDeadline(work, this.#loadUntil(db, request), 'load');
         if (
           stored !== null &&
           lookupKey !== null &&
@@ -451,8 +441,6 @@ export class ActorSystem {
         }
         this.#log.error({ err, agent_id: actor.agentId }, 'cannot load agent state');
         return false;
-      } finally {
-        clearTimeout(timer);
       }
       if (!actor.stale) return true;
     }
@@ -524,7 +512,8 @@ export class ActorSystem {
     while (this.#upkeepRunning !== null) await this.#upkeepRunning;
   }
 
-  #decide(actor: Actor, job: Job): void {
+  /** `at`: the request's decision time (#decisionTime), taken once by #run. */
+  #decide(actor: Actor, job: Job, at: number): void {
     const request = job.request;
     if (actor.principalId !== request.principalId) {
       job.resolve(NOT_FOUND);
@@ -536,7 +525,7 @@ export class ActorSystem {
       return;
     }
     if (request.dryRun === true) {
-      this.#explain(actor, job);
+      this.#explain(actor, job, at);
       return;
     }
     const key = request.idempotencyKey;
@@ -557,7 +546,7 @@ export class ActorSystem {
     actor.fence = request.fence;
     let evaluation: Evaluation;
     try {
-      evaluation = this.#core.evaluate(actor.state, request, this.#decisionTime(actor, request));
+      evaluation = this.#core.evaluate(actor.state, request, at);
     } catch (err) {
       this.#log.error({ err, agent_id: actor.agentId }, 'decision core fault; answering the safe decision');
       markStale(actor);
@@ -584,12 +573,12 @@ export class ActorSystem {
    * this actor's turn (so it sees every decision queued before it). Nothing is signed, recorded
    * or remembered: the idempotency_key is not looked up or kept.
    */
-  #explain(actor: Actor, job: Job, budgetLent = 0n): void {
+  #explain(actor: Actor, job: Job, at: number, budgetLent = 0n): void {
     const explain = this.#core.explain;
     let response: Record<string, unknown>;
     try {
       if (explain === undefined) throw new Error('the decision core has no dry run');
-      response = explain(actor.state, job.request, this.#decisionTime(actor, job.request), budgetLent);
+      response = explain(actor.state, job.request, at, budgetLent);
     } catch (err) {
       this.#log.error({ err, agent_id: actor.agentId }, 'dry run fault; answering the safe decision');
       job.resolve(safeResult(job.request));
@@ -715,26 +704,29 @@ export class ActorSystem {
     const db = this.#dbs[actor.env];
     const state = actor.state;
     if (state === null || !db.breaker.allows(Date.now())) return null;
-    const until =
-      request.receivedAtMs +
-      db.breaker.deadline(this.#options.loadDeadlineMs, this.#options.relaxedLoadDeadlineMs, Date.now());
-    let timer: NodeJS.Timeout | undefined;
     try {
-      const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(
-          () => reject(Object.assign(new Error('dry-run budget read deadline passed'), { code: DEADLINE })),
-          Math.max(0, until - Date.now()),
-        );
-      });
-      const available = await Promise.race([db.gate.run(() => escrow.available(db.sql, state, this.#now())), timeout]);
+      const available = await beforeDeadline(
+        db.gate.run(() => escrow.available(db.sql, state)),
+        this.#loadUntil(db, request),
+        'dry-run budget read',
+      );
       return available >= need ? need : 0n;
     } catch (err) {
       if (isUnavailable(err)) db.breaker.failure(Date.now());
       this.#log.warn({ err, agent_id: actor.agentId }, 'dry run: cannot read the Principal budget pool');
       return null;
-    } finally {
-      clearTimeout(timer);
     }
+  }
+
+  /**
+   * When the database work a request waits for (its actor's load, a budget grant or read) must
+   * be done: its receive time plus the load deadline, relaxed while the database has behaved.
+   */
+  #loadUntil(db: ShardDatabase, request: AuthorizeRequest): number {
+    return (
+      request.receivedAtMs +
+      db.breaker.deadline(this.#options.loadDeadlineMs, this.#options.relaxedLoadDeadlineMs, Date.now())
+    );
   }
 
   /**
@@ -744,42 +736,31 @@ export class ActorSystem {
    * decision then declines principal_budget_exhausted) and asks the other actors of the
    * Principal for their slack: over PostgreSQL NOTIFY on PostgreSQL, here on embedded PGlite.
    */
-  async #grant(actor: Actor, request: AuthorizeRequest): Promise<boolean> {
+  async #grant(actor: Actor, request: AuthorizeRequest, at: number): Promise<boolean> {
     const escrow = this.#core.escrow as BudgetEscrow<unknown>;
     while (actor.refilling !== null) await actor.refilling;
     const db = this.#dbs[actor.env];
-    const until =
-      request.receivedAtMs +
-      db.breaker.deadline(this.#options.loadDeadlineMs, this.#options.relaxedLoadDeadlineMs, Date.now());
+    const until = this.#loadUntil(db, request);
     let recalling = false;
     for (let attempt = 0; ; attempt++) {
       const state = actor.state;
       if (state === null || actor.stale) return true;
-      const now = this.#decisionTime(actor, request);
-      const need = escrow.need(state, request, now);
+      const need = escrow.need(state, request, at);
       if (need === 0n) return true;
       if (!db.breaker.allows(Date.now())) return false;
-      let timer: NodeJS.Timeout | undefined;
       let status: Awaited<ReturnType<BudgetEscrow<unknown>['grant']>>;
       try {
-        const timeout = new Promise<never>((_, reject) => {
-          timer = setTimeout(
-            () => reject(Object.assign(new Error('budget grant deadline passed'), { code: DEADLINE })),
-            Math.max(0, until - Date.now()),
-          );
-        });
-        status = await Promise.race([
-          this.#escrowWork(actor, () => escrow.grant(db.sql, state, need, request, now)),
-          timeout,
-        ]);
+        status = await beforeDeadline(
+          this.#escrowWork(actor, () => escrow.grant(db.sql, state, need, request, at)),
+          until,
+          'budget grant',
+        );
       } catch (err) {
         markStale(actor);
         if (isUnavailable(err)) db.breaker.failure(Date.now());
         else if ((err as { code?: unknown }).code === DEADLINE) db.breaker.slow(Date.now());
         this.#log.error({ err, agent_id: actor.agentId }, 'cannot grow the Principal budget slice');
         return false;
-      } finally {
-        clearTimeout(timer);
       }
       if (status === 'stale') markStale(actor);
       if (status === 'recalled') {
@@ -870,6 +851,22 @@ export class ActorSystem {
 }
 
 /** The actor's state no longer holds: reload it before the next decision. */
+/** `work`, or a rejection with code DEADLINE (`<what> deadline passed`) at `until` (ms since the epoch). */
+async function beforeDeadline<T>(work: Promise<T>, until: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(Object.assign(new Error(`${what} deadline passed`), { code: DEADLINE })),
+      Math.max(0, until - Date.now()),
+    );
+  });
+  try {
+    return await Promise.race([work, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 function markStale(actor: Actor): void {
   actor.stale = true;
   actor.generation++;

@@ -212,7 +212,7 @@ export interface BudgetEscrow<State> {
    * What the Principal's pool has not handed out in the current window (read only: a dry run
    * answers as if the slice grew by what the pool can give, and grows nothing).
    */
-  available(sql: Sql, state: State, nowMs: number): Promise<bigint>;
+  available(sql: Sql, state: State): Promise<bigint>;
   /** True when the slice ran low after a decision: top it up in the background. */
   low(state: State, nowMs: number): boolean;
   /** Takes the unspent slice out of the state (no decision can spend it any more). */

@@ -352,7 +352,7 @@ export class HttpServer {
     const body =
       reply.rawBytes ??
       reply.rawJson ??
-      (reply.body === undefined || reply.status === 204 || reply.status === 304 ? '' : JSON.stringify(reply.body));
+      (reply.body === undefined || reply.status === 204 ? '' : JSON.stringify(reply.body));
     res.cork(() => {
       res.writeStatus(STATUS_TEXT[reply.status] ?? String(reply.status));
       if (body.length > 0 && reply.headers?.['content-type'] === undefined) {

@@ -92,6 +92,8 @@ export interface RangeScan {
 }
 
 export interface RangeQuery {
+  /** The Principal's environment: scans are bounded per Principal and per environment (HeavyReads). */
+  readonly environment: Environment;
   readonly principalId: string;
   readonly from: Date;
   readonly to: Date;
@@ -105,8 +107,16 @@ export interface RangeQuery {
   readonly chunkRows?: number;
 }
 
-/** Calls `each` for every row of the range in (created_at, id) order, within the bounds. */
-export async function scanRange(sql: Sql, q: RangeQuery, each: (row: RangeRow) => void): Promise<RangeScan> {
+/**
+ * Calls `each` for every row of the range in (created_at, id) order, within the bounds; refused
+ * with 429 rate_limited when the Principal or its environment has as many scans in flight as
+ * allowed (HeavyReads).
+ */
+export function scanRange(sql: Sql, q: RangeQuery, each: (row: RangeRow) => void): Promise<RangeScan> {
+  return heavyReads.run(q.environment, q.principalId, () => scan(sql, q, each));
+}
+
+async function scan(sql: Sql, q: RangeQuery, each: (row: RangeRow) => void): Promise<RangeScan> {
   const started = Date.now();
   let after = q.cursor === undefined ? null : decodeCursor(q.cursor, 'auth_');
   let rows = 0;

@@ -408,15 +408,15 @@ export function authorizeRoutes(deps: AuthorizeRouteDeps): RouteDef[] {
       handler: (ctx) => {
         const full = fullDisclosure(ctx.auth);
         if (!full) {
-          try {
-            narrowDryRuns.check(principalOf(ctx.auth).credentialId, performance.now());
-          } catch (err) {
+          const credentialId = principalOf(ctx.auth).credentialId;
+          const verdict = narrowDryRuns.take(credentialId, performance.now());
+          if (!verdict.allowed) {
             onDryRun?.('refused');
             log.info(
-              { request_id: ctx.requestId, credential_id: principalOf(ctx.auth).credentialId },
+              { request_id: ctx.requestId, credential_id: credentialId },
               'dry run refused: over the narrower credential dry-run limit',
             );
-            throw err;
+            throw new ApiError('rate_limited', undefined, { headers: narrowDryRuns.headers(verdict) });
           }
         }
         onDryRun?.(full ? 'full' : 'verdict');

@@ -14,7 +14,7 @@ import {
 import { mergeThresholds, type Thresholds, validateThresholdOverrides } from '../engine/pipeline/thresholds.js';
 import { ApiError, type ErrorDetail } from '../errors/registry.js';
 import { json, type RouteDef } from '../http/types.js';
-import { heavyReads, RANGE_DEFAULT_ROWS, scanRange } from './audit-range.js';
+import { RANGE_DEFAULT_ROWS, scanRange } from './audit-range.js';
 import { callerOf } from './context.js';
 import { DecisionDiff, replayedGates } from './decision-diff.js';
 import { loadOverrides } from './thresholds-routes.js';
@@ -53,8 +53,7 @@ export function backtestRoutes(): RouteDef[] {
       summary: "Replay the Principal's recorded decisions of a time range under proposed thresholds",
       fieldErrors: (_ctx, raw) => backtestFieldErrors(raw),
       handler: async (ctx) => {
-        const caller = callerOf(ctx);
-        const { db, principalId } = caller;
+        const { db, principalId, environment } = callerOf(ctx);
         const body = ctx.body as BacktestBody;
         const problems = backtestFieldErrors(body);
         if (problems.length > 0) throw new ApiError('validation_error', undefined, { details: problems });
@@ -73,30 +72,29 @@ export function backtestRoutes(): RouteDef[] {
         }
         const rt = replayThresholds(proposed);
         const diff = new DecisionDiff();
-        const scan = await heavyReads.run(caller.environment, caller.principalId, () =>
-          scanRange(
-            db,
-            {
-              principalId,
-              from: new Date(body.from),
-              to: new Date(body.to),
-              cursor: body.cursor,
-              limit: body.limit ?? RANGE_DEFAULT_ROWS,
-              shadowOnly: false,
-            },
-            (row) => {
-              const inputs = readReplayInputs(row.replay);
-              if (inputs === null) {
-                diff.notReplayable();
-                return;
-              }
-              const fixed = inputs.fixed === true;
-              const before = { decision: row.decision, gates: replayedGates(row.gates_fired, fixed) };
-              const after: Redecision | typeof before =
-                inputs.fixed === true ? before : redecide(inputs, fromDb(row.amount) ?? 0n, rt);
-              diff.add(row.id, row.agent_id, before, after);
-            },
-          ),
+        const scan = await scanRange(
+          db,
+          {
+            environment,
+            principalId,
+            from: new Date(body.from),
+            to: new Date(body.to),
+            cursor: body.cursor,
+            limit: body.limit ?? RANGE_DEFAULT_ROWS,
+            shadowOnly: false,
+          },
+          (row) => {
+            const inputs = readReplayInputs(row.replay);
+            if (inputs === null) {
+              diff.notReplayable();
+              return;
+            }
+            const fixed = inputs.fixed === true;
+            const before = { decision: row.decision, gates: replayedGates(row.gates_fired, fixed) };
+            const after: Redecision | typeof before =
+              inputs.fixed === true ? before : redecide(inputs, fromDb(row.amount) ?? 0n, rt);
+            diff.add(row.id, row.agent_id, before, after);
+          },
         );
         return json(200, {
           from: new Date(body.from).toISOString(),

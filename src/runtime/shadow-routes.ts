@@ -17,7 +17,7 @@ import { mergeThresholds, type ThresholdOverrides, validateThresholdOverrides } 
 import { ApiError } from '../errors/registry.js';
 import { json, type RouteDef } from '../http/types.js';
 import type { Sql } from '../storage/db.js';
-import { heavyReads, RANGE_DEFAULT_ROWS, scanRange } from './audit-range.js';
+import { RANGE_DEFAULT_ROWS, scanRange } from './audit-range.js';
 import { rangeErrors } from './backtest-routes.js';
 import { callerOf } from './context.js';
 import { DecisionDiff, replayedGates } from './decision-diff.js';
@@ -176,42 +176,40 @@ export function shadowRoutes(services: Services): RouteDef[] {
       response: 'ShadowReport',
       summary: 'Where the shadow decisions of a time range differ from the real ones',
       handler: async (ctx) => {
-        const caller = callerOf(ctx);
-        const { db, principalId } = caller;
+        const { db, principalId, environment } = callerOf(ctx);
         const to = ctx.query.to === undefined ? new Date() : new Date(ctx.query.to);
         const from = ctx.query.from === undefined ? new Date(to.getTime() - DAY_MS) : new Date(ctx.query.from);
         const problems = rangeErrors({ from: from.toISOString(), to: to.toISOString() });
         if (problems.length > 0) throw new ApiError('validation_error', undefined, { details: problems });
         const diff = new DecisionDiff();
-        const scan = await heavyReads.run(caller.environment, caller.principalId, () =>
-          scanRange(
-            db,
-            {
-              principalId,
-              from,
-              to,
-              cursor: ctx.query.cursor,
-              limit: ctx.query.limit === undefined ? RANGE_DEFAULT_ROWS : Number(ctx.query.limit),
-              shadowOnly: true,
-            },
-            (row) => {
-              const inputs = readReplayInputs(row.replay);
-              if (inputs === null || !isShadowRow(row.shadow)) {
-                diff.notReplayable();
-                return;
-              }
-              const fixed = inputs.fixed === true;
-              const before = { decision: row.decision, gates: replayedGates(row.gates_fired, fixed) };
-              diff.add(
-                row.id,
-                row.agent_id,
-                before,
-                fixed
-                  ? { decision: row.shadow.decision, gates: before.gates }
-                  : { decision: row.shadow.decision, gates: row.shadow.gates_fired },
-              );
-            },
-          ),
+        const scan = await scanRange(
+          db,
+          {
+            environment,
+            principalId,
+            from,
+            to,
+            cursor: ctx.query.cursor,
+            limit: ctx.query.limit === undefined ? RANGE_DEFAULT_ROWS : Number(ctx.query.limit),
+            shadowOnly: true,
+          },
+          (row) => {
+            const inputs = readReplayInputs(row.replay);
+            if (inputs === null || !isShadowRow(row.shadow)) {
+              diff.notReplayable();
+              return;
+            }
+            const fixed = inputs.fixed === true;
+            const before = { decision: row.decision, gates: replayedGates(row.gates_fired, fixed) };
+            diff.add(
+              row.id,
+              row.agent_id,
+              before,
+              fixed
+                ? { decision: row.shadow.decision, gates: before.gates }
+                : { decision: row.shadow.decision, gates: row.shadow.gates_fired },
+            );
+          },
         );
         return json(200, {
           from: from.toISOString(),

@@ -258,7 +258,14 @@ describe('POST /api/v1/thresholds/backtest', () => {
   it('stops at its time budget between chunks and goes on from the cursor', async () => {
     const sql = postgres(server.dbUrls.live, { max: 1, onnotice: () => {} });
     try {
-      const q = { principalId: a.principalId, from: new Date(from), to: new Date(to), limit: 100, shadowOnly: false };
+      const q = {
+        environment: 'live' as const,
+        principalId: a.principalId,
+        from: new Date(from),
+        to: new Date(to),
+        limit: 100,
+        shadowOnly: false,
+      };
       const seen: string[] = [];
       const first = await scanRange(sql, { ...q, cursor: undefined, chunkRows: 3, budgetMs: 0 }, (r) =>
         seen.push(r.id),

@@ -234,7 +234,7 @@ export async function grantBudget(
  * grant cover this request". Slack that sibling agents hold, which a real decision could
  * recall, is not counted. 0 when the budget changed since the slice was loaded.
  */
-export async function poolAvailable(sql: Sql, state: AgentState, _nowMs: number): Promise<Units> {
+export async function poolAvailable(sql: Sql, state: AgentState): Promise<Units> {
   const b = state.budget;
   if (b === null) return 0n;
   const [r] = await sql<{ available: string }[]>`
