@@ -8,6 +8,9 @@
 //   2. it reads the owner of every shard and the live instances;
 //   3. rendezvous hashing over the live instances names each shard's preferred owner, the same
 //      answer on every instance, so only 1/N of the shards move when an instance joins or leaves;
+//      only instances the others can reach count (their NATS transport was connected at their
+//      last beat), unless none is: one cut off NATS hands its shards to the others instead of
+//      holding shards nobody can forward to, and with NATS down for all nothing moves;
 //   4. it hands over (drain, then release) the shards another live instance is preferred for,
 //      a few at a time, and claims the free shards it is preferred for, or any shard left free
 //      for longer than a lease, so a preferred owner that cannot claim does not strand it.
@@ -39,6 +42,8 @@ export interface LeaseHooks {
   drained(shards: readonly number[]): Promise<void>;
   /** Tells these instances that ownership changed (they beat at once instead of at their next tick). */
   nudge(instances: readonly string[]): void;
+  /** True while the other instances can forward to this one (its transport is connected). */
+  reachable(): boolean;
 }
 
 interface LeaseRow {
@@ -93,6 +98,8 @@ export class ShardLeases {
   /** performance.now() of the first beat that saw each shard free (to take strays). */
   readonly #freeSince = new Map<number, number>();
   #liveInstances: string[] = [];
+  /** The live instances shards are preferred to: the reachable ones, or all when none is. */
+  #candidates: string[] = [];
   /** Leases are valid here until this performance.now() time. */
   #validUntil = 0;
   #timer: NodeJS.Timeout | null = null;
@@ -134,10 +141,18 @@ export class ShardLeases {
     return this.#owned.has(shard);
   }
 
-  /** The live instance that owned `shard` at the last beat, other than this one; else null. */
+  /**
+   * The live instance that owned `shard` at the last beat, other than this one; else null. A
+   * shard held here whose lease ran out unrenewed (this instance cannot reach the database) is
+   * being taken by the instance preferred among the others: that one is named, and answers
+   * not_owner until its claim is through.
+   */
   ownerOf(shard: number): string | null {
     const owner = this.#owners[shard] ?? null;
-    return owner === this.#id ? null : owner;
+    if (owner !== this.#id) return owner;
+    if (this.#releasing.has(shard) || performance.now() < this.#validUntil) return null;
+    const others = this.#candidates.filter((id) => id !== this.#id);
+    return others.length === 0 ? null : preferredOwner(others, shard);
   }
 
   /** Shards served here now. */
@@ -184,6 +199,7 @@ export class ShardLeases {
   async #beat(): Promise<void> {
     if (this.#closed) return;
     const sentAt = performance.now();
+    const reachable = this.#hooks.reachable();
     let rows: LeaseRow[];
     let renewed: Map<number, number>;
     try {
@@ -191,8 +207,8 @@ export class ShardLeases {
       const [renewedRows, leaseRows, liveRows] = await Promise.all([
         this.#live<{ shard: number; epoch: string }[]>`
           with me as (
-            insert into instances (id) values (${this.#id})
-            on conflict (id) do update set heartbeat_at = now()
+            insert into instances (id, reachable) values (${this.#id}, ${reachable})
+            on conflict (id) do update set heartbeat_at = now(), reachable = excluded.reachable
           )
           update shard_leases set expires_at = now() + make_interval(secs => ${ttlSeconds})
           where owner = ${this.#id}
@@ -200,14 +216,17 @@ export class ShardLeases {
         this.#live<LeaseRow[]>`
           select shard, owner, epoch, (owner is null or expires_at < now()) as free
           from shard_leases order by shard`,
-        this.#live<{ id: string }[]>`
-          select id from instances
+        this.#live<{ id: string; reachable: boolean }[]>`
+          select id, coalesce(reachable, true) as reachable from instances
           where heartbeat_at >= now() - make_interval(secs => ${ttlSeconds}) or id = ${this.#id}
           order by id`,
       ]);
       renewed = new Map(renewedRows.map((r) => [r.shard, Number(r.epoch)]));
       rows = leaseRows;
       this.#liveInstances = liveRows.map((r) => r.id);
+      // This instance's own row may be read before this beat's write: its flag is the one just sent.
+      const reachableIds = liveRows.filter((r) => (r.id === this.#id ? reachable : r.reachable)).map((r) => r.id);
+      this.#candidates = reachableIds.length > 0 ? reachableIds : this.#liveInstances;
       this.#validUntil = sentAt + this.#ttlMs - Math.max(this.#renewMs, this.#ttlMs / 3);
     } catch (err) {
       this.#log.warn({ err }, 'shard lease beat failed; serving owned shards until their leases run out');
@@ -238,13 +257,14 @@ export class ShardLeases {
 
     const now = performance.now();
     const owners: (string | null)[] = new Array(SHARD_COUNT).fill(null);
-    const live = new Set(this.#liveInstances);
+    const live = new Set(this.#candidates);
+    const candidate = live.has(this.#id);
     const toClaim: number[] = [];
     const toRelease: number[] = [];
     for (const row of rows) {
       const shard = row.shard;
       owners[shard] = row.free ? null : row.owner;
-      const preferred = preferredOwner(this.#liveInstances, shard);
+      const preferred = preferredOwner(this.#candidates, shard);
       if (this.#owned.has(shard)) {
         if (preferred !== this.#id && live.has(preferred) && !this.#releasing.has(shard)) toRelease.push(shard);
         continue;
@@ -255,7 +275,7 @@ export class ShardLeases {
       }
       const since = this.#freeSince.get(shard) ?? now;
       this.#freeSince.set(shard, since);
-      if (preferred === this.#id || now - since > this.#ttlMs) toClaim.push(shard);
+      if (preferred === this.#id || (candidate && now - since > this.#ttlMs)) toClaim.push(shard);
     }
     this.#owners = owners;
 
@@ -300,8 +320,8 @@ export class ShardLeases {
         this.#owners[s] = null;
       }
       this.#log.info({ shards: shards.length, owned: this.#owned.size }, 'shard leases handed over');
-      if (this.#liveInstances.length > 0) {
-        const next = new Set(shards.map((s) => preferredOwner(this.#liveInstances, s)));
+      if (this.#candidates.length > 0) {
+        const next = new Set(shards.map((s) => preferredOwner(this.#candidates, s)));
         next.delete(this.#id);
         this.#hooks.nudge([...next]);
       }
@@ -325,6 +345,7 @@ export class ShardLeases {
       const others = this.#liveInstances.filter((id) => id !== this.#id);
       const after = others.length > 0 ? others : [];
       this.#liveInstances = after;
+      this.#candidates = this.#candidates.filter((id) => id !== this.#id);
       await this.#release(all);
       this.#hooks.nudge(after);
     }

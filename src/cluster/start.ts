@@ -38,6 +38,7 @@ export async function startCluster(
       nudge: (ids) => {
         for (const id of ids) transport.publish(id, 'nudge', {});
       },
+      reachable: () => transport.connected,
     },
     log,
     { ttlMs: config.shardLeaseTtlMs, renewMs: config.shardLeaseRenewMs },

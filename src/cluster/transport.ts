@@ -19,6 +19,8 @@ export class ClusterTransport {
   #handler: ClusterHandler | null = null;
   #subscription: Subscription | null = null;
   #closed = false;
+  /** False from a disconnect until the reconnect (and before the first connect). */
+  #up = false;
   readonly #connecting: Promise<void>;
   readonly #encoder = new TextEncoder();
 
@@ -40,16 +42,41 @@ export class ClusterTransport {
         waitOnFirstConnect: true,
         maxReconnectAttempts: -1,
         reconnectTimeWait: 250,
+        // A partition that resets nothing is seen after two unanswered pings (4 to 6 s), not
+        // after the client's default of two minutes per ping: until then the others keep
+        // forwarding to an instance they cannot reach (src/cluster/leases.ts, reachable).
+        pingInterval: 2_000,
+        maxPingOut: 2,
       });
       if (this.#closed) {
         await nc.close().catch(() => {});
         return;
       }
       this.#nc = nc;
+      this.#up = true;
+      void this.#watch(nc);
       if (this.#handler !== null) this.#subscribe(nc, this.#handler);
     } catch (err) {
       this.#log.error({ err }, 'cluster transport cannot connect to NATS');
     }
+  }
+
+  async #watch(nc: NatsConnection): Promise<void> {
+    for await (const s of nc.status()) {
+      if (s.type === 'disconnect') {
+        this.#up = false;
+        this.#log.warn('cluster transport disconnected from NATS; the other instances cannot reach this one');
+      } else if (s.type === 'reconnect') {
+        this.#up = true;
+        this.#log.info('cluster transport reconnected to NATS');
+      }
+    }
+    this.#up = false;
+  }
+
+  /** True while connected to NATS: the other instances can forward to this one. */
+  get connected(): boolean {
+    return this.#up && this.#nc !== null && !this.#nc.isClosed();
   }
 
   /** Starts answering this instance's subjects with `handler` (once connected). */
