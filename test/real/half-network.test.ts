@@ -259,8 +259,16 @@ async function cutPostgres(mode: CutMode): Promise<Record<string, unknown>> {
     4 * LEASE_TTL_MS + 5_000,
   );
   const takenAt = await dbNow();
+  const takenAtMs = Date.now();
   // Decisions for C's former shards, made (and committed) by A and B while C is still cut.
   await sleep(4_000);
+  const afterTakeover = answers.slice(from).filter((x) => x.at > takenAtMs + 500);
+  const onCSet = new Set(onC);
+  // C, cut off PostgreSQL, still answers its own clients for those agents: it forwards to the
+  // instance that took the shard over.
+  const viaCForward = afterTakeover.filter(
+    (x) => x.via === 'C' && onCSet.has(x.agentId) && !x.reasons.includes('system_unavailable'),
+  );
   const [made] = await db(
     (sql) => sql<{ n: number }[]>`
       select count(*)::int as n from authorizations
@@ -279,6 +287,7 @@ async function cutPostgres(mode: CutMode): Promise<Record<string, unknown>> {
   expect(made?.n ?? 0, "decisions recorded for C's former shards by A and B").toBeGreaterThan(0);
   expect(takeoverMs).toBeLessThan(4 * LEASE_TTL_MS);
   expect(c.stdout()).toContain('shard lease beat failed');
+  expect(viaCForward.length, "C forwards its former shards' requests to their new owners").toBeGreaterThan(0);
   return {
     mode,
     c_shards: cShards.length,
@@ -286,6 +295,9 @@ async function cutPostgres(mode: CutMode): Promise<Record<string, unknown>> {
     decisions_for_c_shards_by_a_b: made?.n ?? 0,
     rejoin_ms: Math.round(rejoinMs),
     ...summary(during),
+    after_takeover_via_a_b: summary(afterTakeover.filter((x) => x.via !== 'C')),
+    after_takeover_via_c: summary(afterTakeover.filter((x) => x.via === 'C')),
+    after_takeover_via_c_for_c_shards_decided: viaCForward.length,
   };
 }
 
