@@ -10,7 +10,12 @@
 //      answer on every instance, so only 1/N of the shards move when an instance joins or leaves;
 //      only instances the others can reach count (their NATS transport was connected at their
 //      last beat), unless none is: one cut off NATS hands its shards to the others instead of
-//      holding shards nobody can forward to, and with NATS down for all nothing moves;
+//      holding shards nobody can forward to, and with NATS down for all nothing moves; of those,
+//      only instances whose wall clock is within MAX_CLOCK_OFFSET_MS of the database's, unless
+//      none is: decisions are stamped with the deciding instance's clock and judged against
+//      calendar windows, so a skewed owner would let an agent's spend straddle a day or month
+//      boundary twice when its shard moves (the skew is measured against PostgreSQL's
+//      clock_timestamp() each beat);
 //   4. it hands over (drain, then release) the shards another live instance is preferred for,
 //      a few at a time, and claims the free shards it is preferred for, or any shard left free
 //      for longer than a lease, so a preferred owner that cannot claim does not strand it.
@@ -24,6 +29,14 @@ import type { Sql } from '../storage/db.js';
 
 /** Virtual shards of the agent keyspace. */
 export const SHARD_COUNT = 1024;
+
+/**
+ * An instance whose wall clock is further than this from the database's (beyond what the round
+ * trip of the measurement leaves uncertain) is preferred for no shard while another is within.
+ */
+export const MAX_CLOCK_OFFSET_MS = 500;
+/** Clock measurements kept; the one with the shortest round trip is the estimate. */
+const CLOCK_SAMPLES = 10;
 
 export interface ShardLeaseOptions {
   /** A lease not renewed for this long may be claimed by another instance, in milliseconds. */
@@ -98,8 +111,15 @@ export class ShardLeases {
   /** performance.now() of the first beat that saw each shard free (to take strays). */
   readonly #freeSince = new Map<number, number>();
   #liveInstances: string[] = [];
-  /** The live instances shards are preferred to: the reachable ones, or all when none is. */
+  /**
+   * The live instances shards are preferred to: the reachable ones with a clock within
+   * MAX_CLOCK_OFFSET_MS, else the reachable ones, else all.
+   */
   #candidates: string[] = [];
+  /** Recent measurements of this instance's wall clock against the database's. */
+  readonly #clockSamples: { offsetMs: number; rttMs: number }[] = [];
+  /** This instance's clock offset (positive: ahead), less the measurement's uncertainty; null: not measured. */
+  #clockOffsetMs: number | null = null;
   /** Leases are valid here until this performance.now() time. */
   #validUntil = 0;
   #timer: NodeJS.Timeout | null = null;
@@ -200,15 +220,18 @@ export class ShardLeases {
     if (this.#closed) return;
     const sentAt = performance.now();
     const reachable = this.#hooks.reachable();
+    const offset = this.#clockOffsetMs;
     let rows: LeaseRow[];
     let renewed: Map<number, number>;
     try {
       const ttlSeconds = this.#ttlMs / 1000;
-      const [renewedRows, leaseRows, liveRows] = await Promise.all([
+      const wallSent = Date.now();
+      const [renewedRows, leaseRows, liveRows, clock] = await Promise.all([
         this.#live<{ shard: number; epoch: string }[]>`
           with me as (
-            insert into instances (id, reachable) values (${this.#id}, ${reachable})
-            on conflict (id) do update set heartbeat_at = now(), reachable = excluded.reachable
+            insert into instances (id, reachable, clock_offset_ms) values (${this.#id}, ${reachable}, ${offset})
+            on conflict (id) do update
+            set heartbeat_at = now(), reachable = excluded.reachable, clock_offset_ms = excluded.clock_offset_ms
           )
           update shard_leases set expires_at = now() + make_interval(secs => ${ttlSeconds})
           where owner = ${this.#id}
@@ -216,17 +239,25 @@ export class ShardLeases {
         this.#live<LeaseRow[]>`
           select shard, owner, epoch, (owner is null or expires_at < now()) as free
           from shard_leases order by shard`,
-        this.#live<{ id: string; reachable: boolean }[]>`
-          select id, coalesce(reachable, true) as reachable from instances
+        this.#live<{ id: string; reachable: boolean; clock_offset_ms: number | null }[]>`
+          select id, coalesce(reachable, true) as reachable, clock_offset_ms from instances
           where heartbeat_at >= now() - make_interval(secs => ${ttlSeconds}) or id = ${this.#id}
           order by id`,
+        this.#live<{ at: Date }[]>`select clock_timestamp() as at`.then((r) => ({ at: r[0]?.at, back: Date.now() })),
       ]);
+      this.#sampleClock(wallSent, clock.back, clock.at);
       renewed = new Map(renewedRows.map((r) => [r.shard, Number(r.epoch)]));
       rows = leaseRows;
       this.#liveInstances = liveRows.map((r) => r.id);
-      // This instance's own row may be read before this beat's write: its flag is the one just sent.
-      const reachableIds = liveRows.filter((r) => (r.id === this.#id ? reachable : r.reachable)).map((r) => r.id);
-      this.#candidates = reachableIds.length > 0 ? reachableIds : this.#liveInstances;
+      // This instance's own row may be read before this beat's write: its values are the ones just sent.
+      const mine = (r: (typeof liveRows)[number]) =>
+        r.id === this.#id ? { ...r, reachable, clock_offset_ms: offset } : r;
+      const reachableRows = liveRows.map(mine).filter((r) => r.reachable);
+      const inTime = reachableRows.filter(
+        (r) => r.clock_offset_ms === null || Math.abs(r.clock_offset_ms) <= MAX_CLOCK_OFFSET_MS,
+      );
+      const tier = inTime.length > 0 ? inTime : reachableRows;
+      this.#candidates = tier.length > 0 ? tier.map((r) => r.id) : this.#liveInstances;
       this.#validUntil = sentAt + this.#ttlMs - Math.max(this.#renewMs, this.#ttlMs / 3);
     } catch (err) {
       this.#log.warn({ err }, 'shard lease beat failed; serving owned shards until their leases run out');
@@ -281,6 +312,39 @@ export class ShardLeases {
 
     if (toClaim.length > 0) await this.#claim(toClaim);
     if (toRelease.length > 0) await this.#release(toRelease.slice(0, this.#movesPerBeat));
+  }
+
+  /**
+   * One measurement of this instance's wall clock against the database's: the database read its
+   * clock between `sent` and `back` (this instance's wall clock), so the offset is known to
+   * within half the round trip. The estimate is the shortest round trip's of the last few, less
+   * that uncertainty (toward zero).
+   */
+  #sampleClock(sent: number, back: number, at: Date | undefined): void {
+    if (at === undefined) return;
+    const rttMs = Math.max(0, back - sent);
+    this.#clockSamples.push({ offsetMs: (sent + back) / 2 - at.getTime(), rttMs });
+    if (this.#clockSamples.length > CLOCK_SAMPLES) this.#clockSamples.shift();
+    let best = this.#clockSamples[0] as { offsetMs: number; rttMs: number };
+    for (const c of this.#clockSamples) if (c.rttMs < best.rttMs) best = c;
+    const sure = Math.max(0, Math.abs(best.offsetMs) - best.rttMs / 2);
+    const next = Math.round(Math.sign(best.offsetMs) * sure);
+    const was = this.#clockOffsetMs;
+    this.#clockOffsetMs = next;
+    const off = Math.abs(next) > MAX_CLOCK_OFFSET_MS;
+    if (off && (was === null || Math.abs(was) <= MAX_CLOCK_OFFSET_MS)) {
+      this.#log.warn(
+        { clock_offset_ms: next, max_ms: MAX_CLOCK_OFFSET_MS },
+        "this instance's clock is off the database's: it hands its shards to instances whose clocks agree",
+      );
+    } else if (!off && was !== null && Math.abs(was) > MAX_CLOCK_OFFSET_MS) {
+      this.#log.info({ clock_offset_ms: next }, "this instance's clock agrees with the database's again");
+    }
+  }
+
+  /** This instance's wall clock against the database's, in milliseconds (positive: ahead); null before the first beat. */
+  get clockOffsetMs(): number | null {
+    return this.#clockOffsetMs;
   }
 
   async #claim(shards: readonly number[]): Promise<void> {

@@ -55,6 +55,8 @@ interface Answer {
   readonly reasons: readonly string[];
   readonly id: string | null;
   readonly ms: number;
+  /** Date.now() of the test process at the answer. */
+  readonly at: number;
 }
 
 let a: ServiceProcess;
@@ -104,7 +106,6 @@ beforeAll(async () => {
   a = await startInstance('A');
   await startInstance('B');
   await startInstance('C');
-  await until(async () => (await leaseOwners()).size === 3, 20_000);
   const f = await setup(a);
   apiKey = f.apiKey;
   await relaxRateGates(a, apiKey);
@@ -197,6 +198,7 @@ async function ask(via: Name, agentId: string): Promise<void> {
       reasons: Array.isArray(body.reason_codes) ? (body.reason_codes as string[]) : [],
       id: typeof body.authorization_id === 'string' ? body.authorization_id : null,
       ms: performance.now() - sentAt,
+      at: Date.now(),
     });
   } catch (err) {
     // Only a request cut by SIGKILL may go unanswered (a client would retry elsewhere); one in
@@ -233,38 +235,75 @@ function instanceIdOf(p: ServiceProcess): string {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const figures: Record<string, unknown> = {};
 
+/** Instance id → its clock offset as it measured and recorded it (instances.clock_offset_ms). */
+async function offsets(): Promise<Map<string, number | null>> {
+  const rows = await db(
+    (sql) => sql<{ id: string; clock_offset_ms: number | null }[]>`select id, clock_offset_ms from instances`,
+  );
+  return new Map(rows.map((r) => [r.id, r.clock_offset_ms]));
+}
+
+/** True once `id` holds every shard under a valid lease. */
+async function holdsAll(id: string): Promise<boolean> {
+  return ((await leaseOwners()).get(id)?.length ?? 0) === 1024;
+}
+
 describe('clock skew: B 2 s ahead, C 2 s behind, A on time', () => {
-  it('keeps one owner per shard through hand-overs and takeovers of the skewed instances', async () => {
+  it('measures the skew against the database and prefers the instance on time for every shard', async () => {
+    const aId = instanceIdOf(a);
+    await until(() => holdsAll(aId), 20_000);
+    const measured = await offsets();
+    const b = measured.get(instanceIdOf(running.B as ServiceProcess));
+    const c = measured.get(instanceIdOf(running.C as ServiceProcess));
+    figures.measured_offset_ms = { A: measured.get(aId), B: b, C: c };
+    // Measured to within the round trip (less its uncertainty): about +2 s and -2 s.
+    expect(b).toBeGreaterThan(1_500);
+    expect(b).toBeLessThanOrEqual(2_100);
+    expect(c).toBeLessThan(-1_500);
+    expect(c).toBeGreaterThanOrEqual(-2_100);
+    expect(Math.abs(measured.get(aId) ?? 0)).toBeLessThan(500);
+    expect((running.B as ServiceProcess).stdout()).toContain("this instance's clock is off the database's");
+  }, 60_000);
+
+  it('keeps one owner per shard through stops, kills and takeovers, the skewed instances deciding only when alone', async () => {
     const watch = watchLeases();
     const stream = load();
     await sleep(2_000);
     for (const name of ['B', 'C'] as const) {
-      // A clean stop: the skewed instance hands its shards over, then comes back.
+      // A clean stop and a kill of a skewed instance: it held nothing, nothing moves.
       const old = running[name] as ServiceProcess;
       stopping.add(old);
-      old.child.kill('SIGTERM');
-      expect(await old.exited).toBe(0);
+      if (name === 'C') killed.add(old);
+      old.child.kill(name === 'B' ? 'SIGTERM' : 'SIGKILL');
+      const code = await old.exited;
+      if (name === 'B') expect(code).toBe(0);
       await startInstance(name);
-      await until(async () => (await leaseOwners()).size === 3, 20_000);
-      await sleep(1_500);
-      // A kill: its leases run out (by PostgreSQL's clock) and the others take them over.
-      const victim = running[name] as ServiceProcess;
-      const victimId = instanceIdOf(victim);
-      expect((await leaseOwners()).has(victimId)).toBe(true);
-      stopping.add(victim);
-      killed.add(victim);
-      victim.child.kill('SIGKILL');
-      await victim.exited;
-      const killedAt = performance.now();
-      await until(async () => {
-        const now = await leaseOwners();
-        return !now.has(victimId) && [...now.values()].flat().length === 1024;
-      }, 20_000);
-      figures[`takeover_after_kill_of_${name}_ms`] = Math.round(performance.now() - killedAt);
-      await startInstance(name);
-      await until(async () => (await leaseOwners()).size === 3, 20_000);
-      await sleep(1_500);
+      await sleep(2_000);
+      expect(await holdsAll(instanceIdOf(a)), 'A, on time, still holds every shard').toBe(true);
     }
+    // The instance on time killed: only skewed ones are left, and they take its shards over
+    // (decisions go on: a skewed clock is worse than none only at a calendar boundary).
+    const victim = a;
+    const victimId = instanceIdOf(victim);
+    stopping.add(victim);
+    killed.add(victim);
+    victim.child.kill('SIGKILL');
+    await victim.exited;
+    const killedAt = performance.now();
+    await until(async () => {
+      const now = await leaseOwners();
+      return !now.has(victimId) && [...now.values()].flat().length === 1024;
+    }, 20_000);
+    figures.takeover_by_skewed_after_kill_ms = Math.round(performance.now() - killedAt);
+    const aloneFrom = Date.now();
+    await sleep(2_000);
+    const aloneUntil = Date.now();
+    // An instance on time again: the skewed ones hand it every shard.
+    const back = await startInstance('A');
+    const startedAt = performance.now();
+    await until(() => holdsAll(instanceIdOf(back)), 30_000);
+    figures.handed_back_to_on_time_ms = Math.round(performance.now() - startedAt);
+    await sleep(1_500);
     await stream.stop();
     await watch.stop();
     figures.lease_samples = samples;
@@ -272,8 +311,12 @@ describe('clock skew: B 2 s ahead, C 2 s behind, A on time', () => {
     expect(samples).toBeGreaterThan(20);
     expect(ownerConflicts, 'two owners under one epoch of a shard').toBe(0);
     expect(epochWentDown, 'an epoch that went down').toBe(0);
-    // Ownership really moved: epochs were raised by the hand-overs and takeovers.
-    expect(owners.size).toBeGreaterThan(1024 + 300);
+    // Ownership really moved twice: every shard's epoch was raised by the takeover and the return.
+    expect(owners.size).toBeGreaterThanOrEqual(3 * 1024);
+    // Decisions were made while only the skewed instances were left.
+    const alone = answers.filter((x) => x.at >= aloneFrom && x.at <= aloneUntil);
+    figures.decided_by_skewed_alone = alone.filter((x) => !x.reasons.includes('system_unavailable')).length;
+    expect(figures.decided_by_skewed_alone).toBeGreaterThan(0);
   }, 240_000);
 
   it('never committed for a lost shard, answered no 5xx nor late, and kept every agent within its cap', async () => {
