@@ -1,6 +1,7 @@
 // The composition root: opens storage, builds every area's routes and starts the HTTP edge.
 // Tests start it in-process on port 0; src/main.ts starts it for `npm start`.
 import type { Logger } from 'pino';
+import { clientRateLimitRoutes, syncClientLimits } from '../admin/client-rate-limits.js';
 import { mirrorTenants } from '../admin/provisioning.js';
 import { adminRoutes } from '../admin/routes.js';
 import { authRoutes } from '../auth/routes.js';
@@ -12,6 +13,7 @@ import type { DecisionEngine } from '../engine/contract.js';
 import { ShardedEngine } from '../engine/engine.js';
 import { BUDGET_RECALL_CHANNEL } from '../engine/pipeline/principal-budget.js';
 import { startEvents } from '../events/service.js';
+import { TenantShares } from '../http/fair-share.js';
 import { RequestLimits } from '../http/rate-limit.js';
 import { Router } from '../http/router.js';
 import { HttpServer } from '../http/server.js';
@@ -129,8 +131,29 @@ export async function startApp(config: Config, options: { log?: Logger } = {}): 
     ...docsRoutes(),
     ...metricsRoutes(metrics),
   ];
+  const rateLimiter = new RequestLimits(
+    { requestsPerSecond: config.rateLimitRequestsPerSecond, burstRequests: config.rateLimitBurstRequests },
+    { requestsPerSecond: config.rateLimitClientRequestsPerSecond, burstRequests: config.rateLimitClientBurstRequests },
+  );
+  // Clients the operator gave limits of their own (src/admin/client-rate-limits.ts).
+  const clientLimits = syncClientLimits(dbs, rateLimiter, log);
+  closers.push(async () => clientLimits.stop());
+  await clientLimits.ready;
   routes.push(...authRoutes(auth, config.oauthTokenTtlSeconds), ...adminRoutes(config, dbs, auth));
+  routes.push(
+    ...clientRateLimitRoutes(dbs, rateLimiter, {
+      credentialRequestsPerSecond: config.rateLimitRequestsPerSecond,
+      credentialBurstRequests: config.rateLimitBurstRequests,
+      clientRequestsPerSecond: config.rateLimitClientRequestsPerSecond,
+      clientBurstRequests: config.rateLimitClientBurstRequests,
+    }),
+  );
   routes.push(...receiptKeyRoutes(dbs, auth));
+  const fairShare =
+    config.fairShareInFlight > 0
+      ? new TenantShares({ capacity: config.fairShareInFlight, maxWaitMs: config.authorizeDeadlineMs / 4 })
+      : null;
+  metrics.decisionsInFlight.collect(() => [[[], fairShare?.inFlight ?? 0]]);
   routes.push(
     ...authorizeRoutes({
       engine,
@@ -138,6 +161,8 @@ export async function startApp(config: Config, options: { log?: Logger } = {}): 
       log,
       onDecision: (decision, gates, seconds) => metrics.decision(decision, gates, seconds),
       onDryRun: (disclosure) => metrics.dryRuns.labels(disclosure).inc(),
+      fairShare,
+      onFairShareRefused: (level) => metrics.fairShareRefused.labels(level).inc(),
     }),
   );
   routes.push(...runtimeRoutes(services));
@@ -152,10 +177,6 @@ export async function startApp(config: Config, options: { log?: Logger } = {}): 
   collectWebhookOutcomes(metrics, events.dispatcher.attemptOutcomes);
   for (const r of routes) router.add(r);
 
-  const rateLimiter = new RequestLimits(
-    { requestsPerSecond: config.rateLimitRequestsPerSecond, burstRequests: config.rateLimitBurstRequests },
-    { requestsPerSecond: config.rateLimitClientRequestsPerSecond, burstRequests: config.rateLimitClientBurstRequests },
-  );
   // Instances sharing the live database share the rate limits (src/http/rate-limit.ts) and,
   // with NATS on PostgreSQL, the shards of the agent keyspace (src/cluster/).
   rateLimiter.setShare(instances.live);

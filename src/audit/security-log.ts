@@ -15,6 +15,7 @@ import type { Sql } from '../storage/db.js';
 /** Every action the log records (also the enum of schemas/SecurityLogQuery.json). */
 export type SecurityAction =
   | 'client.created'
+  | 'client.rate_limits_updated'
   | 'credential.created'
   | 'credential.rotated'
   | 'credential.revoked'

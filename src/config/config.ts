@@ -68,6 +68,12 @@ export interface Config {
   readonly rateLimitClientRequestsPerSecond: number;
   /** Requests a Client may send at once after being idle, cluster-wide. */
   readonly rateLimitClientBurstRequests: number;
+  /**
+   * Decisions in flight on one instance above which each tenant (Client, and Principal within
+   * it) may hold only its share; beyond it a request waits in its tenant's bounded queue, or is
+   * refused 429 (src/http/fair-share.ts). 0 turns fair share off.
+   */
+  readonly fairShareInFlight: number;
   /** Seconds between the heartbeats of the instance registry (live instances share the limits). */
   readonly instanceHeartbeatSeconds: number;
   /** With NATS on PostgreSQL: a shard lease not renewed for this long may be claimed elsewhere (ms). */
@@ -282,10 +288,11 @@ export function loadConfig(env: Env): Config {
     logLevel,
     maxBodyBytes: int(env, 'MAX_BODY_BYTES', 1_048_576, 1024, 104_857_600),
     metadataMaxBytes: int(env, 'METADATA_MAX_BYTES', 16_384, 2, 1_048_576),
-    rateLimitRequestsPerSecond: int(env, 'RATE_LIMIT_REQUESTS_PER_SECOND', 100, 0, 100_000_000),
-    rateLimitBurstRequests: int(env, 'RATE_LIMIT_BURST_REQUESTS', 200, 1, 100_000_000),
-    rateLimitClientRequestsPerSecond: int(env, 'RATE_LIMIT_CLIENT_REQUESTS_PER_SECOND', 1_000, 0, 100_000_000),
-    rateLimitClientBurstRequests: int(env, 'RATE_LIMIT_CLIENT_BURST_REQUESTS', 2_000, 1, 100_000_000),
+    rateLimitRequestsPerSecond: int(env, 'RATE_LIMIT_REQUESTS_PER_SECOND', 1_000, 0, 100_000_000),
+    rateLimitBurstRequests: int(env, 'RATE_LIMIT_BURST_REQUESTS', 2_000, 1, 100_000_000),
+    rateLimitClientRequestsPerSecond: int(env, 'RATE_LIMIT_CLIENT_REQUESTS_PER_SECOND', 5_000, 0, 100_000_000),
+    rateLimitClientBurstRequests: int(env, 'RATE_LIMIT_CLIENT_BURST_REQUESTS', 10_000, 1, 100_000_000),
+    fairShareInFlight: int(env, 'FAIR_SHARE_IN_FLIGHT', 32, 0, 1_000_000),
     instanceHeartbeatSeconds: int(env, 'INSTANCE_HEARTBEAT_SECONDS', 5, 1, 3_600),
     shardLeaseTtlMs: int(env, 'SHARD_LEASE_TTL_MS', 3000, 500, 600_000),
     shardLeaseRenewMs: int(env, 'SHARD_LEASE_RENEW_MS', 500, 50, 60_000),

@@ -142,44 +142,107 @@ export class RateLimiter {
   }
 }
 
+/** A Client's own limits (operator plane); an absent field keeps the configured default. */
+export interface ClientLimitOverride {
+  readonly credentialRequestsPerSecond?: number | null;
+  readonly credentialBurstRequests?: number | null;
+  readonly clientRequestsPerSecond?: number | null;
+  readonly clientBurstRequests?: number | null;
+}
+
+interface LimitPair {
+  readonly key: RateLimiter;
+  readonly client: RateLimiter;
+  readonly policies: string;
+}
+
 /**
  * The per-key and per-Client limits together: a request takes a token from both buckets or
  * from neither (a refused request costs nothing), and a refusal names the limit that refused.
+ * A Client the operator gave limits of its own (setOverride) has its own pair of limiters.
  */
 export class RequestLimits {
-  readonly #key: RateLimiter;
-  readonly #client: RateLimiter;
-  readonly #policies: string;
+  readonly #defaults: LimitPair;
+  readonly #key: RateLimitOptions;
+  readonly #client: RateLimitOptions;
+  readonly #overrides = new Map<string, LimitPair>();
+  #instances = 1;
 
   constructor(key: RateLimitOptions, client: RateLimitOptions) {
-    this.#key = new RateLimiter({ policyName: 'credential', ...key });
-    this.#client = new RateLimiter({ policyName: 'client', ...client });
-    this.#policies = [this.#key, this.#client]
+    this.#key = key;
+    this.#client = client;
+    this.#defaults = RequestLimits.#pair(key, client);
+  }
+
+  static #pair(key: RateLimitOptions, client: RateLimitOptions): LimitPair {
+    const k = new RateLimiter({ policyName: 'credential', ...key });
+    const c = new RateLimiter({ policyName: 'client', ...client });
+    const policies = [k, c]
       .filter((l) => l.enabled)
       .map((l) => l.policy)
       .join(', ');
+    return { key: k, client: c, policies };
   }
 
   /** Shares each limit among `instances` live instances (see RateLimiter.setShare). */
   setShare(instances: number): void {
-    this.#key.setShare(instances);
-    this.#client.setShare(instances);
+    this.#instances = instances;
+    for (const pair of [this.#defaults, ...this.#overrides.values()]) {
+      pair.key.setShare(instances);
+      pair.client.setShare(instances);
+    }
+  }
+
+  /**
+   * Gives `clientId` limits of its own (null, or every field null: the defaults again). The
+   * Client's buckets start full when its limits change.
+   */
+  setOverride(clientId: string, o: ClientLimitOverride | null): void {
+    const none =
+      o === null ||
+      (o.credentialRequestsPerSecond == null &&
+        o.credentialBurstRequests == null &&
+        o.clientRequestsPerSecond == null &&
+        o.clientBurstRequests == null);
+    if (none) {
+      this.#overrides.delete(clientId);
+      return;
+    }
+    // One Client's credentials: a smaller bucket memory than the defaults' (lru-cache allocates it whole).
+    const pair = RequestLimits.#pair(
+      {
+        ...this.#key,
+        maxTrackedCredentials: 10_000,
+        requestsPerSecond: o.credentialRequestsPerSecond ?? this.#key.requestsPerSecond,
+        burstRequests: o.credentialBurstRequests ?? this.#key.burstRequests,
+      },
+      {
+        ...this.#client,
+        maxTrackedCredentials: 1,
+        requestsPerSecond: o.clientRequestsPerSecond ?? this.#client.requestsPerSecond,
+        burstRequests: o.clientBurstRequests ?? this.#client.burstRequests,
+      },
+    );
+    pair.key.setShare(this.#instances);
+    pair.client.setShare(this.#instances);
+    this.#overrides.set(clientId, pair);
   }
 
   /** Throws 429 rate_limited when the key or its Client is over its limit; else takes one token of each. */
   check(credentialId: string, clientId: string, nowMs: number): void {
-    const key = this.#key.enabled ? this.#key.peek(credentialId, nowMs) : null;
-    const client = this.#client.enabled ? this.#client.peek(clientId, nowMs) : null;
+    const { key: keyLimit, client: clientLimit, policies } = this.#overrides.get(clientId) ?? this.#defaults;
+    const key = keyLimit.enabled ? keyLimit.peek(credentialId, nowMs) : null;
+    const client = clientLimit.enabled ? clientLimit.peek(clientId, nowMs) : null;
     if (key === null && client === null) {
-      if (this.#key.enabled) this.#key.take(credentialId, nowMs);
-      if (this.#client.enabled) this.#client.take(clientId, nowMs);
+      if (keyLimit.enabled) keyLimit.take(credentialId, nowMs);
+      if (clientLimit.enabled) clientLimit.take(clientId, nowMs);
       return;
     }
     // The limit that keeps the caller waiting longest is the one reported.
     const byKey = key !== null && (client === null || key.retryAfterSeconds >= client.retryAfterSeconds);
     const headers = byKey
-      ? this.#key.headers(key as RateLimitVerdict, this.#policies)
-      : this.#client.headers(client as RateLimitVerdict, this.#policies);
+      ? keyLimit.headers(key as RateLimitVerdict, policies)
+      : clientLimit.headers(client as RateLimitVerdict, policies);
     throw new ApiError('rate_limited', undefined, { headers });
   }
 }

@@ -92,6 +92,15 @@ export class ServiceMetrics {
     "Dry runs of POST /authorize/explain answered, by what they disclosed (full: the Principal's full credential; verdict: a narrower one; refused: over the narrower credentials' dry-run limit).",
     ['disclosure'],
   );
+  readonly fairShareRefused = this.registry.counter(
+    'asas_fair_share_refused_total',
+    'Decisions refused 429 because the instance was busy and the tenant already held its share of the decisions in flight, by level (client or principal).',
+    ['level'],
+  );
+  readonly decisionsInFlight = this.registry.gauge(
+    'asas_decisions_in_flight',
+    'Decisions handed to the engine on this instance and not yet answered (fair share counts them).',
+  );
   readonly gatesFired = this.registry.counter(
     'asas_gates_fired_total',
     'Gates fired in answered decisions (a decision can fire several), by gate and decision.',

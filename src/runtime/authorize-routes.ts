@@ -21,6 +21,7 @@ import { safeDecision } from '../engine/safe-decision.js';
 import { serverTiming } from '../engine/timing.js';
 import { ApiError, type ErrorDetail } from '../errors/registry.js';
 import { decodeCursor, encodeCursor } from '../http/cursor.js';
+import type { TenantShares } from '../http/fair-share.js';
 import { amountText } from '../http/json-source.js';
 import { RateLimiter } from '../http/rate-limit.js';
 import { json, type Reply, type RequestContext, type RouteDef } from '../http/types.js';
@@ -34,7 +35,17 @@ export interface AuthorizeRouteDeps {
   readonly onDecision?: (decision: string, gatesFired: readonly string[], seconds: number) => void;
   /** Called for every dry run (metrics): what it disclosed, or `refused` over the dry-run limit. */
   readonly onDryRun?: (disclosure: 'full' | 'verdict' | 'refused') => void;
+  /**
+   * Fair share of this instance's decisions in flight between Clients and Principals
+   * (FAIR_SHARE_IN_FLIGHT; src/http/fair-share.ts); absent: none.
+   */
+  readonly fairShare?: TenantShares | null;
+  /** Called for every request refused by fair share (metrics), with the level that refused it. */
+  readonly onFairShareRefused?: (level: 'client' | 'principal') => void;
 }
+
+/** Retry-After of a fair-share refusal: the in-flight work it waits for drains within a second. */
+const FAIR_SHARE_RETRY_AFTER = { 'retry-after': '1' } as const;
 
 /**
  * Dry runs of a narrower credential (docs/security.md "Decisions"): even the verdict alone lets
@@ -320,6 +331,22 @@ export function authorizeRoutes(deps: AuthorizeRouteDeps): RouteDef[] {
     burstRequests: NARROW_DRY_RUN_BURST,
     policyName: 'dry-run',
   });
+  const shares = deps.fairShare ?? null;
+
+  /**
+   * The end of a wait for a fair-share slot (src/http/fair-share.ts): nothing when the slot was
+   * given, else 429 naming the level whose queue was full or whose wait ran out.
+   */
+  function refuseShare(refusedBy: 'client' | 'principal' | null): void {
+    if (refusedBy === null) return;
+    deps.onFairShareRefused?.(refusedBy);
+    throw new ApiError(
+      'rate_limited',
+      `The service is busy and this ${refusedBy === 'client' ? 'Client' : 'Principal'} already has its share of the decisions in flight and waiting; retry after the indicated delay.`,
+      { headers: FAIR_SHARE_RETRY_AFTER },
+    );
+  }
+
   /**
    * Requests answered by onFault (e.g. at the answer deadline while the handler still runs):
    * the handler's own later answer is dropped by the edge and must not count as a decision.
@@ -365,8 +392,16 @@ export function authorizeRoutes(deps: AuthorizeRouteDeps): RouteDef[] {
         if (found === null || found.principalId !== auth.principalId) throw new ApiError('agent_not_found');
         request = { ...request, agentId: found.agentId };
       }
+      // A fair-share slot of the caller's Client and Principal, at once unless the instance is
+      // busy and the caller already holds its share; given back once the engine answers.
+      const waiting = shares?.take(auth.clientId, auth.principalId) ?? null;
+      if (waiting !== null) refuseShare(await waiting);
       engineAt = performance.now();
-      reply = await engine.authorize(request);
+      try {
+        reply = await engine.authorize(request);
+      } finally {
+        shares?.release(auth.clientId, auth.principalId);
+      }
     } catch (err) {
       // agent_not_found, idempotency_key_reuse / _expired: answers about the request, not faults.
       if (err instanceof ApiError && err.status < 500) throw err;

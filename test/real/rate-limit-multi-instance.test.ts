@@ -1,7 +1,7 @@
 // Rate limits across instances: two instances on one PostgreSQL database find each other in the
 // instance registry (table `instances`) and each enforces half of the configured limit, so the
 // pair allows the configured burst, not twice it; when one stops, the other takes the whole
-// limit again.
+// limit again. A Client's own limits (operator plane) reach every instance.
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -79,6 +79,26 @@ describe('rate limits on two instances sharing one database', () => {
     expect(onA).toBeLessThanOrEqual(6);
     expect(onB).toBeGreaterThanOrEqual(5);
     expect(onB).toBeLessThanOrEqual(6);
+  });
+
+  it("applies a Client's own limits, set on one instance, on the other within the poll interval", async () => {
+    const client = await provisionClient(a);
+    const principalId = await insertPrincipalRow(a, 'live', client.clientId);
+    const apiKey = (await issuePrincipalKey(a, principalId, 'live')).apiKey;
+    const put = await request(a, 'PUT', `/admin/v1/clients/${client.clientId}/rate-limits`, {
+      adminKey: a.adminKey,
+      body: { credential_burst_requests: 40 },
+    });
+    expect(put.status, put.text).toBe(200);
+    // CLIENT_LIMITS_POLL_MS (5 s) and a margin: b reads the row on its next poll.
+    await new Promise((r) => setTimeout(r, 6_500));
+    // 40 cluster-wide: 20 per instance, on the instance that took the PUT and on the other.
+    const onB = await allowed(b as TestServer, apiKey, 26);
+    expect(onB).toBeGreaterThanOrEqual(20);
+    expect(onB).toBeLessThanOrEqual(21);
+    const onA = await allowed(a, apiKey, 26);
+    expect(onA).toBeGreaterThanOrEqual(20);
+    expect(onA).toBeLessThanOrEqual(21);
   });
 
   it('gives the whole limit back to the survivor when an instance stops', async () => {

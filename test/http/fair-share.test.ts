@@ -1,0 +1,124 @@
+// The fair-share scheduler of src/http/fair-share.ts on its own, with a clock of the test's: who
+// gets a slot at once, who waits, in what order freed slots are given, when a request is refused,
+// and that idle tenants are forgotten. test/real/fair-share.test.ts shows it over HTTP under a flood.
+import { describe, expect, it } from 'vitest';
+import { FairShare, TenantShares } from '../../src/http/fair-share.js';
+
+function clock(start = 0) {
+  let now = start;
+  return { now: () => now, advance: (ms: number) => (now += ms) };
+}
+
+describe('FairShare', () => {
+  it('gives a slot at once while the instance holds fewer than its capacity', () => {
+    const c = clock();
+    const fs = new FairShare({ capacity: 4, now: c.now });
+    for (let i = 0; i < 4; i++) expect(fs.acquire('a')).toBeNull();
+    expect(fs.inFlight).toBe(4);
+  });
+
+  it('lets a tenant alone use the whole capacity, then queues it', async () => {
+    const c = clock();
+    const fs = new FairShare({ capacity: 4, now: c.now });
+    for (let i = 0; i < 4; i++) expect(fs.acquire('a')).toBeNull();
+    const waiting = fs.acquire('a');
+    expect(waiting).not.toBeNull();
+    expect(fs.waiting).toBe(1);
+    fs.release('a');
+    await expect(waiting).resolves.toBeNull();
+    expect(fs.inFlight).toBe(4);
+    expect(fs.waiting).toBe(0);
+  });
+
+  it('admits another tenant at once below its share while the busy one waits', async () => {
+    const c = clock();
+    const fs = new FairShare({ capacity: 4, now: c.now });
+    for (let i = 0; i < 4; i++) expect(fs.acquire('a')).toBeNull();
+    // b is new: two tenants now, a share of 2 each; b holds none, so it gets a slot at once.
+    expect(fs.acquire('b')).toBeNull();
+    expect(fs.share()).toBe(2);
+    // a holds 4, over its share: it waits until it is below its share again.
+    const a5 = fs.acquire('a');
+    expect(a5).not.toBeNull();
+    let admitted = false;
+    void a5?.then(() => {
+      admitted = true;
+    });
+    fs.release('a');
+    await Promise.resolve();
+    expect(admitted).toBe(false); // a holds 3, over its share, and the instance holds 4: still busy
+    fs.release('a'); // the instance holds 3, below its capacity
+    await expect(a5).resolves.toBeNull();
+  });
+
+  it('gives freed slots to waiting tenants in turn', async () => {
+    const c = clock();
+    const fs = new FairShare({ capacity: 2, minShare: 1, now: c.now });
+    expect(fs.acquire('a')).toBeNull();
+    expect(fs.acquire('b')).toBeNull();
+    const order: string[] = [];
+    const wait = (key: string) => fs.acquire(key)?.then(() => order.push(key));
+    const all = [wait('a'), wait('a'), wait('b'), wait('b')];
+    // Each release frees one slot; the tenants take turns.
+    fs.release('a');
+    fs.release('b');
+    await Promise.resolve();
+    fs.release('a');
+    fs.release('b');
+    await Promise.all(all);
+    expect(order).toEqual(['a', 'b', 'a', 'b']);
+  });
+
+  it('refuses at once when the tenant queue is full, and after the longest wait', async () => {
+    const c = clock();
+    const fs = new FairShare({ capacity: 1, minShare: 1, queueLimit: 1, maxWaitMs: 20, now: c.now });
+    expect(fs.acquire('a')).toBeNull();
+    const queued = fs.acquire('a');
+    await expect(fs.acquire('a')).resolves.toBe('queue_full');
+    await expect(queued).resolves.toBe('wait_expired');
+    expect(fs.waiting).toBe(0);
+    expect(fs.inFlight).toBe(1);
+    // A later release finds no waiter and frees the slot.
+    fs.release('a');
+    expect(fs.inFlight).toBe(0);
+  });
+
+  it('forgets tenants idle for longer than the active window', () => {
+    const c = clock();
+    const fs = new FairShare({ capacity: 4, activeWindowMs: 1_000, recountMs: 0, now: c.now });
+    for (const t of ['a', 'b', 'c', 'd']) {
+      expect(fs.acquire(t)).toBeNull();
+      fs.release(t);
+    }
+    expect(fs.share()).toBe(2); // 4 tenants seen: a share of 1, floored at minShare 2
+    c.advance(1_500);
+    expect(fs.acquire('a')).toBeNull();
+    expect(fs.share()).toBe(4); // the three idle ones are dropped: a is alone
+  });
+});
+
+describe('TenantShares', () => {
+  it('holds a slot of the Client and of the Principal, and gives the Client slot back on a Principal refusal', async () => {
+    const shares = new TenantShares({ capacity: 1, minShare: 1, queueLimit: 0 });
+    expect(shares.take('cli_a', 'prn_a')).toBeNull();
+    expect(shares.inFlight).toBe(1);
+    // Another Principal of the same Client: the Client holds its whole share and its queue is 0.
+    await expect(shares.take('cli_a', 'prn_b')).resolves.toBe('client');
+    expect(shares.inFlight).toBe(1);
+    shares.release('cli_a', 'prn_a');
+    expect(shares.inFlight).toBe(0);
+  });
+
+  it('refuses a Principal over its share even when its Client has room, and gives the Client slot back', async () => {
+    const shares = new TenantShares({ capacity: 4, minShare: 1, queueLimit: 0 });
+    // Busy: 4 in flight. Clients a and b (a share of 2 each; a holds 1); Principals 1-4 (a share of 1 each).
+    expect(shares.take('cli_a', 'prn_1')).toBeNull();
+    for (const p of ['prn_2', 'prn_3', 'prn_4']) expect(shares.take('cli_b', p)).toBeNull();
+    // Principal 1 again: its Client is below its share, the Principal is not.
+    await expect(shares.take('cli_a', 'prn_1')).resolves.toBe('principal');
+    expect(shares.inFlight).toBe(4);
+    // The Client slot taken on the way was given back: Client a still has room for another Principal.
+    shares.release('cli_b', 'prn_4');
+    expect(shares.take('cli_a', 'prn_5')).toBeNull();
+  });
+});
