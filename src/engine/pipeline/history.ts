@@ -14,6 +14,7 @@ import { isLargeAmount } from './amount-stats.js';
 import { addMerchantDecline, capOf, learnApproval, MANDATE_GATES, pointsToCompromise } from './evidence.js';
 import {
   countryNovelty,
+  isBurst,
   NOVEL_APPROVED,
   NOVEL_CONFIRMED,
   NOVEL_REFUSED,
@@ -72,6 +73,12 @@ export function replayHistory(state: AgentState, rows: readonly HistoryRow[], no
         state.lastLargeMs = r.atMs;
       learnApproval(state, r.amount, r.currency, r.mcc ?? null, country, r.merchant, r.atMs, capOf(state, r.currency));
       // stats hold every approval already (rollup and totals): the ones before this row.
+      // A burst approved without a step-up shows bursts were the agent's pace when it was
+      // decided (else it would have been STEP_UP velocity_spike): the pace learned from the
+      // agent's first approvals, which a reload replays only while they are among the rows read.
+      if (!state.burstsNormal && !r.reasonCodes.includes('step_up_confirmed') && isBurst(state, r.merchant, r.atMs)) {
+        state.burstsNormal = true;
+      }
       noteApproval(state, r.merchant, r.atMs, state.stats.approved - approvalsLeft);
       approvalsLeft--;
       if (r.reasonCodes.includes('step_up_confirmed')) {

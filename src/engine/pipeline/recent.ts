@@ -65,12 +65,24 @@ export function noteApproval(state: AgentState, merchant: string, nowMs: number,
   if (
     !state.burstsNormal &&
     approvedBefore < state.thresholds.amount_outlier_min_history &&
-    (approvalsAtSince(state, merchant, nowMs - state.derived.rapidWindowMs) + 1 >= burstSize(state.thresholds) ||
-      state.requests.countSince(nowMs - state.derived.rapidWindowMs) >= countBurst(state.thresholds))
+    isBurst(state, merchant, nowMs)
   ) {
     state.burstsNormal = true;
   }
   noteRequest(state, merchant, nowMs);
+}
+
+/**
+ * True when an approval at `merchant` at `nowMs` is part of a burst: with it, burstSize
+ * approvals at the merchant, or countBurst requests (the requests ring already holding this
+ * one), within the rapid-fire window.
+ */
+export function isBurst(state: AgentState, merchant: string, nowMs: number): boolean {
+  const from = nowMs - state.derived.rapidWindowMs;
+  return (
+    approvalsAtSince(state, merchant, from) + 1 >= burstSize(state.thresholds) ||
+    state.requests.countSince(from) >= countBurst(state.thresholds)
+  );
 }
 
 /** Remembers an APPROVE in the short ring of recent approvals (bursts at one merchant). */
