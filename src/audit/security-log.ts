@@ -19,6 +19,7 @@ export type SecurityAction =
   | 'credential.created'
   | 'credential.rotated'
   | 'credential.revoked'
+  | 'authorization.dry_run'
   | 'agent.suspended'
   | 'agent.reactivated'
   | 'agent.revoked'

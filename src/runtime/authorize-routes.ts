@@ -11,6 +11,7 @@ import { performance } from 'node:perf_hooks';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
 import { type AuthorizationEntry, entryFromDb, type StoredAuthorization } from '../audit/entry.js';
+import { recordSecurityEvent } from '../audit/security-log.js';
 import type { AuthContext, Environment, PrincipalAuth } from '../auth/types.js';
 import { toAlpha3 } from '../domain/country.js';
 import { currencyExponent } from '../domain/currency.js';
@@ -378,6 +379,22 @@ export function authorizeRoutes(deps: AuthorizeRouteDeps): RouteDef[] {
     };
   }
 
+  /** The security-log record of one dry run, in the caller's environment's database. */
+  async function auditDryRun(ctx: RequestContext, request: AuthorizeRequest, reply: DecisionReply): Promise<void> {
+    await recordSecurityEvent(ctx.db as Sql, ctx, {
+      action: 'authorization.dry_run',
+      targetType: 'agent',
+      targetId: request.agentId,
+      changes: {
+        amount: formatAmount(parseAmount(request.amount) ?? 0n),
+        currency: request.currency,
+        merchant: request.merchantId ?? request.merchantName,
+        decision: reply.decision,
+        disclosure: fullDisclosure(ctx.auth) ? 'full' : 'verdict',
+      },
+    });
+  }
+
   /** POST /authorize, or with `dryRun` POST /authorize/explain (the same path to the owning actor). */
   async function authorize(ctx: RequestContext, dryRun = false): Promise<Reply> {
     const auth = principalOf(ctx.auth);
@@ -402,6 +419,9 @@ export function authorizeRoutes(deps: AuthorizeRouteDeps): RouteDef[] {
       } finally {
         shares?.release(auth.clientId, auth.principalId);
       }
+      // Every dry run is audited before it answers: who asked what of which agent, and the
+      // verdict it got (docs/security.md "The dry run"). No record, no answer (onFault).
+      if (dryRun) await auditDryRun(ctx, request, reply);
     } catch (err) {
       // agent_not_found, idempotency_key_reuse / _expired: answers about the request, not faults.
       if (err instanceof ApiError && err.status < 500) throw err;

@@ -2,7 +2,7 @@
 // gate's score, threshold and margin and what remains of each cap. It agrees with the very
 // next /authorize of the same body, and leaves no trace: no audit row, no event, no change of
 // the agent's velocity, session, trust or cap state (50 explains, then the real decisions are
-// those of a fresh agent).
+// those of a fresh agent). The one exception, probing for a limit, is test/runtime/limit-probing.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issuePrincipalKey } from '../fixtures/provision.js';
 import { type Receiver, startReceiver } from '../fixtures/webhook-receiver.js';
@@ -255,7 +255,9 @@ describe('POST /authorize/explain', () => {
 
     // Approvals (velocity, rapid-fire, caps, trust), declines that point to compromise in a
     // session and at one merchant (session termination, merchant evidence of the Principal),
-    // over-limit declines (budget.exhausted), step-up confirmations.
+    // over-limit declines (budget.exhausted), step-up confirmations. At three amounts: dry runs
+    // at four or more are a search for a limit, the one trace a dry run leaves
+    // (test/runtime/limit-probing.test.ts).
     const explains: Body[] = [];
     for (let i = 0; i < 50; i++) {
       const kind = i % 5;
@@ -263,7 +265,7 @@ describe('POST /authorize/explain', () => {
       else if (kind === 1) explains.push(body(used, { intent_context: INJECTION, session_id: 'sess_trace' }));
       else if (kind === 2) explains.push(body(used, { intent_context: INJECTION, merchant_name: 'Shady Shop' }));
       else if (kind === 3) explains.push(body(used, { amount: '150.00', session_id: 'sess_trace' }));
-      else explains.push(body(used, { amount: '60.00', step_up_confirmed: true }));
+      else explains.push(body(used, { amount: '30.00', step_up_confirmed: true }));
     }
     const decided = new Set<string>();
     for (const b of explains) decided.add((await explain(p, b)).decision);

@@ -3,6 +3,7 @@
 // thresholds) or derived from the audit log (running totals, windows, sessions, step-ups).
 // Types and constants only: state.ts creates a state, load.ts rebuilds one from PostgreSQL.
 import type { Units } from '../../domain/money.js';
+import type { ProbeMemory } from './probing.js';
 import type { ShadowSet } from './replay-inputs.js';
 import type { AmountBaseline, AmountHistory, TimeWindow } from './rings.js';
 import type { ThresholdOverrides, Thresholds } from './thresholds.js';
@@ -193,6 +194,8 @@ export interface AgentState {
   readonly requests: TimeWindow;
   /** APPROVE decisions (velocity window). */
   readonly approvals: TimeWindow;
+  /** Dry runs and real requests at a limit, remembered to see probing (probing.ts; memory only). */
+  readonly probes: ProbeMemory;
   /** Last OUTCOME_HISTORY_SIZE outcomes (OUTCOME_* codes), ring. */
   readonly outcomes: Uint8Array;
   outcomeHead: number;

@@ -6,6 +6,7 @@
 // Hot path: one call per authorization on the shard thread that owns the agent. No closures,
 // no regex compilation, no I/O; the objects built here are the response, the audit row and
 // the events the worker needs anyway.
+
 import { newId } from '../../domain/ids.js';
 import { parseAmount } from '../../domain/money.js';
 import type { AuthorizeRequest, DecisionCore, Evaluation } from '../contract.js';
@@ -18,6 +19,7 @@ import { confirmStepUp, runGates } from './gates.js';
 import { loadAgentState } from './load.js';
 import { estimateStateBytes } from './memory.js';
 import { budgetLow, budgetNeed, grantBudget, poolAvailable, returnBudget, takeSlack } from './principal-budget.js';
+import { isLimitTry, noteTry } from './probing.js';
 import { recordDecision } from './record.js';
 import { respond } from './respond.js';
 import { ROLLUP_AFTER_ROWS, refreshRollup } from './rollup.js';
@@ -71,6 +73,7 @@ export function evaluate(
   if (state.shadow) w.shadow = { ...shadowDecision(w, w.replay, state.shadow), version: state.shadow.version };
   inspect?.(w);
   recordDecision(state, req, w, nowMs);
+  if (isLimitTry(w.reasons, amount, w.mandate?.perTransaction ?? null)) noteTry(state, amount, nowMs);
   budgetEvents(state.agentId, req, w);
   // The trust score of the response and events: this decision's, else the agent's last one.
   const trustScore = w.cts !== null ? w.cts.score : state.lastTrustScore;

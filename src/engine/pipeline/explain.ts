@@ -10,12 +10,14 @@
 // apart from the decision, so whatever else reports per-gate thresholds (backtests, shadow
 // thresholds) can hold a decision's scores against other thresholds: each threshold check
 // fires by its own comparison, which is the gate's under the thresholds that decided.
-import { toJsonNumber, type Units } from '../../domain/money.js';
+
+import { parseAmount, toJsonNumber, type Units } from '../../domain/money.js';
 import type { AuthorizeRequest, Evaluation } from '../contract.js';
 import type { AgentState, MandateState } from './agent-state.js';
 import { isoOf } from './calendar.js';
 import { CAPS } from './caps.js';
 import { withoutEvidence } from './principal-evidence.js';
+import { noteTry } from './probing.js';
 import type { ReasonCode } from './reasons.js';
 import { COUNTRY_JUMP_THRESHOLD, COUNTRY_JUMP_TRUST, round4 } from './risk.js';
 import type { Thresholds } from './thresholds.js';
@@ -285,6 +287,9 @@ export function explainDecision(
   evaluate: Evaluate,
   budgetLent = 0n,
 ): Record<string, unknown> {
+  // The one thing a dry run leaves in the agent's state: a try, to see probing (probing.ts).
+  // Noted first, so that the dry run and the /authorize after it judge the same tries.
+  noteTry(state, parseAmount(req.amount) ?? 0n, nowMs);
   const copy = copyState(state);
   // Under a Principal budget, what the pool would give the slice for this request is lent to
   // the copy only: the dry run answers as the decision would, and no escrow moves.

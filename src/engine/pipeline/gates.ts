@@ -1,6 +1,7 @@
 // The gates of SPEC.md "POST /authorize" in order, short-circuiting on a DECLINE: the agent and
 // its session, the mandate, risk scoring, cognitive trust, intent anomaly; then a
 // step_up_confirmed, which clears STEP_UP gates only. Each gate's reason_detail text is here.
+
 import type { Units } from '../../domain/money.js';
 import type { AuthorizeRequest, Decision } from '../contract.js';
 import { STAGE_INTENT, STAGE_RISK, STAGE_TRUST } from '../timing.js';
@@ -9,6 +10,7 @@ import { windowsOf } from './calendar.js';
 import { assessIntent, type IntentResult } from './intent.js';
 import { checkMandate, rollTotals, selectMandate } from './mandate-check.js';
 import { budgetExceeded } from './principal-budget.js';
+import { PROBE_MIN_TRIES, PROBE_WINDOW_MS } from './probing.js';
 import type { ReasonCode } from './reasons.js';
 import { assessRisk, COUNTRY_JUMP_THRESHOLD, type RiskResult } from './risk.js';
 import {
@@ -163,6 +165,13 @@ export function runGates(state: AgentState, req: AuthorizeRequest, w: Work, nowM
           risk.amountRatio === 0
             ? `amount is ${risk.capShare} of max_amount_per_transaction with too little history in ${req.currency} to judge it`
             : `amount is ${risk.amountRatio} times the agent median approved amount in ${req.currency} (robust z ${risk.amountZ}, ${risk.capShare} of max_amount_per_transaction; amount_outlier_multiplier ${t.amount_outlier_multiplier})`,
+        );
+      }
+      if (risk.probing) {
+        stepUp(
+          w,
+          'limit_probing',
+          `the agent tried ${PROBE_MIN_TRIES} or more amounts near a limit or in dry runs within ${PROBE_WINDOW_MS / 60_000} minutes`,
         );
       }
       if (risk.jump) {

@@ -129,6 +129,10 @@ export const REASONS = {
     'risk_velocity',
     'Spending velocity is unusually high: ask the Principal to confirm, then re-submit the same request with step_up_confirmed: true.',
   ),
+  limit_probing: r(
+    'risk_score',
+    'The agent tried many amounts near a limit, or many dry runs, in a short time: ask the Principal to confirm, then re-submit the same request with step_up_confirmed: true; if the agent was not meant to search, stop it and rotate its key.',
+  ),
   amount_outlier: r(
     'risk_amount_outlier',
     'The amount is far above this agent usual amounts: ask the Principal to confirm, then re-submit the same request with step_up_confirmed: true.',

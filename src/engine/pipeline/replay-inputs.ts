@@ -17,6 +17,8 @@ export type ReplayInputs =
       readonly velocity: boolean;
       readonly outlier: boolean;
       readonly country_jump: boolean;
+      /** limit_probing (absent in rows recorded before it existed). */
+      readonly probing?: boolean;
       readonly trust_score: number;
       readonly intent_anomaly_score: number;
       /** The selected mandate's max_amount_per_transaction (exact decimal text). */

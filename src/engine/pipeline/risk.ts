@@ -1,10 +1,12 @@
 // Stage 2: risk scoring (docs/decision-engine.md "Risk scoring"). The score is a capped sum
 // of documented contributions; the gates compare exact counts and exact amounts.
+
 import type { Units } from '../../domain/money.js';
 import type { AuthorizeRequest } from '../contract.js';
 import type { AgentState, MandateState } from './agent-state.js';
 import { LARGE_Z, medianMad, SHARE_BASELINE } from './amount-stats.js';
 import { principalFlagged } from './principal-evidence.js';
+import { isProbing } from './probing.js';
 import { approvalsAtSince, burstSize, countBurst, countryNovelty, newCountryChance, recentNovel } from './recent.js';
 import type { AmountBaseline } from './rings.js';
 
@@ -128,6 +130,8 @@ export interface RiskResult {
   large: boolean;
   jump: boolean;
   merchantFlagged: boolean;
+  /** The agent is searching for a limit (probing.ts). */
+  probing: boolean;
   hardDecline: boolean;
   stepUp: boolean;
   severity: Severity;
@@ -191,6 +195,7 @@ export function assessRisk(
     large: false,
     jump: false,
     merchantFlagged: false,
+    probing: false,
     hardDecline: false,
     stepUp: false,
     severity: 'none',
@@ -213,6 +218,13 @@ export function assessRisk(
     r.velocity = true;
     r.burst = r.approvals <= t.risk_velocity_max_count;
     r.signals.push('velocity_spike');
+    raise(r, 'medium');
+  }
+
+  // Probing: many tries at varied amounts near a limit, or dry runs, in a short time.
+  if (isProbing(state, nowMs)) {
+    r.probing = true;
+    r.signals.push('limit_probing');
     raise(r, 'medium');
   }
 

@@ -1,6 +1,7 @@
 // Creating an agent's state and the small changes to it that every part of the pipeline makes:
 // a fresh state (load.ts fills it from the database; tests use it directly), new thresholds,
 // the outcome ring, the merchant key and the trust zone of a score.
+
 import type { Units } from '../../domain/money.js';
 import {
   type AgentState,
@@ -12,6 +13,7 @@ import {
   type Zone,
 } from './agent-state.js';
 import { mandateBytes } from './memory.js';
+import { newProbeMemory } from './probing.js';
 import { AmountHistory, TimeWindow } from './rings.js';
 import { groupsOfCapabilities } from './taxonomy.js';
 import { mergeThresholds, type ThresholdOverrides, type Thresholds, thresholdsVersion } from './thresholds.js';
@@ -59,6 +61,7 @@ export function newAgentState(seed: AgentSeed): AgentState {
     amounts: new AmountHistory(),
     requests: new TimeWindow(),
     approvals: new TimeWindow(),
+    probes: newProbeMemory(),
     outcomes: new Uint8Array(OUTCOME_HISTORY_SIZE),
     outcomeHead: 0,
     capabilityGroups: groupsOfCapabilities(seed.capabilities ?? []),
