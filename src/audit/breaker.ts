@@ -6,8 +6,12 @@
 // It also picks the deadlines. While the database has behaved for `troubleMemoryMs`, the
 // relaxed deadlines apply (a busy machine is not an outage, and answering a healthy but slow
 // moment with safe DECLINEs would be wrong); once a failure or a missed deadline was seen, the
-// strict ones apply until the database has behaved for `troubleMemoryMs` again, so a hung
-// database costs at most one relaxed wave and then every decision is bounded strictly.
+// strict ones apply until the database answers again (a commit, a state load or a probe that
+// succeeds after the trouble), so a hung database costs at most one relaxed wave and then every
+// decision is bounded strictly, while a database that answers, however slowly, keeps the
+// relaxed deadlines its round trips need (a missed deadline costs the decisions until its next
+// answer, not the next `troubleMemoryMs`). Without an answer, the strict ones apply for
+// `troubleMemoryMs` after the last trouble.
 
 export class Breaker {
   readonly #openMs: number;
@@ -17,6 +21,7 @@ export class Breaker {
   #failures = 0;
   #slow = 0;
   #lastTroubleAt = Number.NEGATIVE_INFINITY;
+  #lastSuccessAt = Number.NEGATIVE_INFINITY;
   /** Called on every failure (the shard starts probing the database, see src/engine/shard.ts). */
   onFailure: (() => void) | null = null;
 
@@ -31,9 +36,13 @@ export class Breaker {
     this.#troubleMemoryMs = troubleMemoryMs;
   }
 
-  /** `strictMs` when the database failed or was slow recently, else `relaxedMs`. */
+  /**
+   * `strictMs` when the database failed or missed a deadline recently and has not answered
+   * since, else `relaxedMs`.
+   */
   deadline(strictMs: number, relaxedMs: number, nowMs: number): number {
-    return nowMs - this.#lastTroubleAt < this.#troubleMemoryMs ? strictMs : relaxedMs;
+    const troubled = nowMs - this.#lastTroubleAt < this.#troubleMemoryMs && this.#lastSuccessAt <= this.#lastTroubleAt;
+    return troubled ? strictMs : relaxedMs;
   }
 
   /** False while open: callers answer the safe decision without touching the database. */
@@ -50,7 +59,9 @@ export class Breaker {
     return this.#failures;
   }
 
-  success(): void {
+  /** The database answered (a commit, a state load, a probe). */
+  success(nowMs = Date.now()): void {
+    this.#lastSuccessAt = nowMs;
     this.#failures = 0;
     this.#slow = 0;
     this.#openUntil = 0;

@@ -59,7 +59,17 @@ export interface CommitterOptions {
   readonly relaxedDeadlineMs: number;
   /** Concurrent transactions at most. */
   readonly maxInFlight: number;
+  /**
+   * The edge answers by this time after receipt whatever the engine does (AUTHORIZE_DEADLINE_MS),
+   * in milliseconds: COMMIT is sent only while its round trip (as long as the batch's statement
+   * took) still ends before then, so no decision is recorded that was answered as the safe
+   * DECLINE. Absent: no such check.
+   */
+  readonly answerDeadlineMs?: number | undefined;
 }
+
+/** Of the answer deadline, what the way from COMMIT's answer to the edge's reply may take. */
+const ANSWER_MARGIN_SHARE = 0.05;
 
 /** Sent as text and cast to json in SQL: postgres.js would re-serialise a value it thinks is json. */
 const TEXT_OID = 25;
@@ -80,6 +90,8 @@ interface Pending {
 
 interface Batch {
   readonly entries: Pending[];
+  /** When the edge answers the batch's oldest request anyway (ms since the epoch; Infinity: no bound). */
+  answerBy: number;
   /** Set when the deadline passed before COMMIT: the transaction must roll back. */
   abandoned: boolean;
   /** Set once COMMIT is about to be sent: the deadline no longer applies. */
@@ -106,7 +118,7 @@ export interface CommitterStats {
 }
 
 function newBatch(entries: Pending[]): Batch {
-  return { entries, abandoned: false, committing: false, settled: false };
+  return { entries, answerBy: Number.POSITIVE_INFINITY, abandoned: false, committing: false, settled: false };
 }
 
 /**
@@ -214,6 +226,8 @@ export class GroupCommitter {
     const now = Date.now();
     const deadlineMs = this.#breaker.deadline(this.#options.deadlineMs, this.#options.relaxedDeadlineMs, now);
     const remaining = oldest + deadlineMs - now;
+    const answer = this.#options.answerDeadlineMs;
+    if (answer !== undefined) batch.answerBy = oldest + answer * (1 - ANSWER_MARGIN_SHARE);
     if (remaining <= 0 || !this.#breaker.allows(Date.now())) {
       if (remaining <= 0) this.#breaker.slow(Date.now());
       this.#settle(batch, null);
@@ -385,10 +399,18 @@ export class GroupCommitter {
         )`
         }
         select id from ins`;
+      const sentAt = Date.now();
       const [, , inserted] = await Promise.all([begin, fence, statement]);
       const replays = new Map<number, StoredReplay>();
       if (inserted.length < entries.length) await this.#collectReplays(tx, entries, inserted, replays);
       if (batch.abandoned) throw new DeadlineError();
+      // A slow database (every round trip long): COMMIT's answer would come after the edge has
+      // answered the safe DECLINE, and the decision would be recorded all the same.
+      if (Date.now() + (Date.now() - sentAt) > batch.answerBy) {
+        batch.abandoned = true;
+        this.#breaker.slow(Date.now());
+        throw new DeadlineError();
+      }
       batch.committing = true;
       open = false;
       await tx`commit`;

@@ -406,6 +406,8 @@ export class ActorSystem {
       actor.stale = false;
       const key = request.idempotencyKey;
       const lookupKey = key !== null && !actor.keys.has(key) ? key : null;
+      // A request that joins a load already in flight: its missed deadline is that load's, counted once.
+      const joined = actor.loading !== null && actor.loadingGeneration === actor.generation;
       try {
         const loading = this.#stateLoad(actor, db, request);
         const work =
@@ -434,7 +436,7 @@ export class ActorSystem {
         actor.state = null;
         if (isUnavailable(err)) db.breaker.failure(Date.now());
         else if ((err as { code?: unknown }).code === DEADLINE) {
-          db.breaker.slow(Date.now());
+          if (!joined) db.breaker.slow(Date.now());
           // A load can miss its deadline because the agent's history past its rollup is long:
           // bring the rollup forward in the background so the next load is short.
           this.#scheduleUpkeep(actor);
@@ -460,6 +462,8 @@ export class ActorSystem {
     actor.loadingGeneration = generation;
     loading.then(
       (state) => {
+        // The database answered, however late: it is slow, not gone (see Breaker.deadline).
+        db.breaker.success();
         if (actor.loading === loading) actor.loading = null;
         if (state !== null && actor.state === null && actor.generation === generation) this.#adopt(actor, state);
       },

@@ -336,6 +336,7 @@ function workerData(options: EngineOptions, shard: number, coreModule: string): 
       DEADLINE_SHARES.load,
     ),
     breakerOpenMs: options.breakerOpenMs ?? ENGINE_DEFAULTS.breakerOpenMs,
+    answerDeadlineMs: answer,
     connectTimeoutMs: options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
     logLevel: options.logLevel ?? options.log.level,
     receiptKey: options.receiptKey ?? null,

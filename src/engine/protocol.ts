@@ -24,6 +24,8 @@ export interface ShardWorkerData {
   readonly relaxedCommitDeadlineMs: number;
   readonly relaxedLoadDeadlineMs: number;
   readonly breakerOpenMs: number;
+  /** The edge's answer deadline (AUTHORIZE_DEADLINE_MS), in milliseconds, if it has one. */
+  readonly answerDeadlineMs?: number | undefined;
   /** Time to open a database connection, in milliseconds. */
   readonly connectTimeoutMs: number;
   readonly logLevel: string;

@@ -115,6 +115,7 @@ export async function createShard(
         // One transaction at a time on embedded PGlite; on PostgreSQL a second batch may commit
         // while the first waits for its WAL flush.
         maxInFlight: data.embedded ? 1 : 2,
+        answerDeadlineMs: data.answerDeadlineMs,
       },
       log.child({ env }),
     );
