@@ -121,6 +121,7 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
+  await reader?.end({ timeout: 5 });
   for (const p of every) if (p !== a) await p.cleanup();
   await a?.cleanup();
   const nc = await connect({ servers: NATS_URL });
@@ -128,13 +129,14 @@ afterAll(async () => {
   await nc.close();
 });
 
-async function db<T>(fn: (sql: postgres.Sql) => Promise<T>): Promise<T> {
-  const sql = postgres(a.databaseUrl, { max: 1, onnotice: () => {} });
-  try {
-    return await fn(sql);
-  } finally {
-    await sql.end({ timeout: 5 });
-  }
+/**
+ * The test's own reads, on one connection kept for the whole file: opened once, so a shared
+ * PostgreSQL near max_connections (other work on the machine) cannot refuse a check halfway.
+ */
+let reader: postgres.Sql | null = null;
+function db<T>(fn: (sql: postgres.Sql) => Promise<T>): Promise<T> {
+  reader ??= postgres(a.databaseUrl, { max: 1, onnotice: () => {} });
+  return fn(reader);
 }
 
 /** Instance id → shards it holds under a lease that has not expired (PostgreSQL's clock). */

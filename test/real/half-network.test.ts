@@ -125,6 +125,7 @@ async function phaseAgents(label: string): Promise<string[]> {
 afterAll(async () => {
   await pgProxy.restore().catch(() => {});
   await natsProxy.restore().catch(() => {});
+  await reader?.end({ timeout: 5 });
   for (const p of [c, b]) await p?.cleanup();
   await a?.cleanup();
   await pgProxy.close();
@@ -134,13 +135,14 @@ afterAll(async () => {
   await nc.close();
 });
 
-async function db<T>(fn: (sql: postgres.Sql) => Promise<T>): Promise<T> {
-  const sql = postgres(a.databaseUrl, { max: 1, onnotice: () => {} });
-  try {
-    return await fn(sql);
-  } finally {
-    await sql.end({ timeout: 5 });
-  }
+/**
+ * The test's own reads, on one connection kept for the whole file: opened once, so a shared
+ * PostgreSQL near max_connections (other work on the machine) cannot refuse a check halfway.
+ */
+let reader: postgres.Sql | null = null;
+function db<T>(fn: (sql: postgres.Sql) => Promise<T>): Promise<T> {
+  reader ??= postgres(a.databaseUrl, { max: 1, onnotice: () => {} });
+  return fn(reader);
 }
 
 /** Instance id → shards it holds under a lease that has not expired (PostgreSQL's clock). */
