@@ -26,6 +26,7 @@ import { onboardingRoutes } from '../onboarding/routes.js';
 import { receiptKeyRoutes } from '../receipts/routes.js';
 import { authorizeRoutes } from '../runtime/authorize-routes.js';
 import { HoldExpirySweep } from '../runtime/hold-expiry.js';
+import { RangeRunner } from '../runtime/range-runner.js';
 import { runtimeRoutes } from '../runtime/routes.js';
 import { loadSecretBox, resealOpened, resealSecrets } from '../secrets/service.js';
 import { openDatabases } from '../storage/db.js';
@@ -117,7 +118,8 @@ export async function startApp(config: Config, options: { log?: Logger } = {}): 
       });
     }
   }
-  const services: Services = { config, log, dbs, authenticator, auth, metrics, events, engine };
+  const ranges = new RangeRunner(dbs, log, (thread) => metrics.rangeReports.labels(thread).inc());
+  const services: Services = { config, log, dbs, authenticator, auth, metrics, events, engine, ranges };
   // A receipt key rotation (on any instance) reaches this instance's shards (src/receipts/keys.ts).
   auth.receipts.watch(
     (key) => void local.setReceiptKey(key).catch((err: unknown) => log.error({ err }, 'receipt key not set')),

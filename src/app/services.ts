@@ -1,4 +1,5 @@
 // What every area's routes get from the composition root (src/app/app.ts).
+
 import type { Logger } from 'pino';
 import type { AuthRuntime } from '../auth/service.js';
 import type { Config } from '../config/config.js';
@@ -6,6 +7,7 @@ import type { DecisionEngine } from '../engine/contract.js';
 import type { EventsRuntime } from '../events/service.js';
 import type { Authenticator } from '../http/types.js';
 import type { ServiceMetrics } from '../observability/metrics.js';
+import type { RangeRunner } from '../runtime/range-runner.js';
 import type { Databases } from '../storage/db.js';
 
 export interface Services {
@@ -21,4 +23,6 @@ export interface Services {
   readonly events: EventsRuntime;
   /** The decision engine (shard workers); invalidateAgent/invalidatePrincipal after API changes. */
   readonly engine: DecisionEngine;
+  /** Backtests and shadow reports, off the thread that answers /authorize (src/runtime/range-runner.ts). */
+  readonly ranges: RangeRunner;
 }

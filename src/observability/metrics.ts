@@ -101,6 +101,11 @@ export class ServiceMetrics {
     'asas_decisions_in_flight',
     'Decisions handed to the engine on this instance and not yet answered (fair share counts them).',
   );
+  readonly rangeReports = this.registry.counter(
+    'asas_range_reports_total',
+    'Backtests and shadow reports run, by the thread that ran them (worker: the range worker, off the thread that answers /authorize; main: embedded PGlite, whose database runs on the main thread anyway).',
+    ['thread'],
+  );
   readonly gatesFired = this.registry.counter(
     'asas_gates_fired_total',
     'Gates fired in answered decisions (a decision can fire several), by gate and decision.',

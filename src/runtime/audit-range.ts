@@ -2,13 +2,13 @@
 // in time, with a cursor to go on where a call stopped (the backtest and the shadow report).
 // Rows are read in chunks on the (principal_id, created_at, id) index of migration 0240.
 //
-// These scans run on the thread that also answers every tenant's /authorize, so they are bounded
-// three ways besides rows and time per call (issue: 128 backtests in flight from one sandbox key
-// turned 2-3% of another tenant's live purchases into DECLINE system_unavailable): at most one
-// scan in flight per Principal, at most HEAVY_READS_LIVE scans of live Principals and
-// HEAVY_READS_SANDBOX of sandbox ones per instance (429 rate_limited with Retry-After past
-// either), and chunks of CHUNK_ROWS rows with a turn of the event loop between them, so no
-// chunk holds the thread for long.
+// The scans run in the range worker (range-runner.ts), off the thread that answers every
+// tenant's /authorize (128 backtests in flight from one sandbox key on that thread turned 2-3% of
+// another tenant's live purchases into DECLINE system_unavailable), and are bounded three ways
+// besides rows and time per call: at most one scan in flight per Principal, at most
+// HEAVY_READS_LIVE scans of live Principals and HEAVY_READS_SANDBOX of sandbox ones per instance
+// (429 rate_limited with Retry-After past either), read in chunks of CHUNK_ROWS rows with a turn
+// of the event loop between them.
 import type { Environment } from '../auth/types.js';
 import { ApiError } from '../errors/registry.js';
 import { decodeCursor, encodeCursor } from '../http/cursor.js';
@@ -91,32 +91,26 @@ export interface RangeScan {
   readonly stopped: 'complete' | 'row_limit' | 'time_budget';
 }
 
-export interface RangeQuery {
-  /** The Principal's environment: scans are bounded per Principal and per environment (HeavyReads). */
-  readonly environment: Environment;
+/** The rows a report reads: a Principal's audit rows of [from, to), from the cursor on. */
+export interface RangeBounds {
   readonly principalId: string;
   readonly from: Date;
   readonly to: Date;
   readonly cursor: string | undefined;
   readonly limit: number;
-  /** Only rows with a shadow decision, and read it. */
-  readonly shadowOnly: boolean;
   /** Wall time before the call stops (default RANGE_TIME_BUDGET_MS); checked between chunks. */
   readonly budgetMs?: number;
   /** Rows per query (default CHUNK_ROWS). */
   readonly chunkRows?: number;
 }
 
-/**
- * Calls `each` for every row of the range in (created_at, id) order, within the bounds; refused
- * with 429 rate_limited when the Principal or its environment has as many scans in flight as
- * allowed (HeavyReads).
- */
-export function scanRange(sql: Sql, q: RangeQuery, each: (row: RangeRow) => void): Promise<RangeScan> {
-  return heavyReads.run(q.environment, q.principalId, () => scan(sql, q, each));
+export interface RangeQuery extends RangeBounds {
+  /** Only rows with a shadow decision, and read it. */
+  readonly shadowOnly: boolean;
 }
 
-async function scan(sql: Sql, q: RangeQuery, each: (row: RangeRow) => void): Promise<RangeScan> {
+/** Calls `each` for every row of the range in (created_at, id) order, within the bounds. */
+export async function readRange(sql: Sql, q: RangeQuery, each: (row: RangeRow) => void): Promise<RangeScan> {
   const started = Date.now();
   let after = q.cursor === undefined ? null : decodeCursor(q.cursor, 'auth_');
   let rows = 0;

@@ -2,21 +2,14 @@
 // decided again under proposed thresholds, from the scores stored with each decision
 // (explanation.replay, src/engine/pipeline/threshold-eval.ts). Bounded per call in rows and time
 // (audit-range.ts); next_cursor goes on where a call stopped.
-import { fromDb } from '../domain/money.js';
-import {
-  type Redecision,
-  readReplayInputs,
-  redecide,
-  replayablePatchErrors,
-  replayableValues,
-  replayThresholds,
-} from '../engine/pipeline/threshold-eval.js';
+import { replayablePatchErrors, replayableValues } from '../engine/pipeline/threshold-eval.js';
 import { mergeThresholds, type Thresholds, validateThresholdOverrides } from '../engine/pipeline/thresholds.js';
 import { ApiError, type ErrorDetail } from '../errors/registry.js';
 import { json, type RouteDef } from '../http/types.js';
-import { RANGE_DEFAULT_ROWS, scanRange } from './audit-range.js';
+import { RANGE_DEFAULT_ROWS } from './audit-range.js';
 import { callerOf } from './context.js';
-import { DecisionDiff, replayedGates } from './decision-diff.js';
+import { summaryOf } from './range-reports.js';
+import type { RangeRunner } from './range-runner.js';
 import { loadOverrides } from './thresholds-routes.js';
 
 interface BacktestBody {
@@ -41,7 +34,7 @@ function backtestFieldErrors(b: unknown): ErrorDetail[] {
   return [...replayablePatchErrors(body.overrides, 'overrides'), ...rangeErrors(body)];
 }
 
-export function backtestRoutes(): RouteDef[] {
+export function backtestRoutes(ranges: RangeRunner): RouteDef[] {
   return [
     {
       method: 'POST',
@@ -70,40 +63,22 @@ export function backtestRoutes(): RouteDef[] {
           }
           proposed = checked.effective;
         }
-        const rt = replayThresholds(proposed);
-        const diff = new DecisionDiff();
-        const scan = await scanRange(
-          db,
+        const report = await ranges.backtest(
+          environment,
           {
-            environment,
             principalId,
             from: new Date(body.from),
             to: new Date(body.to),
             cursor: body.cursor,
             limit: body.limit ?? RANGE_DEFAULT_ROWS,
-            shadowOnly: false,
           },
-          (row) => {
-            const inputs = readReplayInputs(row.replay);
-            if (inputs === null) {
-              diff.notReplayable();
-              return;
-            }
-            const fixed = inputs.fixed === true;
-            const before = { decision: row.decision, gates: replayedGates(row.gates_fired, fixed) };
-            const after: Redecision | typeof before =
-              inputs.fixed === true ? before : redecide(inputs, fromDb(row.amount) ?? 0n, rt);
-            diff.add(row.id, row.agent_id, before, after);
-          },
+          proposed,
         );
         return json(200, {
           from: new Date(body.from).toISOString(),
           to: new Date(body.to).toISOString(),
           thresholds: replayableValues(proposed),
-          ...diff.summary(),
-          rows_read: scan.rows,
-          stopped: scan.stopped,
-          next_cursor: scan.next_cursor,
+          ...summaryOf(report),
         });
       },
     },

@@ -18,7 +18,7 @@ export function runtimeRoutes(services: Services): RouteDef[] {
     ...mandatesRoutes(services),
     ...mandateLifecycleRoutes(services),
     ...thresholdsRoutes(services),
-    ...backtestRoutes(),
+    ...backtestRoutes(services.ranges),
     ...shadowRoutes(services),
     ...holdsRoutes(services),
     ...principalTimezoneRoutes(services),

@@ -8,7 +8,6 @@ import { recordSecurityEvent } from '../audit/security-log.js';
 import {
   isReplayable,
   REPLAYABLE_THRESHOLDS,
-  readReplayInputs,
   replayablePatchErrors,
   replayableValues,
   shadowSetOf,
@@ -17,11 +16,11 @@ import { mergeThresholds, type ThresholdOverrides, validateThresholdOverrides } 
 import { ApiError } from '../errors/registry.js';
 import { json, type RouteDef } from '../http/types.js';
 import type { Sql } from '../storage/db.js';
-import { RANGE_DEFAULT_ROWS, scanRange } from './audit-range.js';
+import { RANGE_DEFAULT_ROWS } from './audit-range.js';
 import { rangeErrors } from './backtest-routes.js';
 import { callerOf } from './context.js';
-import { DecisionDiff, replayedGates } from './decision-diff.js';
 import { invalidatePrincipal } from './engine-handle.js';
+import { summaryOf } from './range-reports.js';
 import { loadOverrides } from './thresholds-routes.js';
 
 const DAY_MS = 86_400_000;
@@ -55,20 +54,6 @@ function view(live: ThresholdOverrides, shadow: ThresholdOverrides) {
     live_thresholds: replayableValues(mergeThresholds(live)),
     thresholds_version: set?.version ?? null,
   };
-}
-
-interface ShadowRow {
-  decision: string;
-  gates_fired: string[];
-}
-
-function isShadowRow(v: unknown): v is ShadowRow {
-  return (
-    typeof v === 'object' &&
-    v !== null &&
-    typeof (v as ShadowRow).decision === 'string' &&
-    Array.isArray((v as ShadowRow).gates_fired)
-  );
 }
 
 export function shadowRoutes(services: Services): RouteDef[] {
@@ -176,48 +161,22 @@ export function shadowRoutes(services: Services): RouteDef[] {
       response: 'ShadowReport',
       summary: 'Where the shadow decisions of a time range differ from the real ones',
       handler: async (ctx) => {
-        const { db, principalId, environment } = callerOf(ctx);
+        const { principalId, environment } = callerOf(ctx);
         const to = ctx.query.to === undefined ? new Date() : new Date(ctx.query.to);
         const from = ctx.query.from === undefined ? new Date(to.getTime() - DAY_MS) : new Date(ctx.query.from);
         const problems = rangeErrors({ from: from.toISOString(), to: to.toISOString() });
         if (problems.length > 0) throw new ApiError('validation_error', undefined, { details: problems });
-        const diff = new DecisionDiff();
-        const scan = await scanRange(
-          db,
-          {
-            environment,
-            principalId,
-            from,
-            to,
-            cursor: ctx.query.cursor,
-            limit: ctx.query.limit === undefined ? RANGE_DEFAULT_ROWS : Number(ctx.query.limit),
-            shadowOnly: true,
-          },
-          (row) => {
-            const inputs = readReplayInputs(row.replay);
-            if (inputs === null || !isShadowRow(row.shadow)) {
-              diff.notReplayable();
-              return;
-            }
-            const fixed = inputs.fixed === true;
-            const before = { decision: row.decision, gates: replayedGates(row.gates_fired, fixed) };
-            diff.add(
-              row.id,
-              row.agent_id,
-              before,
-              fixed
-                ? { decision: row.shadow.decision, gates: before.gates }
-                : { decision: row.shadow.decision, gates: row.shadow.gates_fired },
-            );
-          },
-        );
+        const report = await services.ranges.shadow(environment, {
+          principalId,
+          from,
+          to,
+          cursor: ctx.query.cursor,
+          limit: ctx.query.limit === undefined ? RANGE_DEFAULT_ROWS : Number(ctx.query.limit),
+        });
         return json(200, {
           from: from.toISOString(),
           to: to.toISOString(),
-          ...diff.summary(),
-          rows_read: scan.rows,
-          stopped: scan.stopped,
-          next_cursor: scan.next_cursor,
+          ...summaryOf(report),
         });
       },
     },

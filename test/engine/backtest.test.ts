@@ -5,7 +5,7 @@
 // one (the documented limit of a replay from stored scores) and the comparison is exact.
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scanRange } from '../../dist/src/runtime/audit-range.js';
+import { readRange } from '../../dist/src/runtime/audit-range.js';
 import {
   authorizeRecorded,
   type Decided,
@@ -259,7 +259,6 @@ describe('POST /api/v1/thresholds/backtest', () => {
     const sql = postgres(server.dbUrls.live, { max: 1, onnotice: () => {} });
     try {
       const q = {
-        environment: 'live' as const,
         principalId: a.principalId,
         from: new Date(from),
         to: new Date(to),
@@ -267,13 +266,13 @@ describe('POST /api/v1/thresholds/backtest', () => {
         shadowOnly: false,
       };
       const seen: string[] = [];
-      const first = await scanRange(sql, { ...q, cursor: undefined, chunkRows: 3, budgetMs: 0 }, (r) =>
+      const first = await readRange(sql, { ...q, cursor: undefined, chunkRows: 3, budgetMs: 0 }, (r) =>
         seen.push(r.id),
       );
       expect(first.stopped).toBe('time_budget');
       expect(first.rows).toBe(3);
       expect(first.next_cursor).not.toBeNull();
-      const rest = await scanRange(sql, { ...q, cursor: first.next_cursor ?? undefined }, (r) => seen.push(r.id));
+      const rest = await readRange(sql, { ...q, cursor: first.next_cursor ?? undefined }, (r) => seen.push(r.id));
       expect(rest.stopped).toBe('complete');
       expect(seen).toEqual(underT1.map((d) => d.id));
     } finally {

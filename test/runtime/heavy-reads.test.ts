@@ -1,13 +1,21 @@
 // Backtests and shadow reports are bounded (docs/security.md "One tenant cannot harm another"):
 // one scan in flight per Principal and two per instance for live Principals (one for sandbox
 // ones), 429 rate_limited with Retry-After past either, and a turn of the event loop between
-// chunks. Principal A seeds 20,000 audit rows and asks for three backtests at once: one runs,
+// chunks, in the range worker: a thread of their own, off the one that answers /authorize (on
+// embedded PGlite, whose database runs on the main thread anyway, there). Principal A seeds 20,000 audit rows and asks for three backtests at once: one runs,
 // the others are refused at once; Principal B's backtest meanwhile runs; a third Principal's
 // /authorize is answered meanwhile.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HeavyReads } from '../../dist/src/runtime/audit-range.js';
 import { authorizeBody, query } from '../engine/support.js';
-import { expectEnvelope, type HttpResult, request, startTestServer, type TestServer } from '../helpers/server.js';
+import {
+  EMBEDDED,
+  expectEnvelope,
+  type HttpResult,
+  request,
+  startTestServer,
+  type TestServer,
+} from '../helpers/server.js';
 import { agentWith } from './holds-support.js';
 import { createAgent, newPrincipal, type TestPrincipal } from './setup.js';
 
@@ -89,6 +97,12 @@ describe('backtests and shadow reports are bounded', () => {
     expect(decided.body.decision).toBe('APPROVE');
     // Once A's scan ended, A may scan again.
     expect((await backtest(a)).status).toBe(200);
+    // Every scan ran in the range worker (on embedded PGlite: on the main thread, with the database).
+    const metrics = (await request(server, 'GET', '/metrics', { adminKey: server.adminKey })).text;
+    const thread = EMBEDDED ? 'main' : 'worker';
+    const ran3 = new RegExp(`^asas_range_reports_total\\{thread="${thread}"\\} (\\d+)$`, 'm').exec(metrics);
+    expect(Number(ran3?.[1])).toBe(3);
+    expect(metrics).not.toMatch(new RegExp(`asas_range_reports_total\\{thread="${EMBEDDED ? 'worker' : 'main'}"\\}`));
     expect(Date.now() - started).toBeLessThan(60_000);
   });
 
