@@ -10,12 +10,13 @@ import { type HistoryRow, replayHistory } from './history.js';
 import { dbTimeMs, type MandateRow, mandateFromRow } from './mandate-row.js';
 import { type BudgetRow, loadBudget } from './principal-budget.js';
 import { EVIDENCE_ROWS, EVIDENCE_WINDOW_MS, evidenceDue, seedMerchantEvidence } from './principal-evidence.js';
+import { reads } from './reads.js';
 import { carried, fold, type MandateSums, rollupOf, totals } from './rollup.js';
 import { merchantKeyOf, newAgentState } from './state.js';
 import { addPendingStepUp } from './step-up.js';
 import { shadowSetOf } from './threshold-eval.js';
 import type { ThresholdOverrides } from './thresholds.js';
-import { loadWindowSums } from './windows.js';
+import { readWindowSums } from './windows.js';
 
 /** Audit rows read at load to rebuild windows, sessions, baselines and pending step-ups. */
 export const RECENT_ROWS = 200;
@@ -25,12 +26,115 @@ export const RECENT_ROWS = 200;
  * shadow) and its audit rollup, its unexpired ACTIVE mandates and the newest expired one per
  * rail coverage and currency, today's and this month's APPROVED totals per mandate with the
  * all-time decision counts (the rollup plus the rows since its upto), and its RECENT_ROWS
- * newest audit rows. Four queries, run one after another (the embedded database takes one query
- * at a time), all on primary keys or the authorizations (agent_id, created_at) and mandates
- * (agent_id, created_at) indexes.
+ * newest audit rows. On PostgreSQL in two round trips (reads.ts): the agent row, its mandates
+ * and its newest rows together, then together what needs them (the totals since the rollup, the
+ * window sums and budget credits, the budget slice, the Principal's evidence when due, the open
+ * step-ups under the 'principal' policy); one query after another on the embedded database. All
+ * on primary keys or the authorizations (agent_id, created_at) and mandates (agent_id,
+ * created_at) indexes.
  */
 export async function loadAgentState(sql: Sql, agentId: string, nowMs: number): Promise<AgentState | null> {
-  const agents = await sql<
+  const now = new Date(nowMs);
+  const [agents, mandateRows, recent] = await reads(
+    sql,
+    () => agentRow(sql, agentId),
+    () => mandateRowsOf(sql, agentId, now),
+    () => recentRows(sql, agentId),
+  );
+  const agent = agents[0];
+  if (!agent) return null;
+
+  const mandates: MandateState[] = [];
+  const timeZone = agent.timezone ?? 'UTC';
+  for (const row of mandateRows) mandates.push(mandateFromRow(row, nowMs, timeZone));
+  // The rollup summarises the rows before its upto; only the rows since are read (rollup.ts).
+  const rollup = rollupOf(agent);
+  const windows = windowsOf(timeZone, nowMs);
+  const [rows, applyWindowSums, budget, openStepUps] = await reads(
+    sql,
+    () =>
+      totals(sql, agentId, {
+        from: rollup?.upto ?? null,
+        to: null,
+        monthStart: new Date(monthStartMs(nowMs)),
+        dayStart: new Date(dayStartMs(nowMs)),
+      }),
+    // The UTC day and month sums of the rollup and totals are all most mandates need; windows in
+    // another time zone, the week, year and whole-life caps are read from the audit log, and
+    // budget credits (holds released, expired or partly captured, refunds) come off every
+    // window (windows.ts).
+    () => readWindowSums(sql, agentId, mandates, windows, timeZone),
+    // The agent's slice of its Principal's budget and its spend in the window (principal-budget.ts).
+    () => loadBudget(sql, agentId, agent.principal_id, agent, timeZone, nowMs),
+    () => (agent.step_up_confirmation === 'principal' ? openStepUpRows(sql, agentId, now) : Promise.resolve([])),
+    () =>
+      evidenceDue(agent.principal_id, nowMs)
+        ? loadPrincipalEvidence(sql, agent.principal_id, nowMs)
+        : Promise.resolve(),
+  );
+
+  const state = newAgentState({
+    agentId: agent.id,
+    principalId: agent.principal_id,
+    clientId: agent.client_id,
+    status: agent.status,
+    trustLevel: agent.trust_level,
+    kyaScore: agent.kya_score === null ? null : Number(agent.kya_score),
+    createdAtMs: dbTimeMs(agent.created_at),
+    capabilities: agent.capabilities,
+    mandates,
+    overrides: sanitizeOverrides(agent.overrides),
+    timeZone,
+    stepUpByPrincipal: agent.step_up_confirmation === 'principal',
+  });
+  state.shadow = shadowSetOf(state.overrides, agent.shadow_overrides);
+
+  if (rollup !== null) {
+    state.stats.approved += rollup.approved;
+    state.stats.declined += rollup.declined;
+    state.stats.stepUps += rollup.stepUps;
+    for (const m of mandates) {
+      const c = carried(rollup, m.id, nowMs);
+      m.dayAmount = c.dayAmount;
+      m.dayCount = c.dayCount;
+      m.monthAmount = c.monthAmount;
+      m.monthCount = c.monthCount;
+    }
+  }
+  state.auditRowsSinceRollup = fold(rows, state.stats, (id) => mandates.find((m) => m.id === id) ?? null);
+  applyWindowSums();
+  for (const m of mandates) markReached(m);
+  state.budget = budget;
+
+  const history: HistoryRow[] = [];
+  for (let i = recent.length - 1; i >= 0; i--) {
+    const r = recent[i] as RecentRow;
+    history.push({
+      id: r.id,
+      amount: fromDb(r.amount) ?? 0n,
+      currency: r.currency,
+      mcc: r.mcc,
+      country: r.country,
+      decision: r.decision,
+      reasonCodes: r.reason_codes ?? [],
+      gatesFired: r.gates_fired ?? [],
+      merchant: merchantKeyOf(r.merchant_id, r.merchant_name),
+      sessionId: r.session_id,
+      trustScore: r.trust_score === null ? null : Number(r.trust_score),
+      atMs: dbTimeMs(r.created_at),
+      stepUpId: r.step_up_id,
+    });
+  }
+  replayHistory(state, history, nowMs);
+  // The calendar windows above are those of nowMs: no decision of this state goes before it.
+  if (nowMs > state.decidedUpToMs) state.decidedUpToMs = nowMs;
+  if (state.stepUpByPrincipal) addOpenStepUps(state, openStepUps);
+  return state;
+}
+
+/** The agent row with its Principal's settings, thresholds, budget and the agent's audit rollup. */
+function agentRow(sql: Sql, agentId: string) {
+  return sql<
     ({
       id: string;
       principal_id: string;
@@ -64,140 +168,68 @@ export async function loadAgentState(sql: Sql, agentId: string, nowMs: number): 
       left join shadow_thresholds s on s.principal_id = a.principal_id
       left join principal_budgets pb on pb.principal_id = a.principal_id
     where a.id = ${agentId}`;
-  const agent = agents[0];
-  if (!agent) return null;
-  if (evidenceDue(agent.principal_id, nowMs)) await loadPrincipalEvidence(sql, agent.principal_id, nowMs);
+}
 
-  // Every unexpired ACTIVE mandate (at most 100 per agent: src/runtime/mandate-store.ts) and, of
-  // the expired ones, only the newest of each group that mandateFromRow cannot tell apart in
-  // rail coverage and currency (the groups are finer than that: by the stored rails, whether
-  // the crypto block, chains and assets are set, and the currency as stored). That is all
-  // selectMandate can ever report (mandate_expired names the newest mandate covering the rail
-  // in the currency; currency_mismatch the newest covering the rail), so the expired mandates
-  // an agent piles up over the years are neither all read nor all kept.
-  const now = new Date(nowMs);
-  const mandateRows = await sql<MandateRow[]>`
-    with m as (
-      select id, rails, currency, max_amount_per_transaction::text as max_amount_per_transaction,
-             max_daily_amount::text as max_daily_amount, max_monthly_amount::text as max_monthly_amount,
-             allowed_mccs, blocked_mccs, allowed_countries, blocked_countries, allowed_chains,
-             allowed_assets, allowed_counterparties, crypto, valid_from, valid_until, created_at,
-             max_weekly_amount::text as max_weekly_amount, max_yearly_amount::text as max_yearly_amount,
-             max_total_amount::text as max_total_amount, max_daily_count, max_monthly_count,
-             hold_expiry_seconds, budget_alert_share::text as budget_alert_share
-      from mandates
-      where agent_id = ${agentId} and status = 'ACTIVE'
-    ), kept as (
-      select * from m where valid_until > ${now}
-      union all
-      (select distinct on (rails, crypto is null, cardinality(allowed_chains) > 0,
-                           cardinality(allowed_assets) > 0, currency) *
-       from m where valid_until <= ${now}
-       order by rails, crypto is null, cardinality(allowed_chains) > 0, cardinality(allowed_assets) > 0,
-                currency, created_at desc, id desc)
-    )
-    select * from kept
-    order by created_at desc, id desc`;
+/**
+ * Every unexpired ACTIVE mandate (at most 100 per agent: src/runtime/mandate-store.ts) and, of
+ * the expired ones, only the newest of each group that mandateFromRow cannot tell apart in rail
+ * coverage and currency (the groups are finer than that: by the stored rails, whether the crypto
+ * block, chains and assets are set, and the currency as stored). That is all selectMandate can
+ * ever report (mandate_expired names the newest mandate covering the rail in the currency;
+ * currency_mismatch the newest covering the rail), so the expired mandates an agent piles up
+ * over the years are neither all read nor all kept.
+ */
+function mandateRowsOf(sql: Sql, agentId: string, now: Date) {
+  return sql<MandateRow[]>`
+  with m as (
+    select id, rails, currency, max_amount_per_transaction::text as max_amount_per_transaction,
+           max_daily_amount::text as max_daily_amount, max_monthly_amount::text as max_monthly_amount,
+           allowed_mccs, blocked_mccs, allowed_countries, blocked_countries, allowed_chains,
+           allowed_assets, allowed_counterparties, crypto, valid_from, valid_until, created_at,
+           max_weekly_amount::text as max_weekly_amount, max_yearly_amount::text as max_yearly_amount,
+           max_total_amount::text as max_total_amount, max_daily_count, max_monthly_count,
+           hold_expiry_seconds, budget_alert_share::text as budget_alert_share
+    from mandates
+    where agent_id = ${agentId} and status = 'ACTIVE'
+  ), kept as (
+    select * from m where valid_until > ${now}
+    union all
+    (select distinct on (rails, crypto is null, cardinality(allowed_chains) > 0,
+                         cardinality(allowed_assets) > 0, currency) *
+     from m where valid_until <= ${now}
+     order by rails, crypto is null, cardinality(allowed_chains) > 0, cardinality(allowed_assets) > 0,
+              currency, created_at desc, id desc)
+  )
+  select * from kept
+  order by created_at desc, id desc`;
+}
 
-  // The rollup summarises the rows before its upto; only the rows since are read (rollup.ts).
-  const rollup = rollupOf(agent);
-  const rows = await totals(sql, agentId, {
-    from: rollup?.upto ?? null,
-    to: null,
-    monthStart: new Date(monthStartMs(nowMs)),
-    dayStart: new Date(dayStartMs(nowMs)),
-  });
-  const timeZone = agent.timezone ?? 'UTC';
-  const windows = windowsOf(timeZone, nowMs);
+type RecentRow = {
+  id: string;
+  amount: string;
+  currency: string;
+  mcc: string | null;
+  country: string | null;
+  decision: string;
+  reason_codes: string[];
+  gates_fired: string[];
+  merchant_id: string | null;
+  merchant_name: string | null;
+  session_id: string | null;
+  trust_score: string | null;
+  created_at: Date;
+  step_up_id: string | null;
+};
 
-  const recent = await sql<
-    {
-      id: string;
-      amount: string;
-      currency: string;
-      mcc: string | null;
-      country: string | null;
-      decision: string;
-      reason_codes: string[];
-      gates_fired: string[];
-      merchant_id: string | null;
-      merchant_name: string | null;
-      session_id: string | null;
-      trust_score: string | null;
-      created_at: Date;
-      step_up_id: string | null;
-    }[]
-  >`
+/** The agent's RECENT_ROWS newest audit rows, newest first. */
+function recentRows(sql: Sql, agentId: string) {
+  return sql<RecentRow[]>`
     select id, amount::text as amount, currency, mcc, country, decision, reason_codes, gates_fired, merchant_id,
            merchant_name, session_id, trust_score::text as trust_score, created_at, step_up_id
     from authorizations
     where agent_id = ${agentId}
     order by created_at desc, id desc
     limit ${RECENT_ROWS}`;
-
-  const mandates: MandateState[] = [];
-  for (const row of mandateRows) mandates.push(mandateFromRow(row, nowMs, timeZone));
-  const state = newAgentState({
-    agentId: agent.id,
-    principalId: agent.principal_id,
-    clientId: agent.client_id,
-    status: agent.status,
-    trustLevel: agent.trust_level,
-    kyaScore: agent.kya_score === null ? null : Number(agent.kya_score),
-    createdAtMs: dbTimeMs(agent.created_at),
-    capabilities: agent.capabilities,
-    mandates,
-    overrides: sanitizeOverrides(agent.overrides),
-    timeZone,
-    stepUpByPrincipal: agent.step_up_confirmation === 'principal',
-  });
-  state.shadow = shadowSetOf(state.overrides, agent.shadow_overrides);
-
-  if (rollup !== null) {
-    state.stats.approved += rollup.approved;
-    state.stats.declined += rollup.declined;
-    state.stats.stepUps += rollup.stepUps;
-    for (const m of mandates) {
-      const c = carried(rollup, m.id, nowMs);
-      m.dayAmount = c.dayAmount;
-      m.dayCount = c.dayCount;
-      m.monthAmount = c.monthAmount;
-      m.monthCount = c.monthCount;
-    }
-  }
-  state.auditRowsSinceRollup = fold(rows, state.stats, (id) => mandates.find((m) => m.id === id) ?? null);
-  // The UTC day and month sums above are all most mandates need; windows in another time zone,
-  // the week, year and whole-life caps are read from the audit log, and budget credits (holds
-  // released, expired or partly captured, refunds) come off every window (windows.ts).
-  await loadWindowSums(sql, agentId, mandates, windows, timeZone);
-  for (const m of mandates) markReached(m);
-  // The agent's slice of its Principal's budget and its spend in the window (principal-budget.ts).
-  state.budget = await loadBudget(sql, agentId, agent.principal_id, agent, timeZone, nowMs);
-
-  const history: HistoryRow[] = [];
-  for (let i = recent.length - 1; i >= 0; i--) {
-    const r = recent[i] as (typeof recent)[number];
-    history.push({
-      id: r.id,
-      amount: fromDb(r.amount) ?? 0n,
-      currency: r.currency,
-      mcc: r.mcc,
-      country: r.country,
-      decision: r.decision,
-      reasonCodes: r.reason_codes ?? [],
-      gatesFired: r.gates_fired ?? [],
-      merchant: merchantKeyOf(r.merchant_id, r.merchant_name),
-      sessionId: r.session_id,
-      trustScore: r.trust_score === null ? null : Number(r.trust_score),
-      atMs: dbTimeMs(r.created_at),
-      stepUpId: r.step_up_id,
-    });
-  }
-  replayHistory(state, history, nowMs);
-  // The calendar windows above are those of nowMs: no decision of this state goes before it.
-  if (nowMs > state.decidedUpToMs) state.decidedUpToMs = nowMs;
-  if (state.stepUpByPrincipal) await loadOpenStepUps(sql, state, now);
-  return state;
 }
 
 /**
@@ -205,26 +237,29 @@ export async function loadAgentState(sql: Sql, agentId: string, nowMs: number): 
  * which knows which ones the Principal confirmed and which were used (replayHistory leaves the
  * STEP_UP rows that have a step_up_id to this): unexpired, not USED, newest last.
  */
-async function loadOpenStepUps(sql: Sql, state: AgentState, now: Date): Promise<void> {
-  const rows = await sql<
-    {
-      id: string;
-      authorization_id: string;
-      amount: string;
-      currency: string;
-      merchant_id: string | null;
-      merchant_name: string | null;
-      status: string;
-      expires_at: Date;
-    }[]
-  >`
+interface OpenStepUpRow {
+  id: string;
+  authorization_id: string;
+  amount: string;
+  currency: string;
+  merchant_id: string | null;
+  merchant_name: string | null;
+  status: string;
+  expires_at: Date;
+}
+
+function openStepUpRows(sql: Sql, agentId: string, now: Date): Promise<readonly OpenStepUpRow[]> {
+  return sql<OpenStepUpRow[]>`
     select id, authorization_id, amount::text as amount, currency, merchant_id, merchant_name, status, expires_at
     from step_ups
-    where agent_id = ${state.agentId} and status <> 'USED' and expires_at > ${now}
+    where agent_id = ${agentId} and status <> 'USED' and expires_at > ${now}
     order by expires_at desc
     limit ${MAX_PENDING_STEP_UPS}`;
+}
+
+function addOpenStepUps(state: AgentState, rows: readonly OpenStepUpRow[]): void {
   for (let i = rows.length - 1; i >= 0; i--) {
-    const r = rows[i] as (typeof rows)[number];
+    const r = rows[i] as OpenStepUpRow;
     addPendingStepUp(state, {
       authorizationId: r.authorization_id,
       amount: fromDb(r.amount) ?? 0n,

@@ -10,6 +10,7 @@ import { fromDb, type Units } from '../../domain/money.js';
 import type { Sql } from '../../storage/db.js';
 import type { MandateState } from './agent-state.js';
 import type { Windows } from './calendar.js';
+import { reads } from './reads.js';
 
 interface SumRow {
   mandate_id: string;
@@ -49,11 +50,27 @@ export async function loadWindowSums(
   w: Windows,
   timeZone: string,
 ): Promise<void> {
-  if (mandates.length === 0) return;
+  (await readWindowSums(sql, agentId, mandates, w, timeZone))();
+}
+
+/**
+ * Reads what loadWindowSums sets (both reads at once where the pool allows it, see reads.ts)
+ * and returns the function that sets it, to be called once the rollup and the audit totals are
+ * in the mandates.
+ */
+export async function readWindowSums(
+  sql: Sql,
+  agentId: string,
+  mandates: readonly MandateState[],
+  w: Windows,
+  timeZone: string,
+): Promise<() => void> {
+  if (mandates.length === 0) return () => {};
   const fromLog = mandates.filter((m) => needsLog(m, timeZone));
-  if (fromLog.length > 0) {
+  const logged = async (): Promise<SumRow[]> => {
+    if (fromLog.length === 0) return [];
     const from = earliest(fromLog, w);
-    const rows = await sql<SumRow[]>`
+    return sql<SumRow[]>`
       select mandate_id,
         coalesce(sum(amount) filter (where created_at >= ${new Date(w.day)}), 0)::text as day_sum,
         (count(*) filter (where created_at >= ${new Date(w.day)}))::int as day_n,
@@ -66,20 +83,9 @@ export async function loadWindowSums(
       where agent_id = ${agentId} and decision = 'APPROVE' and mandate_id in ${sql(fromLog.map((m) => m.id))}
         ${from === null ? sql`` : sql`and created_at >= ${from}`}
       group by mandate_id`;
-    const byId = new Map(rows.map((r) => [r.mandate_id, r]));
-    for (const m of fromLog) {
-      const r = byId.get(m.id);
-      m.dayAmount = r === undefined ? 0n : units(r.day_sum);
-      m.dayCount = r?.day_n ?? 0;
-      m.weekAmount = r === undefined ? 0n : units(r.week_sum);
-      m.monthAmount = r === undefined ? 0n : units(r.month_sum);
-      m.monthCount = r?.month_n ?? 0;
-      m.yearAmount = r === undefined ? 0n : units(r.year_sum);
-      m.totalAmount = r === undefined ? 0n : units(r.total_sum);
-    }
-  }
+  };
   const from = earliest(mandates, w);
-  const credits = await sql<SumRow[]>`
+  const credited = (): Promise<SumRow[]> => sql<SumRow[]>`
     select mandate_id,
       coalesce(sum(amount) filter (where authorized_at >= ${new Date(w.day)}), 0)::text as day_sum,
       coalesce(sum(count_back) filter (where authorized_at >= ${new Date(w.day)}), 0)::int as day_n,
@@ -92,15 +98,29 @@ export async function loadWindowSums(
     where agent_id = ${agentId} and mandate_id in ${sql(mandates.map((m) => m.id))}
       ${from === null ? sql`` : sql`and authorized_at >= ${from}`}
     group by mandate_id`;
-  for (const c of credits) {
-    const m = mandates.find((x) => x.id === c.mandate_id);
-    if (m === undefined) continue;
-    m.dayAmount -= units(c.day_sum);
-    m.dayCount -= c.day_n;
-    m.weekAmount -= units(c.week_sum);
-    m.monthAmount -= units(c.month_sum);
-    m.monthCount -= c.month_n;
-    m.yearAmount -= units(c.year_sum);
-    m.totalAmount -= units(c.total_sum);
-  }
+  const [rows, credits] = await reads(sql, logged, credited);
+  return () => {
+    const byId = new Map(rows.map((r) => [r.mandate_id, r]));
+    for (const m of fromLog) {
+      const r = byId.get(m.id);
+      m.dayAmount = r === undefined ? 0n : units(r.day_sum);
+      m.dayCount = r?.day_n ?? 0;
+      m.weekAmount = r === undefined ? 0n : units(r.week_sum);
+      m.monthAmount = r === undefined ? 0n : units(r.month_sum);
+      m.monthCount = r?.month_n ?? 0;
+      m.yearAmount = r === undefined ? 0n : units(r.year_sum);
+      m.totalAmount = r === undefined ? 0n : units(r.total_sum);
+    }
+    for (const c of credits) {
+      const m = mandates.find((x) => x.id === c.mandate_id);
+      if (m === undefined) continue;
+      m.dayAmount -= units(c.day_sum);
+      m.dayCount -= c.day_n;
+      m.weekAmount -= units(c.week_sum);
+      m.monthAmount -= units(c.month_sum);
+      m.monthCount -= c.month_n;
+      m.yearAmount -= units(c.year_sum);
+      m.totalAmount -= units(c.total_sum);
+    }
+  };
 }
