@@ -72,9 +72,10 @@ export interface EngineOptions {
 
 /**
  * Defaults. Deadlines count from the moment the edge received the request. Strict (after the
- * database failed or missed a deadline in the last 30 s): a cold actor must be built by 150 ms
- * and the decision's batch must reach COMMIT by 175 ms, else the safe decision, so decisions
- * stay inside SPEC.md's 200 ms even when the database hangs. Relaxed (the database has behaved):
+ * database failed or missed a deadline, until it answers again, at most 30 s without an
+ * answer): a cold actor must be built by 150 ms and the decision's batch must reach COMMIT by
+ * 175 ms, else the safe decision, so decisions stay inside SPEC.md's 200 ms even when the
+ * database hangs. Relaxed (the database has behaved, or answers however slowly):
  * 800 ms and 1 s, so a busy machine's slow moment is answered late rather than wrongly; a
  * database that hangs costs that one wave, then the strict bounds apply. Three missed
  * deadlines in a row, or one connection failure, open the breaker for 250 ms: decisions are
