@@ -19,9 +19,9 @@
 //   4. it hands over (drain, then release) the shards another live instance is preferred for,
 //      a few at a time, and claims the free shards it is preferred for, or any shard left free
 //      for longer than a lease, so a preferred owner that cannot claim does not strand it.
-// An owner serves a shard only while its lease is valid by its own clock: until the moment it
-// SENT the last successful renewal plus the TTL minus a margin, so it stops before any other
-// instance may claim the shard. PostgreSQL is the last guard: an audit batch commits only under
+// An owner serves a shard only while its lease is valid by its own monotonic clock (never the
+// wall clock): until the moment it SENT the last successful renewal plus the TTL minus a margin,
+// so it stops before any other instance may claim the shard. PostgreSQL is the last guard: an audit batch commits only under
 // its shard's current epoch, checked in the batch's own transaction.
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
@@ -340,11 +340,6 @@ export class ShardLeases {
     } else if (!off && was !== null && Math.abs(was) > MAX_CLOCK_OFFSET_MS) {
       this.#log.info({ clock_offset_ms: next }, "this instance's clock agrees with the database's again");
     }
-  }
-
-  /** This instance's wall clock against the database's, in milliseconds (positive: ahead); null before the first beat. */
-  get clockOffsetMs(): number | null {
-    return this.#clockOffsetMs;
   }
 
   async #claim(shards: readonly number[]): Promise<void> {
