@@ -23,11 +23,13 @@
 // 2·log2(n) extra transactions, all inside the same deadline.
 // Length (~470 lines): GroupCommitter is one state machine (batching, fencing, deadlines,
 // row-fault isolation) over one transaction; its helpers already live outside the class.
+
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type postgres from 'postgres';
 import type { AuthorizeRequest, Evaluation } from '../engine/contract.js';
 import { makeEnvelope } from '../events/envelope.js';
+import { type OutboxTuple, tupleOf } from '../events/outbox.js';
 import { BATCH_SIZE_BUCKETS, LATENCY_BUCKETS_SECONDS, LocalHistogram } from '../observability/metrics.js';
 import type { Sql } from '../storage/db.js';
 import { type Breaker, DEADLINE, isUnavailable } from './breaker.js';
@@ -304,7 +306,7 @@ export class GroupCommitter {
   async #write(batch: Batch): Promise<Map<number, StoredReplay>> {
     const entries = batch.entries;
     const rows: unknown[] = new Array(entries.length);
-    const events: unknown[] = [];
+    const events: OutboxTuple[] = [];
     const updates: unknown[] = [];
     for (let i = 0; i < entries.length; i++) {
       const { request, evaluation } = (entries[i] as Pending).item;
@@ -312,11 +314,9 @@ export class GroupCommitter {
       // The stored response serves only the idempotent replay: without a key it is not kept.
       rows[i] = audit.idempotency_key === null ? { ...audit, response: null } : audit;
       const at = Date.parse(audit.created_at);
-      for (const ev of evaluation.events) {
-        events.push(outboxTuple(request, audit.id, makeEnvelope(ev.eventType, ev.data, at)));
-      }
-      const decided = makeEnvelope('authorization.decided', entryFromAudit(audit) as never, at);
-      events.push(outboxTuple(request, audit.id, decided));
+      const owner = { clientId: request.clientId, principalId: request.principalId, authorizationId: audit.id };
+      for (const ev of evaluation.events) events.push(tupleOf(owner, makeEnvelope(ev.eventType, ev.data, at)));
+      events.push(tupleOf(owner, makeEnvelope('authorization.decided', entryFromAudit(audit) as never, at)));
       const u = evaluation.agentUpdate;
       if (u !== null && (u.trust_level !== undefined || u.kya_score !== undefined)) {
         updates.push({
@@ -476,24 +476,4 @@ function fencesOf(entries: readonly Pending[]): { shards: number[]; epochs: stri
     epochs.push(String(f.epoch));
   }
   return seen === null ? null : { shards, epochs };
-}
-
-/**
- * One event of an outbox batch: [event_id, event_type, client_id, principal_id,
- * authorization_id, payload], payload being the envelope's JSON text (members in the order
- * event_type, event_id, timestamp, data): exactly what is relayed and signed.
- */
-function outboxTuple(
-  request: AuthorizeRequest,
-  authorizationId: string,
-  envelope: ReturnType<typeof makeEnvelope>,
-): readonly string[] {
-  return [
-    envelope.event_id,
-    envelope.event_type,
-    request.clientId,
-    request.principalId,
-    authorizationId,
-    JSON.stringify(envelope),
-  ];
 }

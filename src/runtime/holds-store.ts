@@ -11,7 +11,7 @@ import type postgres from 'postgres';
 import { randomToken } from '../domain/ids.js';
 import { formatAmount, fromDb, toDb, toJsonNumber, type Units } from '../domain/money.js';
 import { ApiError } from '../errors/registry.js';
-import { makeEnvelope } from '../events/envelope.js';
+import { type OutboxTuple, outboxEvent, writeOutbox } from '../events/outbox.js';
 import type { Sql } from '../storage/db.js';
 
 // biome-ignore lint/complexity/noBannedTypes: postgres.js's own default type parameter
@@ -42,15 +42,13 @@ const HOLD_COLUMNS = (db: Db) => db`h.authorization_id, h.principal_id, h.agent_
 const u = (text: string): Units => fromDb(text) ?? 0n;
 const num = (units: Units): number => toJsonNumber(units);
 
-/** An event in the outbox tuple form the group commit writes (migrations/0080). */
-function tuple(h: HoldRow, eventType: string, data: Record<string, unknown>): string[] {
-  const env = makeEnvelope(eventType, data);
-  return [env.event_id, env.event_type, h.client_id, h.principal_id, h.authorization_id, JSON.stringify(env)];
-}
-
-export async function writeEvents(db: Db, events: readonly string[][]): Promise<void> {
-  if (events.length === 0) return;
-  await db`insert into outbox_batches (events, event_count) values (${JSON.stringify(events)}, ${events.length})`;
+/** An event about hold `h` (src/events/outbox.ts). */
+function tuple(h: HoldRow, eventType: string, data: Record<string, unknown>): OutboxTuple {
+  return outboxEvent(
+    { clientId: h.client_id, principalId: h.principal_id, authorizationId: h.authorization_id },
+    eventType,
+    data,
+  );
 }
 
 async function credit(
@@ -132,7 +130,7 @@ export async function captureHold(
     returning authorization_id`;
   if (rows.length === 0) throw await refusal(db, principalId, id);
   await credit(db, h, 'capture_remainder', rest, 0);
-  await writeEvents(db, [
+  await writeOutbox(db, [
     tuple(h, 'authorization.captured', {
       ...baseData(h),
       status: 'CAPTURED',
@@ -163,7 +161,7 @@ export async function releaseHold(
   if (rows.length === 0) throw await refusal(db, principalId, id);
   const held = u(h.amount);
   await credit(db, h, 'release', held, 1);
-  await writeEvents(db, [
+  await writeOutbox(db, [
     tuple(h, 'authorization.released', { ...baseData(h), status: 'RELEASED', released_amount: formatAmount(held, 0) }),
   ]);
   return { authorization_id: id, status: 'RELEASED', released_amount: num(held), agentId: h.agent_id };
@@ -224,7 +222,7 @@ export async function refundAuthorization(
   if (r === undefined) throw new ApiError('amount_exceeds_captured');
   const refundId = `rfd_${randomToken()}`;
   await credit(db, h, 'refund', give, 0, refundId);
-  await writeEvents(db, [
+  await writeOutbox(db, [
     tuple(h, 'authorization.refunded', {
       ...baseData(h),
       refund_id: refundId,
@@ -262,7 +260,7 @@ export async function expireDueHolds(sql: Sql, limit: number): Promise<string[]>
         returning h.*
       )
       select ${HOLD_COLUMNS(tx)}, ag.client_id from done h join agents ag on ag.id = h.agent_id`;
-    const events: string[][] = [];
+    const events: OutboxTuple[] = [];
     for (const h of rows) {
       await credit(tx, h, 'expiry', u(h.amount), 1);
       events.push(
@@ -274,7 +272,7 @@ export async function expireDueHolds(sql: Sql, limit: number): Promise<string[]>
         }),
       );
     }
-    await writeEvents(tx, events);
+    await writeOutbox(tx, events);
     return [...new Set(rows.map((h) => h.agent_id))];
   })) as string[];
 }

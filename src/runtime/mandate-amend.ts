@@ -11,14 +11,14 @@
 // gets its first hash back; an onboarding-plane mandate, hashed in that plane's shape at
 // creation, carries the runtime shape's hash once amended). The previous hash travels in the
 // mandate.updated event.
+
 import type postgres from 'postgres';
 import { recordSecurityEvent } from '../audit/security-log.js';
 import { runtimeMandateHash } from '../domain/mandate-hash.js';
 import { formatAmount, fromDb, toDb, toJsonNumber, type Units } from '../domain/money.js';
 import { ApiError, type ErrorDetail } from '../errors/registry.js';
-import { makeEnvelope } from '../events/envelope.js';
+import { type OutboxTuple, outboxEvent, writeOutbox } from '../events/outbox.js';
 import type { RequestContext } from '../http/types.js';
-import { writeEvents } from './holds-store.js';
 import {
   countries,
   EXTRA_AMOUNT_FIELDS,
@@ -233,9 +233,8 @@ function notActive(row: MandateRow, action: string): ApiError {
   return new ApiError('mandate_not_active', `The mandate is ${row.status}: it can no longer be ${action}.`);
 }
 
-function eventTuple(row: MandateRow & { client_id: string }, type: string, data: Record<string, unknown>): string[] {
-  const env = makeEnvelope(type, data);
-  return [env.event_id, env.event_type, row.client_id, row.principal_id, null as never, JSON.stringify(env)];
+function eventTuple(row: MandateRow & { client_id: string }, type: string, data: Record<string, unknown>): OutboxTuple {
+  return outboxEvent({ clientId: row.client_id, principalId: row.principal_id }, type, data);
 }
 
 export interface Outcome {
@@ -286,7 +285,7 @@ export async function amendMandate(
     targetId: mandateId,
     changes: { ...changes, mandate_hash: { from: row.mandate_hash, to: hash } },
   });
-  await writeEvents(tx, [
+  await writeOutbox(tx, [
     eventTuple(row, 'mandate.updated', {
       mandate_id: mandateId,
       agent_id: row.agent_id,
@@ -319,7 +318,7 @@ export async function revokeMandate(
     targetId: mandateId,
     changes: { from: row.status, to: 'REVOKED', reason },
   });
-  await writeEvents(tx, [
+  await writeOutbox(tx, [
     eventTuple(row, 'mandate.revoked', {
       mandate_id: mandateId,
       agent_id: row.agent_id,

@@ -5,9 +5,11 @@
 // marks the delivery failed, so it is relayed exactly as the engine's events are, whichever
 // instance made the last attempt. A delivery of webhook.delivery_exhausted that itself runs
 // out creates nothing (no loop).
+
 import type postgres from 'postgres';
 import { DELIVERY_EXHAUSTED_EVENT_TYPE } from '../events/catalog.js';
 import { makeEnvelope } from '../events/envelope.js';
+import { tupleOf, writeOutbox } from '../events/outbox.js';
 
 export interface ExhaustedDelivery {
   readonly webhookId: string;
@@ -44,7 +46,5 @@ export async function recordExhausted(
     last_error: d.lastError,
     reason: d.reason,
   });
-  // One outbox batch of one event, as the group commit writes them (migrations/0080).
-  const tuple = [envelope.event_id, envelope.event_type, d.clientId, d.principalId, null, JSON.stringify(envelope)];
-  await tx`insert into outbox_batches (events, event_count) values (${JSON.stringify([tuple])}, 1)`;
+  await writeOutbox(tx, [tupleOf({ clientId: d.clientId, principalId: d.principalId }, envelope)]);
 }

@@ -3,7 +3,6 @@
 // thresholds) or derived from the audit log (running totals, windows, sessions, step-ups).
 // Types and constants only: state.ts creates a state, load.ts rebuilds one from PostgreSQL.
 import type { Units } from '../../domain/money.js';
-import type { ProbeMemory } from './probing.js';
 import type { ShadowSet } from './replay-inputs.js';
 import type { AmountBaseline, AmountHistory, TimeWindow } from './rings.js';
 import type { ThresholdOverrides, Thresholds } from './thresholds.js';
@@ -84,6 +83,13 @@ export interface MandateState {
 }
 
 export type BudgetWindow = 'day' | 'week' | 'month' | 'year';
+
+/** The probe memory of an agent (probing.ts): when each try came and at what amount (units as a number). */
+export interface ProbeMemory {
+  readonly ms: Float64Array;
+  readonly amounts: Float64Array;
+  head: number;
+}
 
 /** The agent's slice of its Principal's budget for the current window (principal-budget.ts). */
 export interface BudgetState {

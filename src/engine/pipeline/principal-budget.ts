@@ -6,9 +6,10 @@
 // in the budget's currency (its audit rows, holds included): the actor never approves beyond
 // it, and only grants raise it, so the fleet never spends more than the pool handed out, which
 // never passes the budget plus what settlements gave back.
+
 import { currencyExponent } from '../../domain/currency.js';
 import { fromDb, parseAmount, SCALE, toDb, type Units } from '../../domain/money.js';
-import { makeEnvelope } from '../../events/envelope.js';
+import { type OutboxTuple, outboxEvent, writeOutbox } from '../../events/outbox.js';
 import type { Sql } from '../../storage/db.js';
 import type { AuthorizeRequest } from '../contract.js';
 import type { AgentState, BudgetState, BudgetWindow } from './agent-state.js';
@@ -190,7 +191,7 @@ export async function grantBudget(
         ${toDb(need)}::numeric, ${toDb(b.extra)}::numeric, ${toDb(b.unit)}::numeric, ${shards}::int[],
         ${epochs}::bigint[])`;
     if (r === undefined) throw new Error('asas_budget_grant returned nothing');
-    const events: (string | null)[][] = [];
+    const events: OutboxTuple[] = [];
     const base = {
       principal_id: state.principalId,
       window: b.window,
@@ -217,9 +218,7 @@ export async function grantBudget(
         }),
       );
     }
-    if (events.length > 0) {
-      await tx`insert into outbox_batches (events, event_count) values (${JSON.stringify(events)}, ${events.length})`;
-    }
+    await writeOutbox(tx, events);
     return r;
   })) as GrantRow;
   const granted = row.status === 'granted' ? (fromDb(row.grant_amount) ?? 0n) : 0n;
@@ -247,9 +246,8 @@ export async function poolAvailable(sql: Sql, state: AgentState): Promise<Units>
 }
 
 /** An outbox tuple (migrations/0080) of an event that belongs to no authorization. */
-function tuple(state: AgentState, eventType: string, data: Record<string, unknown>): (string | null)[] {
-  const env = makeEnvelope(eventType, data);
-  return [env.event_id, env.event_type, state.clientId, state.principalId, null, JSON.stringify(env)];
+function tuple(state: AgentState, eventType: string, data: Record<string, unknown>): OutboxTuple {
+  return outboxEvent({ clientId: state.clientId, principalId: state.principalId }, eventType, data);
 }
 
 /**

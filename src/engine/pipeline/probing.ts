@@ -8,7 +8,7 @@
 // The tries are kept in memory only: dry runs are not in the audit log, so a reload of the
 // agent (eviction, restart, a shard moving) forgets them (docs/decision-engine.md).
 import type { Units } from '../../domain/money.js';
-import type { AgentState } from './agent-state.js';
+import type { AgentState, ProbeMemory } from './agent-state.js';
 
 /** Tries remembered per agent (the newest). */
 export const PROBE_SLOTS = 16;
@@ -21,13 +21,6 @@ export const PROBE_MIN_AMOUNTS = 4;
 /** A real request at this share of the per-transaction limit or above is a try (90%, in 10^-8). */
 const NEAR_LIMIT_SHARE = 90_000_000n;
 const SCALE = 100_000_000n;
-
-/** The probe memory of an agent: when each try came and at what amount (units as a number). */
-export interface ProbeMemory {
-  readonly ms: Float64Array;
-  readonly amounts: Float64Array;
-  head: number;
-}
 
 export function newProbeMemory(): ProbeMemory {
   return {
