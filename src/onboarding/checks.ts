@@ -62,11 +62,6 @@ function walk(value: unknown, path: string, depth: number, problems: Problems): 
   for (const [k, v] of Object.entries(value)) walk(v, path === '' ? k : `${path}.${k}`, depth + 1, problems);
 }
 
-/** The isoformat of a timestamptz column value (postgres.js returns Date). */
-export function iso(value: Date | string): string {
-  return (value instanceof Date ? value : new Date(value)).toISOString();
-}
-
 /** True for a PostgreSQL unique violation (also through PGlite). */
 export function isUniqueViolation(err: unknown): boolean {
   return (err as { code?: unknown } | null)?.code === '23505';

@@ -2,10 +2,11 @@
 // platform_provider is PENDING with a verification session), Program enrollment, reads.
 import { toAlpha3 } from '../domain/country.js';
 import { newId, randomToken } from '../domain/ids.js';
+import { iso } from '../domain/timestamp.js';
 import { ApiError } from '../errors/registry.js';
 import type { Sql } from '../storage/db.js';
 import { type AgentSummary, listAgentSummaries } from './agents.js';
-import { iso, isUniqueViolation, Problems } from './checks.js';
+import { isUniqueViolation, Problems } from './checks.js';
 import type { Db, Tx } from './idempotency.js';
 
 /** How long a platform verification session stays open. */

@@ -3,10 +3,10 @@
 // total_transactions and decline_rate are counted from the authorizations audit log; a replayed
 // idempotency_key never adds a row there, so it never counts twice.
 
+import { iso } from '../domain/timestamp.js';
 import { declineRate } from '../engine/pipeline/trust.js';
 import { ApiError } from '../errors/registry.js';
 import type { Sql } from '../storage/db.js';
-import { iso } from './context.js';
 
 export type AgentStatus = 'ACTIVE' | 'SUSPENDED' | 'REVOKED';
 

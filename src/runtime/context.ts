@@ -21,9 +21,11 @@ export function callerOf(ctx: RequestContext): Caller {
   return { principalId: p.principalId, clientId: p.clientId, environment: p.environment, db: ctx.db };
 }
 
-/** Timestamps leave the service as ISO 8601 UTC with a trailing Z. */
-export function iso(value: Date | string): string {
-  return (value instanceof Date ? value : new Date(value)).toISOString();
+/** The caller, when the path's :principal_id is its own Principal (else 404). */
+export function ownPrincipal(ctx: RequestContext): Caller {
+  const caller = callerOf(ctx);
+  if (ctx.params.principal_id !== caller.principalId) throw new ApiError('principal_not_found');
+  return caller;
 }
 
 /**

@@ -13,7 +13,7 @@ import { ApiError } from '../errors/registry.js';
 // biome-ignore lint/complexity/noBannedTypes: postgres.js's own default type parameter
 type Sql = postgres.ISql<{}>;
 
-import { iso } from './context.js';
+import { iso } from '../domain/timestamp.js';
 import { type ExtraLimitsRow, extraView } from './mandate-limits.js';
 
 export type MandateStatus = 'ACTIVE' | 'EXPIRED' | 'REVOKED';

@@ -11,9 +11,9 @@ import { windowsOf } from '../engine/pipeline/calendar.js';
 import type { BudgetWindow } from '../engine/pipeline/principal-budget.js';
 import { ApiError } from '../errors/registry.js';
 import { exactAmounts } from '../http/json-source.js';
-import { json, type RequestContext, type RouteDef } from '../http/types.js';
+import { json, type RouteDef } from '../http/types.js';
 import type { Sql } from '../storage/db.js';
-import { bodyOf, callerOf } from './context.js';
+import { bodyOf, ownPrincipal } from './context.js';
 import { invalidatePrincipal } from './engine-handle.js';
 
 const AMOUNT_PATHS = [['amount']] as const;
@@ -31,12 +31,6 @@ interface BudgetRow {
   budget_window: BudgetWindow;
   alert_share: string;
   effective_from: Date;
-}
-
-function ownPrincipal(ctx: RequestContext): ReturnType<typeof callerOf> {
-  const caller = callerOf(ctx);
-  if (ctx.params.principal_id !== caller.principalId) throw new ApiError('principal_not_found');
-  return caller;
 }
 
 const u = (text: string | null): Units => fromDb(text) ?? 0n;

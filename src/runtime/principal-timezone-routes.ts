@@ -5,16 +5,9 @@
 import type { Services } from '../app/services.js';
 import { isTimeZone } from '../engine/pipeline/calendar.js';
 import { ApiError } from '../errors/registry.js';
-import { json, type RequestContext, type RouteDef } from '../http/types.js';
-import { bodyOf, callerOf } from './context.js';
+import { json, type RouteDef } from '../http/types.js';
+import { bodyOf, ownPrincipal } from './context.js';
 import { invalidatePrincipal } from './engine-handle.js';
-
-/** The caller, when the path's :principal_id is its own Principal (else 404). */
-export function ownPrincipal(ctx: RequestContext): ReturnType<typeof callerOf> {
-  const caller = callerOf(ctx);
-  if (ctx.params.principal_id !== caller.principalId) throw new ApiError('principal_not_found');
-  return caller;
-}
 
 export function principalTimezoneRoutes(services: Services): RouteDef[] {
   return [

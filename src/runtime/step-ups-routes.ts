@@ -14,12 +14,12 @@ import { recordSecurityEvent } from '../audit/security-log.js';
 import type { PrincipalAuth } from '../auth/types.js';
 import { fromDb, toJsonNumber } from '../domain/money.js';
 import { hashStepUpCode } from '../domain/step-up-code.js';
+import { iso } from '../domain/timestamp.js';
 import { ApiError } from '../errors/registry.js';
 import { json, type RequestContext, type RouteDef } from '../http/types.js';
 import type { Sql } from '../storage/db.js';
-import { bodyOf, callerOf, idParam, iso } from './context.js';
+import { bodyOf, callerOf, idParam, ownPrincipal } from './context.js';
 import { invalidateAgent, invalidatePrincipal } from './engine-handle.js';
-import { ownPrincipal } from './principal-timezone-routes.js';
 
 /** Wrong codes after which a step-up can be confirmed only with the Principal's credential. */
 export const MAX_CODE_ATTEMPTS = 5;
