@@ -1,6 +1,8 @@
 // Drill: PostgreSQL cut away under load, behind a TCP proxy the test owns (test/fixtures/
 // tcp-proxy.ts), once refused (connections reset, new ones ECONNREFUSED: a stopped server)
-// and once blackholed (connections reset, new ones accepted and never answered: a partition).
+// and blackholed (connections reset, new ones accepted and never answered: a partition), once
+// with the held connections piped through when it ends (their delayed packets arrive) and once
+// with them lost (nothing of them ever arrives: they end only by the service's own timeouts).
 // Load: many concurrent keep-alive requests across several Principals, plus, from the moment
 // of the cut, agents whose actors were never loaded, a key never seen and an access token
 // never used (neither in the authenticator's cache). Requires:
@@ -8,7 +10,7 @@
 //   (default 1 s) plus slack; while the database is away it is the safe DECLINE;
 // - every other endpoint answers 503 service_unavailable with Retry-After within
 //   REQUEST_DEADLINE_MS plus slack;
-// - the first APPROVE comes within 2 s of the proxy being restored, with no restart;
+// - the first APPROVE comes within 2 s (plus slack) of the proxy being restored, with no restart;
 // - every APPROVE answered is in the audit log afterwards.
 //
 // Slack: the service and this load generator share one event loop (in-process server) on a
@@ -32,13 +34,6 @@ const AUTHORIZE_DEADLINE_MS = 1000; // the default: not set below
 const REQUEST_DEADLINE_MS = 2000;
 const SLACK_MS = 750;
 const RECOVERY_MS = 2000;
-// After a partition (blackholed) the first approval comes later than after a refusal: every
-// pool's connection attempts hang through the outage and land on PostgreSQL together when it
-// ends. Measured on the 2-core VM on 2026-11-28, one drill at a time: this build 3.7-4.2 s, the
-// Node 20 build before it 4.6-6.2 s, the same day on the same machine (0.3-1.6 s on a quieter
-// machine earlier). The 2 s requirement is not met there; until the outage work brings it back
-// (fewer connection attempts while the database is away), this bound is 6 s (docs/security.md).
-const PARTITION_RECOVERY_MS = 6000;
 // Longer than the credential cache's 10 s TTL: every key the service had cached has to be
 // looked up again during the outage, and again once the database is back.
 const OUTAGE_MS = 11_000;
@@ -214,7 +209,7 @@ function percentile(xs: number[], p: number): number {
   return s[Math.min(s.length - 1, Math.floor((s.length * p) / 100))] ?? 0;
 }
 
-async function drill(mode: CutMode): Promise<void> {
+async function drill(mode: CutMode, held: 'deliver' | 'lose' = 'deliver'): Promise<void> {
   const cold = await coldTargets();
   const warm: Target[] = principals.map((p) => ({
     kind: 'warm',
@@ -255,7 +250,7 @@ async function drill(mode: CutMode): Promise<void> {
   );
   await sleep(OUTAGE_MS);
   await otherLoad.stop();
-  await proxy.restore();
+  await proxy.restore(held);
   const restoredAt = Date.now();
   // Until every kind of target has been approved again (bounded), then a little more.
   const until = restoredAt + 20_000;
@@ -319,19 +314,25 @@ async function drill(mode: CutMode): Promise<void> {
   expect(approved.length).toBeGreaterThan(0);
   expect(approved.filter((a) => !ids.has(a.id as string)).map((a) => a.id)).toEqual([]);
 
+  const firstByKind = ['warm', 'cold agent', 'fresh key', 'fresh token'].map((kind) => {
+    const at = Math.min(
+      ...answers
+        .filter((a) => a.kind === kind && a.answeredAt >= restoredAt && a.decision === 'APPROVE')
+        .map((a) => a.answeredAt),
+    );
+    return `${kind} ${at - restoredAt}`;
+  });
   const times = during.map((a) => a.answeredAt - a.sentAt);
   const otherTimes = otherDuring.map((a) => a.answeredAt - a.sentAt);
   console.log(
-    `[${mode}] /authorize during the outage: n=${during.length} p50=${percentile(times, 50)} ms ` +
+    `[${mode}${held === 'lose' ? ', held lost' : ''}] /authorize during the outage: n=${during.length} p50=${percentile(times, 50)} ms ` +
       `p99=${percentile(times, 99)} ms max=${Math.max(...times)} ms; other endpoints: n=${otherDuring.length} ` +
       `p50=${percentile(otherTimes, 50)} ms max=${Math.max(...otherTimes)} ms; first APPROVE ` +
-      `${firstApproval - restoredAt} ms after restore; all answers n=${answers.length}`,
+      `${firstApproval - restoredAt} ms after restore (by kind, ms: ${firstByKind.join(', ')}); all answers n=${answers.length}`,
   );
   // The requirement is 2 s; the same slack as above covers this process's own delays in
-  // noticing the answer (measured on this machine: 0.3 to 1.6 s, see the line printed above).
-  expect(firstApproval - restoredAt).toBeLessThanOrEqual(
-    mode === 'refuse' ? RECOVERY_MS + SLACK_MS : PARTITION_RECOVERY_MS,
-  );
+  // noticing the answer (see the line printed above and docs/engine-durability.md).
+  expect(firstApproval - restoredAt).toBeLessThanOrEqual(RECOVERY_MS + SLACK_MS);
 }
 
 describe('drill: PostgreSQL cut under load', () => {
@@ -341,5 +342,9 @@ describe('drill: PostgreSQL cut under load', () => {
 
   it('blackholed: every request answered in time, safe declines, 503 elsewhere, approvals back within 2 s', async () => {
     await drill('blackhole');
+  }, 90_000);
+
+  it('blackholed, the held connections lost: approvals back within 2 s all the same', async () => {
+    await drill('blackhole', 'lose');
   }, 90_000);
 });
