@@ -5,7 +5,9 @@
 // linear ramp over the first SOAK_RAMP_SECONDS (15), sampled every SOAK_SAMPLE_SECONDS (10).
 // The 30-minute run of docs/benchmarks.md is
 // `SOAK_SECONDS=1800 SOAK_RATE=1000 npx vitest run test/real/soak.test.ts` (half the measured
-// capacity, on a quiet machine); SOAK_REPORT=<file> also writes the report as JSON there.
+// capacity, on a quiet machine); SOAK_REPORT=<file> also writes the report as JSON there, and
+// SOAK_SERVICE_NODE_OPTIONS adds Node options to the service's command line (e.g. --trace-gc, or
+// an --import of a deliberate leak to see the memory bound fail).
 // SOAK_RATE defaults to 100: what this 2-core machine carries with the load generator, the
 // receiver, PostgreSQL and NATS on it while other people's test runs load it (at a load average
 // of 12, 200/s already queued past the fair share's quarter-deadline and got 429s).
@@ -243,7 +245,12 @@ it(
         RATE_LIMIT_REQUESTS_PER_SECOND: '1000',
         RATE_LIMIT_CLIENT_REQUESTS_PER_SECOND: '5000',
       },
-      { execArgv: ['--single-threaded-gc'] },
+      {
+        execArgv: [
+          '--single-threaded-gc',
+          ...(process.env.SOAK_SERVICE_NODE_OPTIONS ?? '').split(/\s+/).filter((a) => a.length > 0),
+        ],
+      },
     );
     const svc = service;
     const pid = svc.child.pid as number;
