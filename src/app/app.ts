@@ -13,7 +13,7 @@ import type { DecisionEngine } from '../engine/contract.js';
 import { ShardedEngine } from '../engine/engine.js';
 import { BUDGET_RECALL_CHANNEL } from '../engine/pipeline/principal-budget.js';
 import { startEvents } from '../events/service.js';
-import { TenantShares } from '../http/fair-share.js';
+import { TenantShares, ThreadLoad } from '../http/fair-share.js';
 import { RequestLimits } from '../http/rate-limit.js';
 import { Router } from '../http/router.js';
 import { HttpServer } from '../http/server.js';
@@ -151,9 +151,15 @@ export async function startApp(config: Config, options: { log?: Logger } = {}): 
     }),
   );
   routes.push(...receiptKeyRoutes(dbs, auth));
+  // Fair share holds tenants to their share only while this thread is short of CPU (ThreadLoad).
+  const threadLoad = new ThreadLoad();
   const fairShare =
     config.fairShareInFlight > 0
-      ? new TenantShares({ capacity: config.fairShareInFlight, maxWaitMs: config.authorizeDeadlineMs / 4 })
+      ? new TenantShares({
+          capacity: config.fairShareInFlight,
+          maxWaitMs: config.authorizeDeadlineMs / 4,
+          busy: () => threadLoad.busy(),
+        })
       : null;
   metrics.decisionsInFlight.collect(() => [[[], fairShare?.inFlight ?? 0]]);
   routes.push(

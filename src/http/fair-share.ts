@@ -1,7 +1,9 @@
 // Fair share of an instance's decisions between tenants under overload (docs/security.md "One
 // tenant cannot harm another"). Every decision holds a slot from the moment the edge hands it to
-// the engine until its answer. While the instance holds fewer than `capacity` decisions, a
-// request takes a slot at once. Once it holds that many, a tenant may hold at most its share: the
+// the engine until its answer. While the instance holds fewer than `capacity` decisions, or is
+// not `busy` (its thread has time to spare: decisions are in flight because the database is
+// slow, not because the machine is saturated, and holding them back would only turn them into
+// refusals), a request takes a slot at once. Otherwise a tenant may hold at most its share: the
 // capacity divided by the tenants seen within the last `activeWindowMs` (at least `minShare`). A
 // request beyond its tenant's share waits in that tenant's own queue, in front of the engine,
 // instead of in the shards' queues where it would delay every other tenant's decisions; slots
@@ -29,6 +31,39 @@ export interface FairShareOptions {
   readonly recountMs?: number;
   /** Monotonic clock (milliseconds); performance.now by default. */
   readonly now?: () => number;
+  /**
+   * Whether the instance is short of CPU now (asked only while `capacity` or more decisions are
+   * in flight); always busy when absent. See ThreadLoad.
+   */
+  readonly busy?: () => boolean;
+}
+
+/**
+ * How busy this thread's event loop was over the last `windowMs` (its event-loop utilization),
+ * read at most once a window: `busy()` is true at `threshold` or above.
+ */
+export class ThreadLoad {
+  readonly #windowMs: number;
+  readonly #threshold: number;
+  #last = performance.eventLoopUtilization();
+  #lastMs = performance.now();
+  #busy = false;
+
+  constructor(threshold = 0.8, windowMs = 100) {
+    this.#threshold = threshold;
+    this.#windowMs = windowMs;
+  }
+
+  busy(): boolean {
+    const now = performance.now();
+    if (now - this.#lastMs >= this.#windowMs) {
+      const current = performance.eventLoopUtilization();
+      this.#busy = performance.eventLoopUtilization(current, this.#last).utilization >= this.#threshold;
+      this.#last = current;
+      this.#lastMs = now;
+    }
+    return this.#busy;
+  }
 }
 
 interface Waiter {
@@ -54,6 +89,7 @@ export class FairShare {
   readonly #windowMs: number;
   readonly #recountMs: number;
   readonly #now: () => number;
+  readonly #busy: () => boolean;
   readonly #tenants = new Map<string, Tenant>();
   /** Tenants with waiting requests, in the order they are served. */
   readonly #turns: Tenant[] = [];
@@ -70,6 +106,7 @@ export class FairShare {
     this.#windowMs = options.activeWindowMs ?? 1_000;
     this.#recountMs = options.recountMs ?? 50;
     this.#now = options.now ?? (() => performance.now());
+    this.#busy = options.busy ?? (() => true);
   }
 
   /** Decisions in flight on this instance. */
@@ -132,7 +169,7 @@ export class FairShare {
   }
 
   #admits(t: Tenant): boolean {
-    return this.#total < this.#capacity || t.inFlight < this.share();
+    return this.#total < this.#capacity || t.inFlight < this.share() || !this.#busy();
   }
 
   /** Gives freed slots to waiting tenants, one request per tenant in turn. */

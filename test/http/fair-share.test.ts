@@ -2,7 +2,7 @@
 // gets a slot at once, who waits, in what order freed slots are given, when a request is refused,
 // and that idle tenants are forgotten. test/real/fair-share.test.ts shows it over HTTP under a flood.
 import { describe, expect, it } from 'vitest';
-import { FairShare, TenantShares } from '../../src/http/fair-share.js';
+import { FairShare, TenantShares, ThreadLoad } from '../../src/http/fair-share.js';
 
 function clock(start = 0) {
   let now = start;
@@ -94,6 +94,36 @@ describe('FairShare', () => {
     c.advance(1_500);
     expect(fs.acquire('a')).toBeNull();
     expect(fs.share()).toBe(4); // the three idle ones are dropped: a is alone
+  });
+});
+
+describe('FairShare while the thread has time to spare', () => {
+  it('admits past the capacity: decisions in flight on a slow database are not held back', async () => {
+    let busy = false;
+    const fs = new FairShare({ capacity: 2, minShare: 1, queueLimit: 4, now: clock().now, busy: () => busy });
+    expect(fs.acquire('a')).toBeNull();
+    expect(fs.acquire('b')).toBeNull();
+    expect(fs.acquire('a')).toBeNull(); // over the capacity and a's share, but not busy
+    busy = true;
+    const waiting = fs.acquire('a');
+    expect(waiting).not.toBeNull();
+    busy = false;
+    fs.release('b'); // the next release lets the waiter in
+    await expect(waiting).resolves.toBeNull();
+    expect(fs.inFlight).toBe(3);
+  });
+});
+
+describe('ThreadLoad', () => {
+  it('is busy after the event loop was held, and not after it idled', async () => {
+    const load = new ThreadLoad(0.8, 50);
+    const until = performance.now() + 120;
+    while (performance.now() < until) {
+      // hold the thread
+    }
+    expect(load.busy()).toBe(true);
+    await new Promise((r) => setTimeout(r, 150));
+    expect(load.busy()).toBe(false);
   });
 });
 

@@ -220,10 +220,9 @@ beforeAll(async () => {
     DATABASE_URL: `postgres://postgres@127.0.0.1:${proxy.port}/asas`,
     DATABASE_POOL_SIZE: '10',
     ENGINE_POOL_SIZE: '4',
-    // Fair share off: with every decision in flight for up to a second, the drill's ~40
-    // concurrent requests from 3 Clients pass its default of 32 and get 429 (counted separately;
-    // this drill is about the database).
-    FAIR_SHARE_IN_FLIGHT: '0',
+    // Fair share on, as by default: decisions in flight on a slow database leave the edge's
+    // thread idle, so no tenant is held to a share (src/http/fair-share.ts ThreadLoad) and none
+    // of the drill's ~40 concurrent requests gets 429.
   });
   pool = new Pool(service.url, { connections: 64, pipelining: 1, keepAliveTimeout: 60_000 });
   const principals: AuthorizeSetup[] = [];
