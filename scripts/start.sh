@@ -1,7 +1,7 @@
 #!/bin/sh
 # `npm start` and the container image's CMD: starts the service with the Node flags and, on the
 # embedded defaults, the malloc setting that production runs with. `exec` hands the process over
-# to node, so SIGTERM reaches the service itself (graceful drain, README "Production").
+# to node, so SIGTERM reaches the service itself (graceful drain, docs/operations.md "Production").
 #
 # --single-threaded-gc: V8 collects on the thread that allocates, without parallel helper
 # threads, which wait for each other when every core is busy (docs/benchmarks.md).

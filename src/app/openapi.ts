@@ -3,7 +3,7 @@
 import type { RouteDef } from '../http/types.js';
 import { schemas } from '../validation/generated/schemas.js';
 
-/** How money is written in requests and responses (README "Amounts"; rendered atop docs/api.md). */
+/** How money is written in requests and responses (docs/guide.md "Amounts"; rendered atop docs/api.md). */
 export const AMOUNTS_RULE = [
   '**Amounts.** Requests take amounts as decimal strings (`"42.50"`) or JSON numbers (read from',
   "their source text, exactly), with at most the currency's ISO 4217 minor units. Responses give",

@@ -50,7 +50,7 @@ export function safeDecision(
     step_up_id: null,
     processing_time_ms: 0,
     timestamp: new Date(nowMs).toISOString(),
-    // Nothing was decided or recorded: there is nothing to attest (README "Decision receipts").
+    // Nothing was decided or recorded: there is nothing to attest (docs/guide.md "Decision receipts").
     receipt: null,
   };
   // POST /authorize/explain answers the same, in its own shape (schemas/ExplainResponse.json):

@@ -1,5 +1,5 @@
 // Decision receipts: a compact JWS (RFC 7515, alg EdDSA over Ed25519) that a merchant or PSP
-// verifies offline against /.well-known/jwks.json with any JOSE library (README "Decision
+// verifies offline against /.well-known/jwks.json with any JOSE library (docs/guide.md "Decision
 // receipts", examples/verify-receipt.mjs).
 //
 // Signed on the shard thread as the decision goes to be recorded (src/receipts/attach.ts), so the
