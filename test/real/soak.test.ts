@@ -7,7 +7,10 @@
 // `SOAK_SECONDS=1800 SOAK_RATE=1000 npx vitest run test/real/soak.test.ts` (half the measured
 // capacity, on a quiet machine); SOAK_REPORT=<file> also writes the report as JSON there, and
 // SOAK_SERVICE_NODE_OPTIONS adds Node options to the service's command line (e.g. --trace-gc, or
-// an --import of a deliberate leak to see the memory bound fail).
+// `--import ./test/real/support/soak-leak.mjs`, a deliberate leak, to see the memory bound
+// fail). The test's time limit is the run plus 15 minutes: the setup, the drain, and reading the
+// outbox's webhook events at the end (~2 s per 30 s at 1,000/s here, so ~2 minutes after a
+// 30-minute run).
 // SOAK_RATE defaults to 100: what this 2-core machine carries with the load generator, the
 // receiver, PostgreSQL and NATS on it while other people's test runs load it (at a load average
 // of 12, 200/s already queued past the fair share's quarter-deadline and got 429s).
@@ -388,9 +391,18 @@ it(
 
     // Every webhook event of the outbox (all but authorization.decided) must reach the receiver.
     const principalIds = principals.map((p) => p.principalId);
+    // The outbox_events view parses every batch; after 30 minutes at 1,000/s that is gigabytes of
+    // authorization.decided entries. A batch holding a webhook event has its type's name in its
+    // text (migrations/0080: [event_id, event_type, client_id, principal_id, ...] tuples), so
+    // only the batches whose text names one are parsed.
+    const readingExpected = Date.now();
+    const patterns = [...WEBHOOK_TYPES].map((t) => `%"${t}"%`);
     const expectedRows = await sql<{ event_id: string; event_type: string }[]>`
-    select event_id, event_type from outbox_events
-    where event_type <> 'authorization.decided' and principal_id = any(${principalIds}::text[])`;
+    select e.t->>0 as event_id, e.t->>1 as event_type
+    from outbox_batches b cross join lateral json_array_elements(b.events::json) as e(t)
+    where b.events like any(${patterns}::text[]) and e.t->>1 <> 'authorization.decided'
+      and e.t->>3 = any(${principalIds}::text[])`;
+    const expectedReadMs = Date.now() - readingExpected;
     const expected = new Map(expectedRows.map((r) => [r.event_id, r.event_type]));
     let webhookDrainMs = Number.NaN;
     for (;;) {
@@ -456,6 +468,7 @@ it(
         outboxDrainMs,
         webhookDrainMs,
         webhookEventsExpected: expected.size,
+        expectedEventsReadMs: expectedReadMs,
         webhookEventsReceived: received.size,
         webhookRedeliveries: duplicates,
         webhookTypes: receivedTypes,
@@ -493,7 +506,9 @@ it(
     // The outbox drains, every webhook event arrives, nothing else does.
     expect(outboxDrainMs).toBeLessThanOrEqual(DRAIN_MS);
     expect(missing.length).toBe(0);
-    expect(extra.length).toBe(0);
+    // The relay deletes published batches after an hour: on a longer run the outbox no longer
+    // holds the first events, so only the other direction (nothing of the outbox missing) holds.
+    if (SECONDS < 3_000) expect(extra.length).toBe(0);
     expect(missingDeclines).toEqual([]);
     expect(missingCaptures).toEqual([]);
     expect(missingReleases).toEqual([]);
@@ -513,5 +528,5 @@ it(
     expect(last?.p99).toBeLessThanOrEqual(reference * 5 + 100);
     expect(mean(steady.map((s) => s.decisions))).toBeGreaterThan(0);
   },
-  (SECONDS + 300) * 1000,
+  (SECONDS + 900) * 1000,
 );
