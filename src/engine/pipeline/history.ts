@@ -1,5 +1,6 @@
 // Replaying an agent's newest audit rows into its state at load: windows, baselines, outcomes,
 // novel countries, flagged merchants, sessions and the STEP_UPs still awaiting confirmation.
+
 import type { Units } from '../../domain/money.js';
 import {
   type AgentState,
@@ -23,6 +24,7 @@ import {
 } from './recent.js';
 import { addSessionMerchant, openSession } from './sessions.js';
 import { recordOutcome, zoneOf } from './state.js';
+import { groupsOfMcc } from './taxonomy.js';
 
 /** One audit row as read back at load, oldest first. */
 export interface HistoryRow {
@@ -110,7 +112,11 @@ export function replayHistory(state: AgentState, rows: readonly HistoryRow[], no
       const s = openSession(state, r.sessionId, r.atMs);
       s.lastSeenMs = r.atMs;
       if (r.decision === 'DECLINE' && pointsToCompromise(r.reasonCodes)) s.consecutiveDenials++;
-      else if (r.decision === 'APPROVE') s.consecutiveDenials = 0;
+      else if (r.decision === 'APPROVE') {
+        s.consecutiveDenials = 0;
+        // As the live decision notes it (sessions.ts recordInSession): the categories paid for.
+        s.groups |= groupsOfMcc(r.mcc ?? null);
+      }
       if (r.gatesFired.includes('session_terminated')) s.terminated = true;
       addSessionMerchant(s, r.merchant, t.session_max_merchants);
     }
