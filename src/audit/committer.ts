@@ -8,13 +8,18 @@
 // delay), otherwise when `batchRows` rows are waiting or `batchDelayMs` after the first one,
 // with at most `maxInFlight` concurrent transactions.
 //
-// Deadline: a batch that has not reached COMMIT by its deadline (`deadlineMs`, or
+// Deadline: a batch that has not been sent by its deadline (`deadlineMs`, or
 // `relaxedDeadlineMs` while the database has behaved: see Breaker) after its oldest request was
-// received at the edge (AuthorizeRequest.receivedAtMs) is abandoned: its decisions are answered as failed (the safe decision) at once and the
-// transaction is rolled back when the database answers, so nothing of an abandoned batch is
-// ever recorded. Once COMMIT is sent the outcome is awaited (an in-doubt commit, the
-// connection dying during COMMIT itself, is reported as failed: the one window where a safe
-// DECLINE may have been recorded as the original decision).
+// received at the edge (AuthorizeRequest.receivedAtMs) is abandoned: its decisions are answered
+// as failed (the safe decision) at once and nothing of it is written. A batch is sent as one
+// round trip: BEGIN, the statement and COMMIT together. Its outbox row carries `commit_by`, the
+// instant after which the edge has answered its decisions as the safe DECLINE (less the way back
+// from the database), and the database checks it at COMMIT (migrations/0263_commit_guard.sql): a
+// commit that would land later rolls back instead (SQLSTATE AS001). So no decision is recorded
+// that its caller was told was declined, however long the database stalls after receiving the
+// batch. Once sent, the outcome is awaited (an in-doubt commit, the connection dying during
+// COMMIT itself, is reported as failed: the one window where a safe DECLINE may have been
+// recorded as the original decision).
 //
 // Isolation: when the database refuses a row of the batch (isRowFault: a value it cannot store,
 // a constraint), the batch is split in halves that commit on their own, recursively, so every
@@ -73,6 +78,12 @@ export interface CommitterOptions {
 /** Of the answer deadline, what the way from COMMIT's answer to the edge's reply may take. */
 const ANSWER_MARGIN_SHARE = 0.05;
 
+/** SQLSTATE of the commit guard (migrations/0263_commit_guard.sql): COMMIT past commit_by. */
+export const COMMIT_TOO_LATE = 'AS001';
+
+/** The way back from the database counted into commit_by at most (half a round trip), in ms. */
+const MAX_RETURN_MS = 250;
+
 /** Sent as text and cast to json in SQL: postgres.js would re-serialise a value it thinks is json. */
 const TEXT_OID = 25;
 
@@ -96,7 +107,7 @@ interface Batch {
   answerBy: number;
   /** Set when the deadline passed before COMMIT: the transaction must roll back. */
   abandoned: boolean;
-  /** Set once COMMIT is about to be sent: the deadline no longer applies. */
+  /** Set once the batch is sent (COMMIT with it): the deadline timer no longer applies. */
   committing: boolean;
   settled: boolean;
 }
@@ -141,6 +152,8 @@ export class GroupCommitter {
   readonly #sql: Sql;
   readonly #gate: DbGate;
   readonly #breaker: Breaker;
+  /** Half the last batch's round trip: the way back from the database, taken off commit_by. */
+  #returnMs = 0;
   readonly #options: CommitterOptions;
   readonly #log: Logger;
   #pending: Pending[] = [];
@@ -235,18 +248,38 @@ export class GroupCommitter {
       this.#settle(batch, null);
       return;
     }
-    const deadline = setTimeout(() => {
-      if (batch.committing || batch.settled) return;
+    // Before the batch is sent, its deadline abandons it. Once sent, its outcome is awaited until
+    // the edge answers anyway (answerBy): past that the database's guard refuses the COMMIT, so
+    // the decisions are answered as failed and their actors reload whatever the outcome.
+    const onDeadline = () => {
+      if (batch.settled) return;
+      if (batch.committing) {
+        if (batch.answerBy === Number.POSITIVE_INFINITY) return;
+        const wait = batch.answerBy - Date.now();
+        if (wait > 0) {
+          deadline = setTimeout(onDeadline, wait);
+          return;
+        }
+      }
       batch.abandoned = true;
       this.stats.failedCommits++;
       this.#breaker.slow(Date.now());
       this.#log.warn({ rows: batch.entries.length }, 'audit commit missed its deadline; answering safe decisions');
       this.#settle(batch, null);
-    }, remaining);
+    };
+    let deadline = setTimeout(onDeadline, remaining);
     const startedAt = performance.now();
     try {
       const replays = await this.#gate.run(() => this.#write(batch));
       clearTimeout(deadline);
+      if (batch.settled) {
+        // Committed before its commit_by, answered after the edge had answered: the one window
+        // where a safe DECLINE may have been recorded as the original decision.
+        this.#log.warn(
+          { rows: batch.entries.length },
+          'audit batch committed after its decisions were answered as failed',
+        );
+      }
       this.commitSeconds.observe((performance.now() - startedAt) / 1000);
       this.batchSizes.observe(batch.entries.length - replays.size);
       this.stats.commits++;
@@ -338,11 +371,21 @@ export class GroupCommitter {
     // When every decision of the batch was recorded (the usual case) the text is stored as sent;
     // otherwise it is parsed, and only the events of recorded decisions are kept.
     const eventsText = JSON.stringify(events);
-    // BEGIN and the statement go out together (postgres.js pipelines queries issued on one
-    // reserved connection in the same tick): one round trip, then COMMIT once the deadline is
-    // known to hold. Measured: a round trip costs ~100 µs of CPU on each side on this VM.
+    // BEGIN, the statement and COMMIT go out together (postgres.js pipelines queries issued on
+    // one reserved connection in the same tick): one round trip. The database itself refuses a
+    // COMMIT after commit_by (the guard above); a statement that fails makes COMMIT a ROLLBACK.
+    // commit_by: when the edge answers the batch anyway, less the way back from the database
+    // (half the last round trip, measured).
+    const commitBy = batch.answerBy === Number.POSITIVE_INFINITY ? null : new Date(batch.answerBy - this.#returnMs);
     const tx = await this.#sql.reserve();
-    let open = true;
+    if (batch.abandoned) {
+      // The deadline passed while the batch waited for its connection: nothing is sent.
+      tx.release();
+      throw new DeadlineError();
+    }
+    const sentAt = performance.now();
+    batch.committing = true;
+    let commit: Promise<unknown> | null = null;
     try {
       const begin = tx`begin`;
       // Several instances (src/cluster/): the batch commits only while every shard it decided
@@ -369,11 +412,11 @@ export class GroupCommitter {
           on conflict (principal_id, idempotency_key) where idempotency_key is not null do nothing
           returning id
         ), batch as (
-          insert into outbox_batches (events, event_count)
-          select src.events, ${events.length}::int from src
+          insert into outbox_batches (events, event_count, commit_by)
+          select src.events, ${events.length}::int, ${commitBy}::timestamptz from src
           where (select count(*) from ins) = ${entries.length}::int
           union all
-          select json_agg(e.ev order by e.ord)::text, count(*)::int
+          select json_agg(e.ev order by e.ord)::text, count(*)::int, ${commitBy}::timestamptz
           from src cross join lateral json_array_elements(src.events::json) with ordinality as e(ev, ord)
           where (select count(*) from ins) < ${entries.length}::int
             and e.ev->>4 in (select id from ins)
@@ -399,26 +442,22 @@ export class GroupCommitter {
         )`
         }
         select id from ins`;
-      const sentAt = Date.now();
-      const [, , inserted] = await Promise.all([begin, fence, statement]);
+      commit = tx`commit`;
+      const [, , inserted] = await Promise.all([begin, fence, statement, commit]);
+      this.#returnMs = Math.min(MAX_RETURN_MS, (performance.now() - sentAt) / 2);
       const replays = new Map<number, StoredReplay>();
+      // Rows whose idempotency_key was recorded before (committed: the insert waited for it).
       if (inserted.length < entries.length) await this.#collectReplays(tx, entries, inserted, replays);
-      if (batch.abandoned) throw new DeadlineError();
-      // A slow database (every round trip long): COMMIT's answer would come after the edge has
-      // answered the safe DECLINE, and the decision would be recorded all the same.
-      if (Date.now() + (Date.now() - sentAt) > batch.answerBy) {
+      return replays;
+    } catch (err) {
+      // A failed statement turned the pipelined COMMIT into a ROLLBACK: wait for it before the
+      // connection goes back to the pool (a connection that died has nothing left open).
+      await commit?.catch(() => {});
+      if ((err as { code?: unknown } | null)?.code === COMMIT_TOO_LATE) {
         batch.abandoned = true;
         this.#breaker.slow(Date.now());
         throw new DeadlineError();
       }
-      batch.committing = true;
-      open = false;
-      await tx`commit`;
-      return replays;
-    } catch (err) {
-      // Nothing of a failed or abandoned batch may stay: roll back what the connection still has
-      // open (a failed COMMIT has already ended the transaction one way or the other).
-      if (open) await tx`rollback`.catch(() => {});
       throw err;
     } finally {
       tx.release();
