@@ -68,9 +68,9 @@ export interface CommitterOptions {
   readonly maxInFlight: number;
   /**
    * The edge answers by this time after receipt whatever the engine does (AUTHORIZE_DEADLINE_MS),
-   * in milliseconds: COMMIT is sent only while its round trip (as long as the batch's statement
-   * took) still ends before then, so no decision is recorded that was answered as the safe
-   * DECLINE. Absent: no such check.
+   * in milliseconds: the batch's commit_by (checked by the database at COMMIT) is this less the
+   * way back, so no decision is recorded that was answered as the safe DECLINE. Absent: no such
+   * check.
    */
   readonly answerDeadlineMs?: number | undefined;
 }
