@@ -1,5 +1,6 @@
 // The composition root: opens storage, builds every area's routes and starts the HTTP edge.
 // Tests start it in-process on port 0; src/main.ts starts it for `npm start`.
+import { availableParallelism } from 'node:os';
 import type { Logger } from 'pino';
 import { clientRateLimitRoutes, syncClientLimits } from '../admin/client-rate-limits.js';
 import { mirrorTenants } from '../admin/provisioning.js';
@@ -13,7 +14,7 @@ import type { DecisionEngine } from '../engine/contract.js';
 import { ShardedEngine } from '../engine/engine.js';
 import { BUDGET_RECALL_CHANNEL } from '../engine/pipeline/principal-budget.js';
 import { startEvents } from '../events/service.js';
-import { TenantShares, ThreadLoad } from '../http/fair-share.js';
+import { CpuLoad, TenantShares } from '../http/fair-share.js';
 import { RequestLimits } from '../http/rate-limit.js';
 import { Router } from '../http/router.js';
 import { HttpServer } from '../http/server.js';
@@ -151,14 +152,15 @@ export async function startApp(config: Config, options: { log?: Logger } = {}): 
     }),
   );
   routes.push(...receiptKeyRoutes(dbs, auth));
-  // Fair share holds tenants to their share only while this thread is short of CPU (ThreadLoad).
-  const threadLoad = new ThreadLoad();
+  // Fair share holds tenants to their share only while the process is short of CPU (CpuLoad):
+  // half the cores its threads (the edge and the shard workers) can use on this machine.
+  const cpuLoad = new CpuLoad(0.5 * Math.min(availableParallelism(), config.workers + 1));
   const fairShare =
     config.fairShareInFlight > 0
       ? new TenantShares({
           capacity: config.fairShareInFlight,
           maxWaitMs: config.authorizeDeadlineMs / 4,
-          busy: () => threadLoad.busy(),
+          busy: () => cpuLoad.busy(),
         })
       : null;
   metrics.decisionsInFlight.collect(() => [[[], fairShare?.inFlight ?? 0]]);

@@ -1,7 +1,7 @@
 // Fair share of an instance's decisions between tenants under overload (docs/security.md "One
 // tenant cannot harm another"). Every decision holds a slot from the moment the edge hands it to
 // the engine until its answer. While the instance holds fewer than `capacity` decisions, or is
-// not `busy` (its thread has time to spare: decisions are in flight because the database is
+// not `busy` (the process has CPU to spare: decisions are in flight because the database is
 // slow, not because the machine is saturated, and holding them back would only turn them into
 // refusals), a request takes a slot at once. Otherwise a tenant may hold at most its share: the
 // capacity divided by the tenants seen within the last `activeWindowMs` (at least `minShare`). A
@@ -33,33 +33,35 @@ export interface FairShareOptions {
   readonly now?: () => number;
   /**
    * Whether the instance is short of CPU now (asked only while `capacity` or more decisions are
-   * in flight); always busy when absent. See ThreadLoad.
+   * in flight); always busy when absent. See CpuLoad.
    */
   readonly busy?: () => boolean;
 }
 
 /**
- * How busy this thread's event loop was over the last `windowMs` (its event-loop utilization),
- * read at most once a window: `busy()` is true at `threshold` or above.
+ * Whether this process is short of CPU: the CPU time of all its threads (the edge and the shard
+ * workers) over the last `windowMs` reaches `busyCores` cores; read at most once a window. A
+ * database that is slow leaves it idle (decisions wait, nothing runs); a flood keeps it busy.
  */
-export class ThreadLoad {
+export class CpuLoad {
   readonly #windowMs: number;
-  readonly #threshold: number;
-  #last = performance.eventLoopUtilization();
+  readonly #busyCores: number;
+  #last = process.cpuUsage();
   #lastMs = performance.now();
   #busy = false;
 
-  constructor(threshold = 0.8, windowMs = 100) {
-    this.#threshold = threshold;
+  constructor(busyCores: number, windowMs = 100) {
+    this.#busyCores = busyCores;
     this.#windowMs = windowMs;
   }
 
   busy(): boolean {
     const now = performance.now();
-    if (now - this.#lastMs >= this.#windowMs) {
-      const current = performance.eventLoopUtilization();
-      this.#busy = performance.eventLoopUtilization(current, this.#last).utilization >= this.#threshold;
-      this.#last = current;
+    const elapsedMs = now - this.#lastMs;
+    if (elapsedMs >= this.#windowMs) {
+      const used = process.cpuUsage(this.#last);
+      this.#busy = (used.user + used.system) / 1000 / elapsedMs >= this.#busyCores;
+      this.#last = process.cpuUsage();
       this.#lastMs = now;
     }
     return this.#busy;

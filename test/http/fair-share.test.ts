@@ -2,7 +2,7 @@
 // gets a slot at once, who waits, in what order freed slots are given, when a request is refused,
 // and that idle tenants are forgotten. test/real/fair-share.test.ts shows it over HTTP under a flood.
 import { describe, expect, it } from 'vitest';
-import { FairShare, TenantShares, ThreadLoad } from '../../src/http/fair-share.js';
+import { CpuLoad, FairShare, TenantShares } from '../../src/http/fair-share.js';
 
 function clock(start = 0) {
   let now = start;
@@ -114,9 +114,9 @@ describe('FairShare while the thread has time to spare', () => {
   });
 });
 
-describe('ThreadLoad', () => {
-  it('is busy after the event loop was held, and not after it idled', async () => {
-    const load = new ThreadLoad(0.8, 50);
+describe('CpuLoad', () => {
+  it('is busy after the process spent its CPU, and not after it idled', async () => {
+    const load = new CpuLoad(0.5, 50);
     const until = performance.now() + 120;
     while (performance.now() < until) {
       // hold the thread
