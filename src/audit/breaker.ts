@@ -12,6 +12,7 @@
 // relaxed deadlines its round trips need (a missed deadline costs the decisions until its next
 // answer, not the next `troubleMemoryMs`). Without an answer, the strict ones apply for
 // `troubleMemoryMs` after the last trouble.
+import { isDatabaseUnavailable } from '../storage/unavailable.js';
 
 export class Breaker {
   readonly #openMs: number;
@@ -89,15 +90,14 @@ export class Breaker {
 export const DEADLINE = 'DEADLINE';
 
 /**
- * True for errors that say the database is unreachable or refusing work (as opposed to a
- * statement error): postgres.js connection errors, socket errors and SQLSTATE classes 08
- * (connection), 53 (resources), 57 (operator intervention, e.g. terminated backends) and
- * 3D000 (database gone).
+ * What counts against the breaker: the database unreachable or refusing work
+ * (isDatabaseUnavailable, the one classifier), and an error with no code at all (a failure of
+ * the driver itself rather than an answer of the database); never a missed deadline (the
+ * breaker counts those as slow) nor a statement error.
  */
 export function isUnavailable(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
   if (code === DEADLINE) return false;
   if (typeof code !== 'string') return true;
-  if (code.startsWith('CONNECT') || code.startsWith('E')) return true;
-  return code.startsWith('08') || code.startsWith('53') || code.startsWith('57') || code === '3D000';
+  return isDatabaseUnavailable(err);
 }

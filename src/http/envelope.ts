@@ -1,7 +1,7 @@
 // The one place that turns an error into the SPEC.md "Errors" envelope.
 import type { Logger } from 'pino';
 import { ApiError, ERRORS, type ErrorDetail } from '../errors/registry.js';
-import { isDatabaseUnavailable } from '../storage/db.js';
+import { isDatabaseUnavailable } from '../storage/unavailable.js';
 
 export interface Envelope {
   status: number;

@@ -8,7 +8,7 @@
 // query back when its request has long been answered (the edge's answer deadline). Without
 // this, every request of an outage left a lookup in the queue, and once the database returned
 // it first worked through that backlog of dead requests while live ones waited.
-import { isDatabaseUnavailable } from './db.js';
+import { isDatabaseUnavailable } from './unavailable.js';
 
 /** The error a guarded call fails with while the database is known to be away. */
 export class DatabaseUnavailableError extends Error {

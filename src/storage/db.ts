@@ -11,6 +11,7 @@ import { migrate } from './migrate.js';
 
 export type { Sql } from './connect.js';
 export { CONNECT_TIMEOUT_MS, connect, reconnectDelaySeconds, socketTarget } from './connect.js';
+export { isDatabaseUnavailable } from './unavailable.js';
 
 export interface Databases {
   readonly live: Sql;
@@ -181,17 +182,4 @@ function makeDatabases(
       await state.closeExtra();
     },
   };
-}
-
-/**
- * True for a failure to reach the database (connection refused, reset, timed out, closed, or a
- * server that is shutting down or out of resources), as opposed to an error in a query.
- */
-export function isDatabaseUnavailable(err: unknown): boolean {
-  const code = (err as { code?: unknown } | null)?.code;
-  if (typeof code !== 'string') return false;
-  if (code.startsWith('CONNECT') || code.startsWith('CONNECTION_')) return true;
-  if (code === 'ECONNREFUSED' || code === 'ECONNRESET' || code === 'ETIMEDOUT' || code === 'EPIPE') return true;
-  if (code === 'ENOTFOUND' || code === 'EHOSTUNREACH' || code === 'ENETUNREACH') return true;
-  return code.startsWith('08') || code.startsWith('53') || code.startsWith('57P');
 }

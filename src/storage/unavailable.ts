@@ -1,0 +1,17 @@
+// A leaf module (no imports): the shard workers' breaker and the edge both classify with it.
+/**
+ * The one classifier of database availability (the edge's Availability and error envelope, the
+ * shard workers' Breaker): true for a failure to reach the database or a database refusing
+ * work, as opposed to an error in a query. postgres.js connection errors (CONNECT_TIMEOUT,
+ * CONNECTION_CLOSED, CONNECTION_ENDED, CONNECTION_DESTROYED), socket errors (ECONNREFUSED,
+ * ECONNRESET, ETIMEDOUT, EPIPE, EHOSTUNREACH...) and SQLSTATE classes 08 (connection), 53
+ * (insufficient resources), 57 (operator intervention: shutdown, terminated backends, a
+ * cancelled statement) and 3D000 (the database does not exist).
+ */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string') return false;
+  if (code.startsWith('CONNECT')) return true;
+  if (/^E[A-Z]+$/.test(code)) return true;
+  return code.startsWith('08') || code.startsWith('53') || code.startsWith('57') || code === '3D000';
+}
