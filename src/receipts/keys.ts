@@ -25,6 +25,8 @@ export const RECEIPT_KEY_LEAD_SECONDS = 60;
 /** How often an instance reloads the key set (a rotation's lead time must exceed it). */
 const RELOAD_MS = 15_000;
 const LOCK_KEY = 727_274_200;
+/** How far before its creation the very first receipt key signs from. */
+const FIRST_KEY_BACKDATE_SECONDS = 3600;
 
 interface KeyRow {
   kid: string;
@@ -69,7 +71,10 @@ export class ReceiptKeys {
         const [any] = await tx`select 1 from receipt_keys where signs_from <= now()
           and (published_until is null or published_until > now()) limit 1`;
         if (any === undefined) {
-          const kid = await insertKey(tx, box, 0);
+          // The first key signs from an hour before it was made: it replaces no key, and an
+          // instance whose clock runs behind the database's (the clock-skew drill: 2 s) finds it
+          // signing at once instead of refusing to start.
+          const kid = await insertKey(tx, box, -FIRST_KEY_BACKDATE_SECONDS);
           log.info({ kid }, 'generated the receipt signing key');
         }
       });

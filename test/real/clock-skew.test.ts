@@ -254,9 +254,16 @@ describe('clock skew: B 2 s ahead, C 2 s behind, A on time', () => {
   it('measures the skew against the database and prefers the instance on time for every shard', async () => {
     const aId = instanceIdOf(a);
     await until(() => holdsAll(aId), 20_000);
+    const bId = instanceIdOf(running.B as ServiceProcess);
+    const cId = instanceIdOf(running.C as ServiceProcess);
+    // Each instance records its offset at a lease beat once it has round trips to measure it by.
+    await until(async () => {
+      const m = await offsets();
+      return typeof m.get(bId) === 'number' && typeof m.get(cId) === 'number' && typeof m.get(aId) === 'number';
+    }, 10_000);
     const measured = await offsets();
-    const b = measured.get(instanceIdOf(running.B as ServiceProcess));
-    const c = measured.get(instanceIdOf(running.C as ServiceProcess));
+    const b = measured.get(bId);
+    const c = measured.get(cId);
     figures.measured_offset_ms = { A: measured.get(aId), B: b, C: c };
     // Measured to within the round trip (less its uncertainty): about +2 s and -2 s.
     expect(b).toBeGreaterThan(1_500);

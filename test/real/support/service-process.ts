@@ -55,7 +55,10 @@ export async function startServiceProcess(
   child.stdout?.on('data', (d: Buffer) => {
     out += d.toString();
   });
-  child.stderr?.resume();
+  // DRILL_STDERR=1 shows the service's stderr (a start-up failure's stack); otherwise drained.
+  child.stderr?.on('data', (d: Buffer) => {
+    if (process.env.DRILL_STDERR) process.stderr.write(d);
+  });
   const cleanup = async () => {
     if (child.exitCode === null && child.signalCode === null) {
       child.kill('SIGKILL');
