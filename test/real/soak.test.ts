@@ -4,8 +4,9 @@
 // realistic mix for SOAK_SECONDS (default 120) at SOAK_RATE decisions per second, reached by a
 // linear ramp over the first SOAK_RAMP_SECONDS (15), sampled every SOAK_SAMPLE_SECONDS (10).
 // The 30-minute run of docs/benchmarks.md is
-// `SOAK_SECONDS=1800 SOAK_RATE=1000 npx vitest run test/real/soak.test.ts` (half the measured
-// capacity, on a quiet machine); SOAK_REPORT=<file> also writes the report as JSON there, and
+// `SOAK_SECONDS=1800 SOAK_RATE=400 npx vitest run test/real/soak.test.ts` (half the measured
+// capacity of this mix with one shard worker, ~800 decisions/s on the quiet 2-core VM: at 1,000/s
+// the service fell behind within 30 s, on a quiet machine); SOAK_REPORT=<file> also writes the report as JSON there, and
 // SOAK_SERVICE_NODE_OPTIONS adds Node options to the service's command line (e.g. --trace-gc, or
 // `--import ./test/real/support/soak-leak.mjs`, a deliberate leak, to see the memory bound
 // fail). The test's time limit is the run plus 15 minutes: the setup, the drain, and reading the
