@@ -48,17 +48,23 @@ export function isLimitTry(reasons: readonly string[], amount: Units, limit: Uni
   return limit !== null && limit > 0n && amount <= limit && amount * SCALE >= limit * NEAR_LIMIT_SHARE;
 }
 
-/** Whether the agent's tries within the window amount to probing. */
+/** Whether the agent's tries within the window amount to probing (on every decision: no allocation). */
 export function isProbing(state: AgentState, nowMs: number): boolean {
   const p = state.probes;
   const from = nowMs - PROBE_WINDOW_MS;
   let tries = 0;
-  const amounts = new Set<number>();
+  let distinct = 0;
   for (let i = 0; i < PROBE_SLOTS; i++) {
     const at = p.ms[i] as number;
     if (at < from || at > nowMs) continue;
     tries++;
-    amounts.add(p.amounts[i] as number);
+    // Distinct: no earlier slot in the window holds the same amount.
+    let seen = false;
+    for (let j = 0; j < i && !seen; j++) {
+      const atJ = p.ms[j] as number;
+      seen = atJ >= from && atJ <= nowMs && p.amounts[j] === p.amounts[i];
+    }
+    if (!seen) distinct++;
   }
-  return tries >= PROBE_MIN_TRIES && amounts.size >= PROBE_MIN_AMOUNTS;
+  return tries >= PROBE_MIN_TRIES && distinct >= PROBE_MIN_AMOUNTS;
 }
