@@ -6,4 +6,7 @@
 // it the native parser answers 431 by itself (not in the envelope). Its default, 4 KB, refuses a
 // URL with a long page cursor next to a token; 32 KB lets every such request reach the edge's
 // own checks, which answer in the envelope. The uWebSockets.js of Node 20 (20.30) had no such cap.
-process.env.UWS_HTTP_MAX_HEADERS_SIZE ??= '32768';
+// The value is in src/config/reference.ts, which documents it in docs/configuration.md.
+import { CONFIG_VARIABLES } from '../config/reference.js';
+
+process.env.UWS_HTTP_MAX_HEADERS_SIZE ??= CONFIG_VARIABLES.UWS_HTTP_MAX_HEADERS_SIZE.default;
