@@ -15,6 +15,7 @@ export {
   type LabelValues,
   LocalHistogram,
   type LocalHistogramData,
+  type MetricFamily,
   PROMETHEUS_CONTENT_TYPE,
   Registry,
 } from './prometheus.js';
@@ -69,7 +70,7 @@ export class ServiceMetrics {
   readonly registry = new Registry();
   readonly httpRequests = this.registry.counter(
     'asas_http_requests_total',
-    'HTTP requests answered, by route template, method and status.',
+    'HTTP requests answered, by route template (unmatched for a request no route matched), method and status (499: the client went away before the answer).',
     ['route', 'method', 'status'],
   );
   readonly httpDuration = this.registry.histogram(
@@ -150,7 +151,7 @@ export class ServiceMetrics {
   );
   readonly webhookDeliveries = this.registry.counter(
     'asas_webhook_deliveries_total',
-    'Webhook delivery attempts, by outcome (success, http_error, no_response).',
+    'Webhook delivery attempts, by outcome: success, http_error (a non-2xx answer) or no_response (timeout, refused connection, blocked address).',
     ['outcome'],
   );
   readonly actorCacheSize = this.registry.gauge('asas_actor_cache_size', 'Agent actors held in memory, by shard.', [

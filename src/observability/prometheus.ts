@@ -306,6 +306,39 @@ export class Histogram {
   }
 }
 
+/** One metric family as the reference page (docs/metrics.md) lists it. */
+export interface MetricFamily {
+  readonly name: string;
+  readonly type: string;
+  readonly help: string;
+  readonly labelNames: readonly string[];
+  /** A histogram's bucket bounds (without +Inf); null for other types. */
+  readonly buckets: readonly number[] | null;
+  /** false: registered by this registry; true: from an included one (the runtime metrics). */
+  readonly included: boolean;
+}
+
+/** Reads a family off a prom-client metric or one of ours (Histogram registers itself as one). */
+function familyOf(metric: object, included: boolean): MetricFamily {
+  const m = metric as {
+    name: string;
+    help: string;
+    type: unknown;
+    labelNames?: readonly string[];
+    upperBounds?: readonly number[];
+    bounds?: Float64Array;
+  };
+  const buckets = m.bounds !== undefined ? Array.from(m.bounds) : (m.upperBounds ?? null);
+  return {
+    name: m.name,
+    type: String(m.type),
+    help: m.help,
+    labelNames: [...(m.labelNames ?? [])],
+    buckets: m.type === 'histogram' ? buckets : null,
+    included,
+  };
+}
+
 export class Registry {
   /** The prom-client registry that renders the exposition; other prom-client metrics may join it. */
   readonly prom: PromRegistry = new (promClient().Registry)();
@@ -358,6 +391,14 @@ export class Registry {
   include(other: PromRegistry): void {
     promClient().Registry.merge([this.prom, ...this.#included, other]);
     this.#included.push(other);
+  }
+
+  /** Every family the exposition holds: this registry's, then the included ones', in order of registration. */
+  families(): MetricFamily[] {
+    return [
+      ...this.prom.getMetricsAsArray().map((m) => familyOf(m, false)),
+      ...this.#included.flatMap((r) => r.getMetricsAsArray().map((m) => familyOf(m, true))),
+    ];
   }
 
   /** The Prometheus text exposition format (version 0.0.4), written by prom-client. */

@@ -45,6 +45,27 @@ describe('metrics registry', () => {
     expect(sum).toBeCloseTo(4.15, 10);
   });
 
+  it('lists its families with type, labels and buckets, then the included ones', () => {
+    const r = new Registry();
+    r.counter('a_total', 'A.', ['kind']);
+    r.gauge('b', 'B.');
+    r.histogram('c_seconds', 'C.', [0.5, 0.1], ['route']);
+    expect(r.families()).toEqual([
+      { name: 'a_total', type: 'counter', help: 'A.', labelNames: ['kind'], buckets: null, included: false },
+      { name: 'b', type: 'gauge', help: 'B.', labelNames: [], buckets: null, included: false },
+      { name: 'c_seconds', type: 'histogram', help: 'C.', labelNames: ['route'], buckets: [0.1, 0.5], included: false },
+    ]);
+    const families = new ServiceMetrics().registry.families();
+    const gc = families.find((f) => f.name === 'asas_nodejs_gc_duration_seconds');
+    expect(gc).toMatchObject({ type: 'histogram', labelNames: ['kind'], included: true });
+    expect(gc?.buckets?.length).toBeGreaterThan(5);
+    expect(families.find((f) => f.name === 'asas_decisions_total')).toMatchObject({
+      type: 'counter',
+      labelNames: ['decision', 'gate'],
+      included: false,
+    });
+  });
+
   it('reads gauge collectors at scrape time and survives a failing collector', async () => {
     const r = new Registry();
     const g = r.gauge('cache_size', 'Size.', ['shard']);
