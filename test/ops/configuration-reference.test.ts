@@ -117,6 +117,23 @@ describe('docs/configuration.md', () => {
     }
   });
 
+  it("agrees with the other pages' tables that state a variable's default", () => {
+    const stated: string[] = [];
+    for (const page of readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md'))) {
+      if (page === 'configuration.md') continue;
+      for (const line of readFileSync(join(ROOT, 'docs', page), 'utf8').split('\n')) {
+        // | `NAME` | `value` | … : a row naming one variable and, in its second cell, one value.
+        const m = /^\|\s*`([A-Z][A-Z0-9_]+)`\s*\|\s*`([^`|]*)`\s*\|/.exec(line);
+        const v = m === null ? undefined : (CONFIG_VARIABLES as Record<string, { default: unknown }>)[m[1] as string];
+        if (m === null || v === undefined) continue;
+        stated.push(`${page}: ${m[1]}`);
+        const def = typeof v.default === 'boolean' ? (v.default ? 'on' : 'off') : String(v.default);
+        expect(m[2], `docs/${page} states ${m[1]}'s default`).toBe(def);
+      }
+    }
+    expect(stated).toContain('scale-out.md: SHARD_LEASE_TTL_MS');
+  });
+
   it('names every environment variable the sources read, and where the parser is bypassed', () => {
     const reads: string[] = [];
     for (const file of sourceFiles(join(ROOT, 'src'))) {
