@@ -47,7 +47,8 @@ export interface CorpusMandate {
   readonly daily: string | null;
 }
 
-export interface CorpusRequest {
+/** A labeled request; the archetype and kind names are the corpus's own (a second corpus has others). */
+export interface CorpusRequest<A extends string = Archetype, K extends string = Kind> {
   readonly atMs: number;
   readonly amount: string;
   readonly currency: string;
@@ -61,27 +62,27 @@ export interface CorpusRequest {
   readonly reasoningSummary: string | null;
   readonly sessionId: string;
   readonly label: 'honest' | 'compromised';
-  readonly kind: Kind | null;
+  readonly kind: K | null;
   /** The archetype whose behaviour an honest request follows (the history's). */
-  readonly archetype: Archetype;
+  readonly archetype: A;
 }
 
-export interface CorpusHistory {
+export interface CorpusHistory<A extends string = Archetype, K extends string = Kind> {
   readonly id: string;
-  readonly archetype: Archetype;
-  readonly kind: Kind | null;
+  readonly archetype: A;
+  readonly kind: K | null;
   /** Index in `requests` of the first compromised request (null: an honest history). */
   readonly compromiseAt: number | null;
   readonly createdAtMs: number;
   readonly capabilities: readonly string[];
   readonly mandates: readonly CorpusMandate[];
-  readonly requests: readonly CorpusRequest[];
+  readonly requests: readonly CorpusRequest<A, K>[];
 }
 
-export interface Corpus {
+export interface Corpus<A extends string = Archetype, K extends string = Kind> {
   readonly seed: number;
   readonly startMs: number;
-  readonly histories: readonly CorpusHistory[];
+  readonly histories: readonly CorpusHistory<A, K>[];
 }
 
 // ---------------------------------------------------------------------------------------
