@@ -1,5 +1,5 @@
 // tinybench: the address-range work on the request path, before (node:net BlockList and
-// hand-written parsing, as of fe5a4ef) and after (ipaddr.js, src/http/ip-range.ts), side by side.
+// hand-written parsing, as of fe5a4ef) and after (ipaddr.js, src/domain/ip-range.ts), side by side.
 // Per request the edge resolves the client address (ClientIpResolver.resolve) and, for a
 // credential with an allowlist, matches it (ipAllowed).
 // Run: npm run build && node dist/bench/ip-ranges.js

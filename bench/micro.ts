@@ -55,7 +55,7 @@ export async function runMicro(log: (s: string) => void): Promise<{ results: Mic
   const { amountText } = await import('../src/http/json-source.js');
   const { getValidator } = await import('../src/validation/validate.js');
   const { Router } = await import('../src/http/router.js');
-  const { mergeThresholds } = await import('../src/engine/pipeline/thresholds.js');
+  const { mergeThresholds } = await import('../src/decision/model/thresholds.js');
   const { ServiceMetrics } = await import('../src/observability/metrics.js');
 
   const bench = new tinybench.Bench({ time: 300, warmupTime: 100 });
@@ -223,9 +223,9 @@ async function addTokens(add: (name: string, fn: Fn) => void): Promise<void> {
 
 /** The decision pipeline's evaluate() on an in-memory agent (an approval and a decline). */
 async function addPipeline(add: (name: string, fn: Fn) => void): Promise<void> {
-  const { evaluate } = await import('../src/engine/pipeline/core.js');
-  const { mandateFromRow } = await import('../src/engine/pipeline/mandate-row.js');
-  const { newAgentState } = await import('../src/engine/pipeline/state.js');
+  const { evaluate } = await import('../src/decision/core.js');
+  const { mandateFromRow } = await import('../src/decision/mandate-row.js');
+  const { newAgentState } = await import('../src/decision/state.js');
   const now = Date.now();
   const day = 86_400_000;
   const fresh = () =>
@@ -308,8 +308,8 @@ async function addPipeline(add: (name: string, fn: Fn) => void): Promise<void> {
 
   // The same approval under a Principal budget (docs/principal-budget.md): the actor asks
   // escrow.need() before deciding, the gate compares with the slice, the approval spends it.
-  const { decisionCore } = await import('../src/engine/pipeline/core.js');
-  const { windowsOf } = await import('../src/engine/pipeline/calendar.js');
+  const { decisionCore } = await import('../src/decision/core.js');
+  const { windowsOf } = await import('../src/decision/model/calendar.js');
   const escrow = decisionCore.escrow;
   if (escrow === undefined) return;
   const withBudget = () => {

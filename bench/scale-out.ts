@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import postgres from 'postgres';
-import { shardOf } from '../src/engine/shards.js';
+import { shardOf } from '../src/decision/model/shard-of.js';
 import { buildRequest } from './load/connection.js';
 import { type LatencySummary, type LoadResult, newHistogram, runLoad, summarise } from './load/run-load.js';
 import {

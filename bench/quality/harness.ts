@@ -5,11 +5,11 @@
 // histories stopped within 3 requests of the compromise, false declines overall and per
 // archetype with the gates that fired on them, and the decision latency.
 import { performance } from 'node:perf_hooks';
-import type { AuthorizeRequest } from '../../src/engine/contract.js';
-import type { AgentState, MandateState } from '../../src/engine/pipeline/agent-state.js';
-import { evaluate } from '../../src/engine/pipeline/core.js';
-import { mandateFromRow } from '../../src/engine/pipeline/mandate-row.js';
-import { newAgentState } from '../../src/engine/pipeline/state.js';
+import type { AgentState, MandateState } from '../../src/decision/agent-state.js';
+import { evaluate } from '../../src/decision/core.js';
+import { mandateFromRow } from '../../src/decision/mandate-row.js';
+import type { AuthorizeRequest } from '../../src/decision/model/contract.js';
+import { newAgentState } from '../../src/decision/state.js';
 import { ARCHETYPES, type Corpus, type CorpusHistory, type CorpusRequest, KINDS } from './corpus.js';
 
 /** Agents per Principal in the replay (known-bad merchant evidence is per Principal). */

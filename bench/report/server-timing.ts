@@ -1,7 +1,7 @@
 // Where a decision's time goes under load, as the service reports it: a sampler sends one
 // request of the run's own mix now and then (every 100 ms by default, one at a time, on its
 // own connection) while the load runs, reads the Server-Timing header of each answer
-// (src/engine/timing.ts: edge, queue, each gate, record, sign, commit, total) and prints the
+// (src/decision/model/timing.ts: edge, queue, each gate, record, sign, commit, total) and prints the
 // per-stage breakdown. The load's own connections are left as they are (no header parsing on
 // the generator's hot path); the sampled requests are in the server's own counters, so the
 // sampler counts their answers too (`counts`, by the load's classifier) for the comparison.

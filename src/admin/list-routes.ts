@@ -2,7 +2,7 @@
 // of a Client or a Principal. A credential is answered as CONTRACT.md's credential object: never
 // its raw key, never its hash.
 import { type CredentialRow, credentialJson } from '../auth/credentials.js';
-import type { Environment } from '../auth/types.js';
+import type { Environment } from '../domain/environment.js';
 import { hasPrefix } from '../domain/ids.js';
 import { ApiError } from '../errors/registry.js';
 import { decodeCursor, encodeCursor } from '../http/cursor.js';

@@ -4,8 +4,8 @@
 import { credentialCreated, recordSecurityEvent } from '../audit/security-log.js';
 import { credentialJson, issueCredential } from '../auth/credentials.js';
 import type { AuthRuntime } from '../auth/service.js';
-import type { Environment } from '../auth/types.js';
 import type { Config } from '../config/config.js';
+import type { Environment } from '../domain/environment.js';
 import { hasPrefix } from '../domain/ids.js';
 import { ApiError } from '../errors/registry.js';
 import { json, type RequestContext, type RouteDef } from '../http/types.js';

@@ -1,6 +1,6 @@
 // GET /admin/v1/security-log: the operator pages through the append-only security log
 // (src/audit/security-log.ts), newest first, across both databases or one, with filters.
-import type { Environment } from '../auth/types.js';
+import type { Environment } from '../domain/environment.js';
 import { decodeCursor, encodeCursor } from '../http/cursor.js';
 import { json, type RouteDef } from '../http/types.js';
 import type { Databases, Sql } from '../storage/db.js';

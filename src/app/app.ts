@@ -10,9 +10,8 @@ import { startAuth } from '../auth/service.js';
 import { InstanceRegistry } from '../cluster/instances.js';
 import { startCluster } from '../cluster/start.js';
 import type { Config } from '../config/config.js';
-import type { DecisionEngine } from '../engine/contract.js';
+import { BUDGET_RECALL_CHANNEL, type DecisionEngine } from '../decision/model/contract.js';
 import { ShardedEngine } from '../engine/engine.js';
-import { BUDGET_RECALL_CHANNEL } from '../engine/pipeline/principal-budget.js';
 import { startEvents } from '../events/service.js';
 import { CpuLoad, TenantShares } from '../http/fair-share.js';
 import { RequestLimits } from '../http/rate-limit.js';
@@ -93,7 +92,7 @@ export async function startApp(config: Config, options: { log?: Logger } = {}): 
     workers: config.workers,
     urls: dbs.urls,
     embedded: dbs.embedded,
-    // Embedded PGlite: one shard in this thread on the service's own pools (src/engine/shard.ts).
+    // Embedded PGlite: one shard in this thread on the service's own pools (src/shard/shard.ts).
     shared: dbs.embedded ? { live: dbs.live, sandbox: dbs.sandbox } : undefined,
     log,
     poolSize: config.enginePoolSize,

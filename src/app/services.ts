@@ -3,7 +3,7 @@
 import type { Logger } from 'pino';
 import type { AuthRuntime } from '../auth/service.js';
 import type { Config } from '../config/config.js';
-import type { DecisionEngine } from '../engine/contract.js';
+import type { DecisionEngine } from '../decision/model/contract.js';
 import type { EventsRuntime } from '../events/service.js';
 import type { Authenticator } from '../http/types.js';
 import type { ServiceMetrics } from '../observability/metrics.js';

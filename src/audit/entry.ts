@@ -1,8 +1,8 @@
 // The audit log entry of SPEC.md "Authorization (audit log entry)": the shape returned by
 // GET /authorize/log/{id} and carried as `data` of the authorization.decided event.
 
+import type { AuditRow } from '../decision/model/contract.js';
 import { fromDb, parseAmount, toJsonNumber } from '../domain/money.js';
-import type { AuditRow } from '../engine/contract.js';
 
 export interface AuthorizationEntry {
   id: string;

@@ -1,8 +1,9 @@
 // Per-credential IP allowlists: entries are IPv4 or IPv6 addresses or CIDR ranges, parsed and
-// matched by ipaddr.js (src/http/ip-range.ts). The caller's address (ctx.ip) has already been
+// matched by ipaddr.js (src/domain/ip-range.ts). The caller's address (ctx.ip) has already been
 // resolved through TRUSTED_PROXIES by the edge.
+
+import { formatIpRange, type IpRange, IpRangeList, parseIpRange } from '../domain/ip-range.js';
 import { ApiError, type ErrorDetail } from '../errors/registry.js';
-import { formatIpRange, type IpRange, IpRangeList, parseIpRange } from '../http/ip-range.js';
 
 /** Validates and canonicalises allowlist entries as given at issue; throws validation_error (422). */
 export function normaliseAllowlist(entries: readonly string[] | undefined | null, field = 'ip_allowlist'): string[] {

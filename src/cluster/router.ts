@@ -11,13 +11,13 @@
 // instance that committed the change asks the owner to reload the agent before answering, and
 // every live instance when the owner cannot be reached.
 import type { Logger } from 'pino';
-import type { Environment } from '../auth/types.js';
-import type { AuthorizeRequest, DecisionEngine } from '../engine/contract.js';
+import type { AuthorizeRequest, DecisionEngine } from '../decision/model/contract.js';
+import type { DecisionReply } from '../decision/model/reply.js';
+import { toReply } from '../decision/model/reply.js';
+import { safeDecision } from '../decision/model/safe-decision.js';
+import { shardOf } from '../decision/model/shard-of.js';
+import type { Environment } from '../domain/environment.js';
 import type { ShardedEngine } from '../engine/engine.js';
-import type { DecisionReply } from '../engine/reply.js';
-import { toReply } from '../engine/reply.js';
-import { safeDecision } from '../engine/safe-decision.js';
-import { shardOf } from '../engine/shards.js';
 import { ApiError, type ErrorCode } from '../errors/registry.js';
 import { SHARD_COUNT, type ShardLeases } from './leases.js';
 import type { ClusterTransport } from './transport.js';

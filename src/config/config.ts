@@ -4,7 +4,7 @@
 // docs/configuration.md.
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
-import { formatIpRange, parseIpRange } from '../http/ip-range.js';
+import { formatIpRange, parseIpRange } from '../domain/ip-range.js';
 import {
   type ChoiceVariable,
   CONFIG_VARIABLES,

@@ -2,10 +2,10 @@
 // database stays the truth: everything here is either a copy of a row (agent, mandates,
 // thresholds) or derived from the audit log (running totals, windows, sessions, step-ups).
 // Types and constants only: state.ts creates a state, load.ts rebuilds one from PostgreSQL.
-import type { Units } from '../../domain/money.js';
+import type { Units } from '../domain/money.js';
+import type { ThresholdOverrides, Thresholds } from './model/thresholds.js';
 import type { ShadowSet } from './replay-inputs.js';
 import type { AmountBaseline, AmountHistory, TimeWindow } from './rings.js';
-import type { ThresholdOverrides, Thresholds } from './thresholds.js';
 
 export type TrustLevel = 'REGISTERED' | 'VERIFIED' | 'TRUSTED';
 export type Zone = 'GREEN' | 'AMBER' | 'RED' | 'CRITICAL';
@@ -259,7 +259,7 @@ export interface AgentState {
    * The time the state is current to (ms; -Infinity: no decision yet): the decision time of the
    * newest decision folded into it, live (record.ts) or replayed from its audit row's created_at
    * at load (history.ts), or the time it was loaded as of, whichever is later. The actor never
-   * decides a request at an earlier time (src/engine/decision-time.ts): the windows and rings
+   * decides a request at an earlier time (src/decision/model/decision-time.ts): the windows and rings
    * append in time order and the calendar windows of the caps and the budget only move forward.
    */
   decidedUpToMs: number;

@@ -1,6 +1,6 @@
 // Statistics of the agent's approved amounts: the robust median and spread of a baseline and
 // whether an amount is large for the agent (risk.ts scores the same at decision time).
-import type { Units } from '../../domain/money.js';
+import type { Units } from '../domain/money.js';
 import type { AgentState } from './agent-state.js';
 import { type AmountBaseline, BASELINE_SIZE } from './rings.js';
 

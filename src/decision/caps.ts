@@ -4,10 +4,10 @@
 // reaches the mandate's budget_alert_share of it, and budget.exhausted once it is used up or a
 // request is declined for it, each at most once per window (the `alerted` bits of the mandate,
 // cleared when the window moves, and set at load for what was already reached).
-import { formatAmount, type Units } from '../../domain/money.js';
-import type { AuthorizeRequest } from '../contract.js';
+import { formatAmount, type Units } from '../domain/money.js';
 import type { MandateState } from './agent-state.js';
-import { isoOf } from './calendar.js';
+import { isoOf } from './model/calendar.js';
+import type { AuthorizeRequest } from './model/contract.js';
 import type { Work } from './work.js';
 
 export type CapWindow = 'day' | 'week' | 'month' | 'year' | 'total';

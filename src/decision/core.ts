@@ -7,10 +7,8 @@
 // no regex compilation, no I/O; the objects built here are the response, the audit row and
 // the events the worker needs anyway.
 
-import { newId } from '../../domain/ids.js';
-import { parseAmount } from '../../domain/money.js';
-import type { AuthorizeRequest, DecisionCore, Evaluation } from '../contract.js';
-import { STAGE_GATES_END, STAGE_MANDATE, STAGE_RECORD_END, STAGE_SLOTS } from '../timing.js';
+import { newId } from '../domain/ids.js';
+import { parseAmount } from '../domain/money.js';
 import type { AgentState } from './agent-state.js';
 import { budgetEvents } from './caps.js';
 import { explainDecision } from './explain.js';
@@ -18,11 +16,13 @@ import { followUp } from './follow-up.js';
 import { confirmStepUp, runGates } from './gates.js';
 import { loadAgentState } from './load.js';
 import { estimateStateBytes } from './memory.js';
+import type { AuthorizeRequest, DecisionCore, Evaluation } from './model/contract.js';
+import { ROLLUP_AFTER_ROWS, refreshRollup } from './model/rollup.js';
+import { STAGE_GATES_END, STAGE_MANDATE, STAGE_RECORD_END, STAGE_SLOTS } from './model/timing.js';
 import { budgetLow, budgetNeed, grantBudget, poolAvailable, returnBudget, takeSlack } from './principal-budget.js';
 import { isLimitTry, noteTry } from './probing.js';
 import { recordDecision } from './record.js';
 import { respond } from './respond.js';
-import { ROLLUP_AFTER_ROWS, refreshRollup } from './rollup.js';
 import { openSession } from './sessions.js';
 import { merchantKeyOf } from './state.js';
 import { replayInputsOf, shadowDecision } from './threshold-eval.js';
@@ -112,5 +112,5 @@ export const decisionCore: DecisionCore<AgentState> = {
 
 // Imported from here by tests and the quality harness.
 export type { AgentState } from './agent-state.js';
-export { isoOf } from './calendar.js';
+export { isoOf } from './model/calendar.js';
 export { setThresholdOverrides } from './state.js';

@@ -1,7 +1,7 @@
 // What the agent's approvals and declines teach its state: the amounts, countries, merchant
 // categories and merchants it is approved at, and the declines that point to a compromise
 // (flagged merchants, sessions, the mandate_compliance dimension).
-import type { Units } from '../../domain/money.js';
+import type { Units } from '../domain/money.js';
 import { type AgentState, MAX_COUNTRIES, MAX_FLAGGED_MERCHANTS, MAX_KNOWN_MERCHANTS } from './agent-state.js';
 import { SHARE_BASELINE } from './amount-stats.js';
 import { AmountBaseline } from './rings.js';

@@ -1,5 +1,5 @@
 // POST /api/v1/authorize/explain (issue 17 "Dry run that explains"): the decision evaluate()
-// would give now, and why. The owning actor (src/engine/actors.ts) calls explainDecision with
+// would give now, and why. The owning actor (src/shard/actors.ts) calls explainDecision with
 // its agent's state; the decision core runs unchanged on a deep copy of that state (so the
 // explanation is the decision the next /authorize with the same body gets), with the one state
 // shared across agents, the Principal's merchant evidence, left untouched (withoutEvidence). The
@@ -11,16 +11,17 @@
 // thresholds) can hold a decision's scores against other thresholds: each threshold check
 // fires by its own comparison, which is the gate's under the thresholds that decided.
 
-import { parseAmount, toJsonNumber, type Units } from '../../domain/money.js';
-import type { AuthorizeRequest, Evaluation } from '../contract.js';
+import { parseAmount, toJsonNumber, type Units } from '../domain/money.js';
 import type { AgentState, MandateState } from './agent-state.js';
-import { isoOf } from './calendar.js';
 import { CAPS } from './caps.js';
+import { isoOf } from './model/calendar.js';
+import type { AuthorizeRequest, Evaluation } from './model/contract.js';
+import { round4 } from './model/promotion.js';
+import type { Thresholds } from './model/thresholds.js';
 import { withoutEvidence } from './principal-evidence.js';
 import { noteTry } from './probing.js';
 import type { ReasonCode } from './reasons.js';
-import { COUNTRY_JUMP_THRESHOLD, COUNTRY_JUMP_TRUST, round4 } from './risk.js';
-import type { Thresholds } from './thresholds.js';
+import { COUNTRY_JUMP_THRESHOLD, COUNTRY_JUMP_TRUST } from './risk.js';
 import type { Work } from './work.js';
 
 /** When a check fires: its score above, at or above, or below its threshold; null: not a number. */

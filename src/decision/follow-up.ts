@@ -1,11 +1,11 @@
 // What follows a decision beyond the agent's windows, with the events it emits: a change of
 // trust zone into RED or CRITICAL, the end of a session, the STEP_UP remembered for
 // step_up_confirmed, and the KYA score and trust tier of the agent.
-import { newId } from '../../domain/ids.js';
-import { hashStepUpCode, newStepUpCode } from '../../domain/step-up-code.js';
-import type { AuthorizeRequest } from '../contract.js';
+import { newId } from '../domain/ids.js';
+import { hashStepUpCode, newStepUpCode } from '../domain/step-up-code.js';
 import type { AgentState, PendingStepUp, TrustLevel, Zone } from './agent-state.js';
 import { pointsToCompromise } from './evidence.js';
+import type { AuthorizeRequest } from './model/contract.js';
 import { recordInSession } from './sessions.js';
 import { addPendingStepUp, findPendingStepUp, UNCONFIRMED_STEP_UP } from './step-up.js';
 import { groupsOfMcc } from './taxonomy.js';

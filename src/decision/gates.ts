@@ -2,13 +2,13 @@
 // its session, the mandate, risk scoring, cognitive trust, intent anomaly; then a
 // step_up_confirmed, which clears STEP_UP gates only. Each gate's reason_detail text is here.
 
-import type { Units } from '../../domain/money.js';
-import type { AuthorizeRequest, Decision } from '../contract.js';
-import { STAGE_INTENT, STAGE_RISK, STAGE_TRUST } from '../timing.js';
+import type { Units } from '../domain/money.js';
 import type { AgentState, MandateState } from './agent-state.js';
-import { windowsOf } from './calendar.js';
 import { assessIntent, type IntentResult } from './intent.js';
 import { checkMandate, rollTotals, selectMandate } from './mandate-check.js';
+import { windowsOf } from './model/calendar.js';
+import type { AuthorizeRequest, Decision } from './model/contract.js';
+import { STAGE_INTENT, STAGE_RISK, STAGE_TRUST } from './model/timing.js';
 import { budgetExceeded } from './principal-budget.js';
 import { PROBE_MIN_TRIES, PROBE_WINDOW_MS } from './probing.js';
 import type { ReasonCode } from './reasons.js';

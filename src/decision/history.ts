@@ -1,7 +1,7 @@
 // Replaying an agent's newest audit rows into its state at load: windows, baselines, outcomes,
 // novel countries, flagged merchants, sessions and the STEP_UPs still awaiting confirmation.
 
-import type { Units } from '../../domain/money.js';
+import type { Units } from '../domain/money.js';
 import {
   type AgentState,
   MAX_PENDING_STEP_UPS,
@@ -51,7 +51,7 @@ export function replayHistory(state: AgentState, rows: readonly HistoryRow[], no
   for (const r of rows) if (r.decision === 'APPROVE') approvalsLeft++;
   const d = state.derived;
   for (const r of rows) {
-    // created_at is the decision time the live state counted (src/engine/decision-time.ts).
+    // created_at is the decision time the live state counted (src/decision/model/decision-time.ts).
     if (r.atMs > state.decidedUpToMs) state.decidedUpToMs = r.atMs;
     state.requests.push(r.atMs, t.rapid_fire_max_count + 1);
     const country = r.country ?? null;

@@ -2,9 +2,10 @@
 // the authorizer in the intent text (injection.ts), drift judged on meaning (the task_reference
 // hierarchy, the intent text and the coherence of merchant categories with the session), and
 // goal misalignment between the MCC taxonomy (taxonomy.ts) and the intent and capabilities.
-import type { AuthorizeRequest } from '../contract.js';
+
 import type { AgentState, SessionState } from './agent-state.js';
 import { detectInjectionCached } from './injection.js';
+import type { AuthorizeRequest } from './model/contract.js';
 import { foldText, groupsOfIntent, groupsOfMcc, HIGH_RISK_GROUPS } from './taxonomy.js';
 
 export const INTENT_WEIGHT_INJECTION = 1;

@@ -1,21 +1,21 @@
 // Loading an agent's state from PostgreSQL: the agent row, its mandates, its audit totals
 // (rollup.ts) and its newest audit rows, replayed by history.ts.
-import { fromDb } from '../../domain/money.js';
-import type { Sql } from '../../storage/db.js';
+import { fromDb } from '../domain/money.js';
+import type { Sql } from '../storage/db.js';
 import { type AgentState, MAX_PENDING_STEP_UPS, type MandateState, type TrustLevel } from './agent-state.js';
-import { dayStartMs, monthStartMs, windowsOf } from './calendar.js';
 import { markReached } from './caps.js';
 import { pointsToCompromise } from './evidence.js';
 import { type HistoryRow, replayHistory } from './history.js';
 import { dbTimeMs, type MandateRow, mandateFromRow } from './mandate-row.js';
+import { dayStartMs, monthStartMs, windowsOf } from './model/calendar.js';
+import { carried, fold, type MandateSums, rollupOf, totals } from './model/rollup.js';
+import type { ThresholdOverrides } from './model/thresholds.js';
 import { type BudgetRow, loadBudget } from './principal-budget.js';
 import { EVIDENCE_ROWS, EVIDENCE_WINDOW_MS, evidenceDue, seedMerchantEvidence } from './principal-evidence.js';
 import { reads } from './reads.js';
-import { carried, fold, type MandateSums, rollupOf, totals } from './rollup.js';
 import { merchantKeyOf, newAgentState } from './state.js';
 import { addPendingStepUp } from './step-up.js';
 import { shadowSetOf } from './threshold-eval.js';
-import type { ThresholdOverrides } from './thresholds.js';
 import { readWindowSums } from './windows.js';
 
 /** Audit rows read at load to rebuild windows, sessions, baselines and pending step-ups. */

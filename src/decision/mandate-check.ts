@@ -1,10 +1,10 @@
 // Stage 1: mandate selection and the mandate check (docs/decision-engine.md "Mandate check").
 // All money comparisons are bigint: a 0.30 cap is filled exactly by 0.10 + 0.20.
-import type { Units } from '../../domain/money.js';
-import type { AuthorizeRequest } from '../contract.js';
+import type { Units } from '../domain/money.js';
 import type { MandateState } from './agent-state.js';
-import type { Windows } from './calendar.js';
 import { DAY_ALERTS, MONTH_ALERTS, WEEK_ALERTS, YEAR_ALERTS } from './caps.js';
+import type { Windows } from './model/calendar.js';
+import type { AuthorizeRequest } from './model/contract.js';
 
 export type SelectionReason =
   | 'no_active_mandate'

@@ -1,9 +1,9 @@
 // A mandates row as the agent's state holds it: rails, limits and allow/block lists normalised
 // once at load so that the mandate gate compares without converting.
-import { toAlpha3 } from '../../domain/country.js';
-import { fromDb, type Units } from '../../domain/money.js';
+import { toAlpha3 } from '../domain/country.js';
+import { fromDb, type Units } from '../domain/money.js';
 import type { MandateState } from './agent-state.js';
-import { windowsOf } from './calendar.js';
+import { windowsOf } from './model/calendar.js';
 
 function setOf(values: readonly string[] | null | undefined, norm: 'upper' | 'lower'): ReadonlySet<string> | null {
   if (!values || values.length === 0) return null;

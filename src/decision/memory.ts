@@ -1,5 +1,5 @@
 // An estimate of the memory one agent's state holds, so the shard's actor cache can be bounded
-// by bytes as well as by count (src/engine/actors.ts). Most agents cost a few kilobytes, but
+// by bytes as well as by count (src/shard/actors.ts). Most agents cost a few kilobytes, but
 // some hold far more: many ACTIVE mandates with long MCC or counterparty lists, time windows
 // grown to tens of thousands of slots under relaxed rate thresholds, sessions full of merchants.
 //

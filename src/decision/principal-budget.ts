@@ -7,18 +7,15 @@
 // it, and only grants raise it, so the fleet never spends more than the pool handed out, which
 // never passes the budget plus what settlements gave back.
 
-import { currencyExponent } from '../../domain/currency.js';
-import { fromDb, parseAmount, SCALE, toDb, type Units } from '../../domain/money.js';
-import { type OutboxTuple, outboxEvent, writeOutbox } from '../../events/outbox.js';
-import type { Sql } from '../../storage/db.js';
-import type { AuthorizeRequest } from '../contract.js';
+import { currencyExponent } from '../domain/currency.js';
+import { fromDb, parseAmount, SCALE, toDb, type Units } from '../domain/money.js';
+import { type OutboxTuple, outboxEvent, writeOutbox } from '../events/outbox.js';
+import type { Sql } from '../storage/db.js';
 import type { AgentState, BudgetState, BudgetWindow } from './agent-state.js';
-import { isoOf, type Windows, windowsOf } from './calendar.js';
+import { isoOf, type Windows, windowsOf } from './model/calendar.js';
+import type { AuthorizeRequest } from './model/contract.js';
 
 export type { BudgetState, BudgetWindow };
-
-/** NOTIFY channel of asas_budget_grant when a pool ran short (payload: the Principal's id). */
-export const BUDGET_RECALL_CHANNEL = 'asas_budget_recall';
 
 /** After a background top-up found nothing to take, the next one waits this long (ms). */
 const TOP_UP_PAUSE_MS = 1_000;

@@ -7,7 +7,7 @@
 //
 // The tries are kept in memory only: dry runs are not in the audit log, so a reload of the
 // agent (eviction, restart, a shard moving) forgets them (docs/decision-engine.md).
-import type { Units } from '../../domain/money.js';
+import type { Units } from '../domain/money.js';
 import type { AgentState, ProbeMemory } from './agent-state.js';
 
 /** Tries remembered per agent (the newest). */

@@ -3,7 +3,7 @@
 // trips to the database instead of one per read (docs/engine-durability.md "Slow PostgreSQL").
 // A pool of one connection (embedded PGlite, which serves one statement at a time and must not
 // see pipelined queries) gets them one after another, in the order given.
-import type { Sql } from '../../storage/db.js';
+import type { Sql } from '../storage/db.js';
 
 type Reads<T extends readonly unknown[]> = { readonly [K in keyof T]: () => Promise<T[K]> };
 

@@ -2,7 +2,7 @@
 // the agent's normal pace) and requests in countries new to the agent (country jumps: how new a
 // country is, how expected a new one is, and how persistently the agent goes on in it).
 import { type AgentState, RECENT_SIZE } from './agent-state.js';
-import type { Thresholds } from './thresholds.js';
+import type { Thresholds } from './model/thresholds.js';
 
 const DAY = 86_400_000;
 /** Approvals with a country before the agent has a "home" a jump can leave. */

@@ -1,7 +1,7 @@
 // What a decision changes in the agent's state, as if it were committed: the running totals of
 // its mandate, the time windows, the amount baselines and rings of recent requests, the outcome
 // ring and the merchants its declines flag.
-import type { AuthorizeRequest } from '../contract.js';
+
 import {
   type AgentState,
   OUTCOME_APPROVE,
@@ -10,6 +10,7 @@ import {
   OUTCOME_STEP_UP,
 } from './agent-state.js';
 import { addMerchantDecline, learnApproval, MANDATE_GATES, pointsToCompromise } from './evidence.js';
+import type { AuthorizeRequest } from './model/contract.js';
 import { spendBudget } from './principal-budget.js';
 import { recordMerchantEvidence } from './principal-evidence.js';
 import {

@@ -1,7 +1,7 @@
 // The inputs of a threshold replay stored with every decision, and the thresholds a replay
 // decides under (threshold-eval.ts uses them).
-import type { Units } from '../../domain/money.js';
-import type { Thresholds } from './thresholds.js';
+import type { Units } from '../domain/money.js';
+import type { Thresholds } from './model/thresholds.js';
 
 /**
  * What the gates read that the replayable thresholds act on, stored with every decision as

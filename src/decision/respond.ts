@@ -1,10 +1,10 @@
 // What a decision returns: its reason codes and recommendations, the events of its gates and
 // of a DECLINE or STEP_UP, the response (every field of SPEC.md) and the audit row with its
 // explanation.
-import { toJsonNumber, type Units } from '../../domain/money.js';
-import type { AuditRow, AuthorizeRequest, Evaluation } from '../contract.js';
+import { toJsonNumber, type Units } from '../domain/money.js';
 import type { AgentState } from './agent-state.js';
-import { isoOf } from './calendar.js';
+import { isoOf } from './model/calendar.js';
+import type { AuditRow, AuthorizeRequest, Evaluation } from './model/contract.js';
 import { REASONS, STEP_UP_RECOMMENDATION } from './reasons.js';
 import { groupsOfMcc } from './taxonomy.js';
 import { effectiveLimit, multiplierFor } from './trust.js';
@@ -158,7 +158,7 @@ export function respond(
     step_up_id: w.stepUpId,
     processing_time_ms: 0,
     timestamp,
-    // Signed by the shard's actor system once the decision goes to be recorded (src/receipts/attach.ts).
+    // Signed by the shard's actor system once the decision goes to be recorded (src/shard/receipt.ts).
     receipt: null,
   };
   const audit: AuditRow = {

@@ -1,6 +1,6 @@
 // The bounded rings an agent's state keeps: timestamps in a sliding window, the last approved
 // amounts, and the log amounts of a per-currency baseline.
-import type { Units } from '../../domain/money.js';
+import type { Units } from '../domain/money.js';
 
 /** Approved amounts kept for the agent's baseline (mean approved amount). */
 export const AMOUNT_HISTORY_SIZE = 50;

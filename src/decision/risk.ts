@@ -1,10 +1,11 @@
 // Stage 2: risk scoring (docs/decision-engine.md "Risk scoring"). The score is a capped sum
 // of documented contributions; the gates compare exact counts and exact amounts.
 
-import type { Units } from '../../domain/money.js';
-import type { AuthorizeRequest } from '../contract.js';
+import type { Units } from '../domain/money.js';
 import type { AgentState, MandateState } from './agent-state.js';
 import { LARGE_Z, medianMad, SHARE_BASELINE } from './amount-stats.js';
+import type { AuthorizeRequest } from './model/contract.js';
+import { round4 } from './model/promotion.js';
 import { principalFlagged } from './principal-evidence.js';
 import { isProbing } from './probing.js';
 import { approvalsAtSince, burstSize, countBurst, countryNovelty, newCountryChance, recentNovel } from './recent.js';
@@ -140,10 +141,6 @@ export interface RiskResult {
 
 function raise(r: RiskResult, s: Severity): void {
   if (SEVERITY_RANK[s] > SEVERITY_RANK[r.severity]) r.severity = s;
-}
-
-export function round4(n: number): number {
-  return Math.round(n * 10_000) / 10_000;
 }
 
 /**

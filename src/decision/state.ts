@@ -2,7 +2,7 @@
 // a fresh state (load.ts fills it from the database; tests use it directly), new thresholds,
 // the outcome ring, the merchant key and the trust zone of a score.
 
-import type { Units } from '../../domain/money.js';
+import type { Units } from '../domain/money.js';
 import {
   type AgentState,
   type Derived,
@@ -13,10 +13,10 @@ import {
   type Zone,
 } from './agent-state.js';
 import { mandateBytes } from './memory.js';
+import { mergeThresholds, type ThresholdOverrides, type Thresholds, thresholdsVersion } from './model/thresholds.js';
 import { newProbeMemory } from './probing.js';
 import { AmountHistory, TimeWindow } from './rings.js';
 import { groupsOfCapabilities } from './taxonomy.js';
-import { mergeThresholds, type ThresholdOverrides, type Thresholds, thresholdsVersion } from './thresholds.js';
 
 export interface AgentSeed {
   agentId: string;

@@ -3,7 +3,7 @@
 // and merchant. Mandate gates and every DECLINE gate still apply. Under the Principal's
 // 'principal' confirmation policy (docs/step-up-confirmation.md) the STEP_UP must also have
 // been confirmed through the Principal (PendingStepUp.confirmed, read from step_ups at load).
-import type { Units } from '../../domain/money.js';
+import type { Units } from '../domain/money.js';
 import { type AgentState, MAX_PENDING_STEP_UPS, type PendingStepUp } from './agent-state.js';
 
 /** Which pending step-ups a search may match. */

@@ -7,45 +7,20 @@
 // change to any of them on a stored score is exact. The other thresholds change the scores
 // themselves or the agent's sequential state (windows, baselines, sessions, trust promotion),
 // which the stored row cannot re-create: they are not replayable.
-import { formatAmount, fromDb, type Units } from '../../domain/money.js';
-import type { AuthorizeRequest, Decision } from '../contract.js';
+import { formatAmount, fromDb, type Units } from '../domain/money.js';
 import type { AgentState, MandateState } from './agent-state.js';
 import { assessIntent } from './intent.js';
+import type { AuthorizeRequest, Decision } from './model/contract.js';
+import { shadowThresholdsOf } from './model/replayable.js';
+import { type ThresholdOverrides, type Thresholds, thresholdsVersion } from './model/thresholds.js';
 import type { Gate } from './reasons.js';
 import { FIXED, type ReplayInputs, type ReplayThresholds, type ShadowSet } from './replay-inputs.js';
 import type { RiskResult } from './risk.js';
 import { derive, zoneOf } from './state.js';
-import {
-  isThresholdName,
-  mergeThresholds,
-  THRESHOLD_SPECS,
-  type ThresholdName,
-  type ThresholdOverrides,
-  type Thresholds,
-  thresholdsVersion,
-} from './thresholds.js';
 import { computeCts, effectiveLimit } from './trust.js';
 import type { Work } from './work.js';
 
 export { FIXED, type ReplayInputs, type ReplayThresholds, type ShadowSet } from './replay-inputs.js';
-
-/** The thresholds a backtest or a shadow set may change (in THRESHOLD_SPECS order). */
-export const REPLAYABLE_THRESHOLDS: readonly ThresholdName[] = Object.freeze([
-  'authorize_step_up_threshold',
-  'risk_score_hard_decline',
-  'cts_green_threshold',
-  'cts_amber_threshold',
-  'cts_red_threshold',
-  'cognitive_multiplier_amber',
-  'cognitive_multiplier_red',
-  'intent_anomaly_threshold',
-]);
-
-const REPLAYABLE_SET: ReadonlySet<string> = new Set(REPLAYABLE_THRESHOLDS);
-
-export function isReplayable(name: string): boolean {
-  return REPLAYABLE_SET.has(name);
-}
 
 export function replayThresholds(t: Thresholds): ReplayThresholds {
   const d = derive(t);
@@ -182,64 +157,6 @@ export function shadowDecision(w: Work, inputs: ReplayInputs, rt: ReplayThreshol
   return redecide(inputs, w.amount, rt);
 }
 
-/** The replayable fields of a complete set of thresholds. */
-export function replayableValues(t: Thresholds): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const name of REPLAYABLE_THRESHOLDS) out[name] = t[name];
-  return out;
-}
-
-export interface PatchProblem {
-  readonly field: string;
-  /** Field error codes of src/errors/registry.ts. */
-  readonly code: 'type' | 'unknown_field' | 'not_allowed' | 'minimum' | 'maximum';
-  readonly message: string;
-}
-
-/**
- * Field by field, a patch of replayable thresholds (a backtest's overrides, a shadow set): an
- * object whose fields are replayable threshold names, each null or a number within its range.
- * The cross-field order is checked on the merged result (validateThresholdOverrides).
- */
-export function replayablePatchErrors(patch: unknown, prefix: string): PatchProblem[] {
-  if (patch === undefined) return [];
-  if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) {
-    return [{ field: prefix, code: 'type', message: 'must be an object of threshold fields' }];
-  }
-  const out: PatchProblem[] = [];
-  for (const [k, v] of Object.entries(patch)) {
-    const field = prefix === '' ? k : `${prefix}.${k}`;
-    if (!isThresholdName(k)) {
-      out.push({
-        field,
-        code: 'unknown_field',
-        message: `unknown threshold field; replayable fields: ${REPLAYABLE_THRESHOLDS.join(', ')}`,
-      });
-      continue;
-    }
-    if (!isReplayable(k)) {
-      out.push({
-        field,
-        code: 'not_allowed',
-        message: `cannot be evaluated from the stored scores (it changes the scores or the agent's state over time); replayable fields: ${REPLAYABLE_THRESHOLDS.join(', ')}`,
-      });
-      continue;
-    }
-    if (v === null) continue;
-    const s = THRESHOLD_SPECS[k];
-    if (typeof v !== 'number' || !Number.isFinite(v)) {
-      out.push({ field, code: 'type', message: 'must be a number or null' });
-      continue;
-    }
-    if (s.minInclusive ? v < s.min : v <= s.min) {
-      out.push({ field, code: 'minimum', message: `must be ${s.minInclusive ? 'at least' : 'greater than'} ${s.min}` });
-    } else if (v > s.max) {
-      out.push({ field, code: 'maximum', message: `must be at most ${s.max}` });
-    }
-  }
-  return out;
-}
-
 const SHADOW_SETS = new Map<string, ShadowSet>();
 /** Distinct shadow sets kept per thread before the map is cleared (each agent keeps its own reference). */
 const MAX_SHADOW_SETS = 1000;
@@ -253,18 +170,8 @@ export function shadowSetOf(
   live: ThresholdOverrides,
   shadow: Readonly<Record<string, unknown>> | null | undefined,
 ): ShadowSet | null {
-  if (shadow === null || shadow === undefined) return null;
-  const merged: Record<string, unknown> = { ...live };
-  let any = false;
-  for (const name of REPLAYABLE_THRESHOLDS) {
-    const v = shadow[name];
-    if (typeof v === 'number' && Number.isFinite(v)) {
-      merged[name] = v;
-      any = true;
-    }
-  }
-  if (!any) return null;
-  const t = mergeThresholds(merged);
+  const t = shadowThresholdsOf(live, shadow);
+  if (t === null) return null;
   const version = thresholdsVersion(t);
   let set = SHADOW_SETS.get(version);
   if (set === undefined) {

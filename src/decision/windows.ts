@@ -6,10 +6,10 @@
 // its first use for a whole-life cap). Then the budget credits (migrations/0160) come off every
 // window the original authorization counted in: a release or expiry gives back its amount and
 // its count, the rest of a partial capture and a refund give back their amount.
-import { fromDb, type Units } from '../../domain/money.js';
-import type { Sql } from '../../storage/db.js';
+import { fromDb, type Units } from '../domain/money.js';
+import type { Sql } from '../storage/db.js';
 import type { MandateState } from './agent-state.js';
-import type { Windows } from './calendar.js';
+import type { Windows } from './model/calendar.js';
 import { reads } from './reads.js';
 
 interface SumRow {

@@ -1,10 +1,10 @@
 // The decision being built for one request: the verdict so far (gates, reasons, details) and
 // what each stage of evaluate() found, handed from stage to stage (core.ts).
 import { performance } from 'node:perf_hooks';
-import { formatAmount, type Units } from '../../domain/money.js';
-import type { Decision, EngineEvent } from '../contract.js';
+import { formatAmount, type Units } from '../domain/money.js';
 import type { MandateState, SessionState } from './agent-state.js';
 import type { IntentResult } from './intent.js';
+import type { Decision, EngineEvent } from './model/contract.js';
 import { type Gate, REASONS, type ReasonCode } from './reasons.js';
 import type { ReplayInputs } from './replay-inputs.js';
 import type { RiskResult } from './risk.js';
@@ -53,11 +53,11 @@ export interface Work {
   replay?: ReplayInputs | undefined;
   /** The decision under the Principal's shadow thresholds (no effect), when it has them. */
   shadow?: { readonly decision: Decision; readonly gates: readonly string[]; readonly version: string } | undefined;
-  /** When each stage started, for Server-Timing (src/engine/timing.ts STAGE_* slots). */
+  /** When each stage started, for Server-Timing (src/decision/model/timing.ts STAGE_* slots). */
   readonly marks: Float64Array;
 }
 
-/** Notes that stage `slot` (src/engine/timing.ts) starts now. */
+/** Notes that stage `slot` (src/decision/model/timing.ts) starts now. */
 export function mark(w: Work, slot: number): void {
   w.marks[slot] = performance.now();
 }

@@ -9,16 +9,15 @@
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import { Piscina } from 'piscina';
-import type { Environment } from '../auth/types.js';
+import type { AuthorizeRequest, DecisionCore, DecisionEngine } from '../decision/model/contract.js';
+import { type DecisionReply, toReply } from '../decision/model/reply.js';
+import { safeDecision } from '../decision/model/safe-decision.js';
+import { shardOf } from '../decision/model/shard-of.js';
+import type { Environment } from '../domain/environment.js';
 import { ApiError } from '../errors/registry.js';
 import type { ReceiptKeyMaterial } from '../receipts/signer.js';
+import type { AuthorizeWireResult, ShardStats, ShardTask, ShardWorkerData } from '../shard/protocol.js';
 import { CONNECT_TIMEOUT_MS, type Sql } from '../storage/db.js';
-import type { AuthorizeRequest, DecisionCore, DecisionEngine } from './contract.js';
-import type { AuthorizeWireResult, ShardStats, ShardTask, ShardWorkerData } from './protocol.js';
-import { type DecisionReply, toReply } from './reply.js';
-import { safeDecision } from './safe-decision.js';
-import { createShard } from './shard.js';
-import { shardOf } from './shards.js';
 
 export interface EngineOptions {
   /** Number of shard worker threads. */
@@ -28,7 +27,7 @@ export interface EngineOptions {
   /**
    * Embedded PGlite only: the service's own single-connection pools. The engine then runs one
    * shard in this thread on them instead of worker threads with connections of their own,
-   * which PGlite's single session cannot serve side by side (see src/engine/shard.ts).
+   * which PGlite's single session cannot serve side by side (see src/shard/shard.ts).
    */
   readonly shared?: Readonly<Record<Environment, Sql>> | undefined;
   readonly log: Logger;
@@ -37,7 +36,7 @@ export interface EngineOptions {
   readonly coreModule?: string;
   /** Actors kept in memory per shard (least recently used beyond this are rebuilt on demand). */
   readonly maxActorsPerShard?: number;
-  /** Estimated bytes of the actors kept per shard (DecisionCore.sizeOf; see src/engine/actors.ts). */
+  /** Estimated bytes of the actors kept per shard (DecisionCore.sizeOf; see src/shard/actors.ts). */
   readonly maxActorBytesPerShard?: number;
   /** Connections per database per shard on PostgreSQL (embedded PGlite always uses 1). */
   readonly poolSize?: number;
@@ -133,10 +132,13 @@ export class ShardedEngine implements DecisionEngine {
 
   /** Starts the shards and waits until every one is up with its connections open. */
   static async start(options: EngineOptions): Promise<ShardedEngine> {
-    const coreModule = options.coreModule ?? new URL('./pipeline/core.js', import.meta.url).href;
+    const coreModule = options.coreModule ?? new URL('../decision/core.js', import.meta.url).href;
     const shards: Shard[] = [];
     if (options.shared !== undefined) {
+      // Embedded only: the shard's code is loaded into this thread on demand, so a service with
+      // worker threads never loads it here (the thread boundary: .dependency-cruiser.cjs).
       const { decisionCore } = (await import(coreModule)) as { decisionCore: DecisionCore<unknown> };
+      const { createShard } = await import('../shard/shard.js');
       const runtime = await createShard(workerData(options, 0, coreModule), decisionCore, options.log, options.shared);
       shards.push({
         index: 0,
@@ -146,7 +148,7 @@ export class ShardedEngine implements DecisionEngine {
         pending: 0,
       });
     } else {
-      const filename = new URL('./worker.js', import.meta.url).href;
+      const filename = new URL('../shard/worker.js', import.meta.url).href;
       for (let i = 0; i < options.workers; i++) {
         const pool = new Piscina<ShardTask, unknown>({
           filename,

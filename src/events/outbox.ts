@@ -3,7 +3,7 @@
 // envelope's JSON text (members in the order event_type, event_id, timestamp, data: exactly what
 // is relayed and signed), and the tuples of one transaction become one outbox_batches row, written
 // in the transaction that makes the change they announce. The relay (relay.ts) reads them back.
-// The group commit writes its batches in its own statement (src/audit/committer.ts, with the
+// The group commit writes its batches in its own statement (src/shard/committer.ts, with the
 // audit rows it keeps), from tuples made here.
 import type postgres from 'postgres';
 import { type EventEnvelope, makeEnvelope } from './envelope.js';

@@ -15,7 +15,7 @@
 // published again by the new holder and dropped by the stream as a duplicate (Nats-Msg-Id =
 // event_id, duplicate window 2 minutes >> the lease). docs/background-claims.md.
 import type { Logger } from 'pino';
-import type { Environment } from '../auth/types.js';
+import type { Environment } from '../domain/environment.js';
 import type { Sql } from '../storage/db.js';
 import type { EventBus, OutgoingEvent } from './bus.js';
 import { subjectFor } from './envelope.js';

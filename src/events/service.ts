@@ -1,8 +1,8 @@
 // The events runtime: the bus (NATS JetStream or in-process), one outbox relay per environment
 // database and the webhook dispatcher, started and stopped together by src/app/app.ts.
 import type { Logger } from 'pino';
-import type { Environment } from '../auth/types.js';
 import type { Config } from '../config/config.js';
+import type { Environment } from '../domain/environment.js';
 import type { SecretBox } from '../secrets/box.js';
 import { connect, type Databases, type Sql } from '../storage/db.js';
 import { WebhookDispatcher } from '../webhooks/dispatcher.js';

@@ -1,11 +1,11 @@
 // Resolves the client address through the trusted-proxy chain: X-Forwarded-For entries are
 // believed only while the hop that added them is a trusted proxy, so a caller cannot spoof
 // its address by sending the header itself. Ranges are parsed and matched by ipaddr.js
-// (src/http/ip-range.ts); TRUSTED_PROXIES was validated when the configuration was loaded.
+// (src/domain/ip-range.ts); TRUSTED_PROXIES was validated when the configuration was loaded.
 import { isIPv4 } from 'node:net';
-import { formatIpAddress, type IpRange, IpRangeList, parseIpAddress, parseIpRange } from './ip-range.js';
+import { formatIpAddress, type IpRange, IpRangeList, parseIpAddress, parseIpRange } from '../domain/ip-range.js';
 
-export { normaliseIp } from './ip-range.js';
+export { normaliseIp } from '../domain/ip-range.js';
 
 const PEER_CACHE_SIZE = 4096;
 

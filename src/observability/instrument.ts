@@ -1,7 +1,7 @@
 // Scrape-time wiring of the other areas into the metrics, kept here so their files stay free of
 // metrics plumbing: the shard workers' stats, the outbox backlog of each database and the
 // webhook delivery outcomes. (Answered decisions are counted by POST /authorize's onDecision.)
-import type { Environment } from '../auth/types.js';
+import type { Environment } from '../domain/environment.js';
 import type { Databases } from '../storage/db.js';
 import type { ServiceMetrics, ShardMetricsSnapshot } from './metrics.js';
 

@@ -11,7 +11,7 @@
 // lookup, and each prom-client metric reads them in its `collect()` callback at scrape time.
 //
 // prom-client is loaded on first use, not imported: the shard workers load this module for
-// LocalHistogram (src/audit/committer.ts, through ./metrics.ts) and must not pay for it
+// LocalHistogram (src/shard/committer.ts, through ./metrics.ts) and must not pay for it
 // (loading it costs a thread ~1.7 MB of heap, ~10 MB resident and 70-140 ms, Node 20, this VM).
 
 import { createRequire } from 'node:module';

@@ -15,7 +15,7 @@ import {
   readExtraLimits,
 } from '../runtime/mandate-limits.js';
 import { assertMandateRoom } from '../runtime/mandate-store.js';
-import { Problems } from './checks.js';
+import { Problems } from '../validation/storable.js';
 import type { Tx } from './idempotency.js';
 
 /** Default validity of an onboarding mandate (SPEC: "about one year"). */

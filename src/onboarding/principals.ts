@@ -5,8 +5,9 @@ import { newId, randomToken } from '../domain/ids.js';
 import { iso } from '../domain/timestamp.js';
 import { ApiError } from '../errors/registry.js';
 import type { Sql } from '../storage/db.js';
+import { Problems } from '../validation/storable.js';
 import { type AgentSummary, listAgentSummaries } from './agents.js';
-import { isUniqueViolation, Problems } from './checks.js';
+import { isUniqueViolation } from './checks.js';
 import type { Db, Tx } from './idempotency.js';
 
 /** How long a platform verification session stays open. */

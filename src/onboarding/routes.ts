@@ -3,13 +3,14 @@
 
 import { credentialCreated, recordSecurityEvent } from '../audit/security-log.js';
 import { issueCredential } from '../auth/credentials.js';
-import type { DecisionEngine } from '../engine/contract.js';
+import type { DecisionEngine } from '../decision/model/contract.js';
 import { ApiError } from '../errors/registry.js';
 import { exactAmounts } from '../http/json-source.js';
 import { json, type RequestContext, type RouteDef } from '../http/types.js';
 import type { Sql } from '../storage/db.js';
+import { assertStorable } from '../validation/storable.js';
 import { type AgentInput, createAgent, findClientAgent, listAgentSummaries, summaryOf } from './agents.js';
-import { assertStorable, clientAuth, isLookupId } from './checks.js';
+import { clientAuth, isLookupId } from './checks.js';
 import { withIdempotency } from './idempotency.js';
 import { createMandate, type MandateInput, mandateAmountPaths } from './mandates.js';
 import {

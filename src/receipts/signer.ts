@@ -2,7 +2,7 @@
 // verifies offline against /.well-known/jwks.json with any JOSE library (docs/guide.md "Decision
 // receipts", examples/verify-receipt.mjs).
 //
-// Signed on the shard thread as the decision goes to be recorded (src/receipts/attach.ts), so the
+// Signed on the shard thread as the decision goes to be recorded (src/shard/receipt.ts), so the
 // receipt is part of the stored response and an idempotent replay returns it byte for byte, and
 // the edge thread (the busiest) does no signing. Built by hand with node:crypto: one synchronous
 // Ed25519 signature (measured 38 µs on a loaded VM) and two base64url encodings, no promise;

@@ -3,8 +3,8 @@
 // total_transactions and decline_rate are counted from the authorizations audit log; a replayed
 // idempotency_key never adds a row there, so it never counts twice.
 
+import { declineRate } from '../decision/model/promotion.js';
 import { iso } from '../domain/timestamp.js';
-import { declineRate } from '../engine/pipeline/trust.js';
 import { ApiError } from '../errors/registry.js';
 import type { Sql } from '../storage/db.js';
 

@@ -9,10 +9,11 @@
 // HEAVY_READS_LIVE scans of live Principals and HEAVY_READS_SANDBOX of sandbox ones per instance
 // (429 rate_limited with Retry-After past either), read in chunks of CHUNK_ROWS rows with a turn
 // of the event loop between them.
-import type { Environment } from '../auth/types.js';
+import type { Environment } from '../domain/environment.js';
 import { ApiError } from '../errors/registry.js';
 import { decodeCursor, encodeCursor } from '../http/cursor.js';
 import type { Sql } from '../storage/db.js';
+import type { DiffSummary } from './decision-diff.js';
 
 /** Rows read per query (and replayed before the event loop gets a turn). */
 const CHUNK_ROWS = 250;
@@ -89,6 +90,15 @@ export interface RangeScan {
   readonly next_cursor: string | null;
   /** complete, row_limit (the call's limit was reached) or time_budget. */
   readonly stopped: 'complete' | 'row_limit' | 'time_budget';
+}
+
+/** A backtest's or shadow report's answer: the decisions' diff over the range and the scan's bounds. */
+export type RangeReport = DiffSummary & RangeScan;
+
+/** A report's fields as the routes answer them: the summary, then rows_read, stopped, next_cursor. */
+export function summaryOf(r: RangeReport): Record<string, unknown> {
+  const { rows, stopped, next_cursor, ...summary } = r;
+  return { ...summary, rows_read: rows, stopped, next_cursor };
 }
 
 /** The rows a report reads: a Principal's audit rows of [from, to), from the cursor on. */

@@ -4,7 +4,7 @@
 // request (exact amount, alpha-3 country, agent_did -> agent id) and hands it to the decision
 // engine. POST /authorize never answers 5xx: any fault around the engine becomes the safe
 // decision (DECLINE, system_unavailable). POST /authorize/explain takes the same body on the
-// same path to the agent's actor, which answers a dry run (src/engine/pipeline/explain.ts).
+// same path to the agent's actor, which answers a dry run (src/decision/explain.ts).
 // Length (~410 lines): the two routes share the body rules, the agent_did resolver and the
 // fault path of /authorize; the log reads are the rest.
 import { performance } from 'node:perf_hooks';
@@ -12,14 +12,15 @@ import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
 import { type AuthorizationEntry, entryFromDb, type StoredAuthorization } from '../audit/entry.js';
 import { recordSecurityEvent } from '../audit/security-log.js';
-import type { AuthContext, Environment, PrincipalAuth } from '../auth/types.js';
+import type { AuthContext, PrincipalAuth } from '../auth/types.js';
+import type { AuthorizeRequest, DecisionEngine } from '../decision/model/contract.js';
+import { type DecisionReply, finishReply, toReply } from '../decision/model/reply.js';
+import { safeDecision } from '../decision/model/safe-decision.js';
+import { serverTiming } from '../decision/model/timing.js';
 import { toAlpha3 } from '../domain/country.js';
 import { currencyExponent } from '../domain/currency.js';
+import type { Environment } from '../domain/environment.js';
 import { formatAmount, fromDb, parseAmount, readAmount, SCALE, toJsonNumber } from '../domain/money.js';
-import type { AuthorizeRequest, DecisionEngine } from '../engine/contract.js';
-import { type DecisionReply, finishReply, toReply } from '../engine/reply.js';
-import { safeDecision } from '../engine/safe-decision.js';
-import { serverTiming } from '../engine/timing.js';
 import { ApiError, type ErrorDetail } from '../errors/registry.js';
 import { decodeCursor, encodeCursor } from '../http/cursor.js';
 import type { TenantShares } from '../http/fair-share.js';
@@ -357,7 +358,7 @@ export function authorizeRoutes(deps: AuthorizeRouteDeps): RouteDef[] {
   /**
    * 200 with the decision's pre-serialised body and this request's own processing time; with
    * `engineAt` (when the request was handed to the engine), the Server-Timing header of
-   * /authorize (src/engine/timing.ts).
+   * /authorize (src/decision/model/timing.ts).
    */
   function answer(ctx: RequestContext, reply: DecisionReply, dryRun = false, engineAt = 0): Reply {
     const now = performance.now();

@@ -1,14 +1,13 @@
 // POST /api/v1/thresholds/backtest: the Principal's own recorded decisions of [from, to)
 // decided again under proposed thresholds, from the scores stored with each decision
-// (explanation.replay, src/engine/pipeline/threshold-eval.ts). Bounded per call in rows and time
+// (explanation.replay, src/decision/threshold-eval.ts). Bounded per call in rows and time
 // (audit-range.ts); next_cursor goes on where a call stopped.
-import { replayablePatchErrors, replayableValues } from '../engine/pipeline/threshold-eval.js';
-import { mergeThresholds, type Thresholds, validateThresholdOverrides } from '../engine/pipeline/thresholds.js';
+import { replayablePatchErrors, replayableValues } from '../decision/model/replayable.js';
+import { mergeThresholds, type Thresholds, validateThresholdOverrides } from '../decision/model/thresholds.js';
 import { ApiError, type ErrorDetail } from '../errors/registry.js';
 import { json, type RouteDef } from '../http/types.js';
-import { RANGE_DEFAULT_ROWS } from './audit-range.js';
+import { RANGE_DEFAULT_ROWS, summaryOf } from './audit-range.js';
 import { callerOf } from './context.js';
-import { summaryOf } from './range-reports.js';
 import type { RangeRunner } from './range-runner.js';
 import { loadOverrides } from './thresholds-routes.js';
 

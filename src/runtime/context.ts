@@ -1,11 +1,14 @@
 // What every runtime-plane handler needs from its request: the calling Principal, its Client,
 // the environment and that environment's database. Routes are declared auth 'principal', so the
 // edge has already authenticated a Principal key or Bearer token.
-import type { Environment, PrincipalAuth } from '../auth/types.js';
+
+import type { PrincipalAuth } from '../auth/types.js';
+import type { Environment } from '../domain/environment.js';
 import { ApiError, type ErrorCode } from '../errors/registry.js';
 import type { RequestContext } from '../http/types.js';
-import { assertStorable, isLookupId } from '../onboarding/checks.js';
+import { isLookupId } from '../onboarding/checks.js';
 import type { Sql } from '../storage/db.js';
+import { assertStorable } from '../validation/storable.js';
 
 export interface Caller {
   readonly principalId: string;

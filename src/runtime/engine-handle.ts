@@ -2,7 +2,7 @@
 // or its Principal's thresholds commits, the owning actor must reload before its next decision.
 // The HTTP answer waits for the engine to acknowledge, so "200" means "in force".
 import type { Services } from '../app/services.js';
-import type { Environment } from '../auth/types.js';
+import type { Environment } from '../domain/environment.js';
 
 /** Tells the owning actor to reload the agent (status, mandates). */
 export function invalidateAgent(services: Services, env: Environment, agentId: string): Promise<void> {

@@ -5,8 +5,8 @@
 // rows in PostgreSQL, so expiry survives restarts: a hold that fell due while no instance ran
 // is expired by the first sweep after start.
 import type { Logger } from 'pino';
-import type { Environment } from '../auth/types.js';
-import type { DecisionEngine } from '../engine/contract.js';
+import type { DecisionEngine } from '../decision/model/contract.js';
+import type { Environment } from '../domain/environment.js';
 import type { Databases } from '../storage/db.js';
 import { expireDueHolds } from './holds-store.js';
 

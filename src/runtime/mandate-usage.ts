@@ -5,8 +5,8 @@
 // Read from PostgreSQL, the truth the agent's actor is rebuilt from: three aggregate queries on
 // the mandate's rows.
 
+import { windowsOf } from '../decision/model/calendar.js';
 import { fromDb, toJsonNumber, type Units } from '../domain/money.js';
-import { windowsOf } from '../engine/pipeline/calendar.js';
 import type { Db as Sql } from '../onboarding/idempotency.js';
 import type { MandateRow } from './mandate-store.js';
 

@@ -1,14 +1,14 @@
 // GET, PUT and DELETE /api/v1/principals/:principal_id/budget: one budget for all of a
 // Principal's agents together, per calendar window of its time zone (docs/principal-budget.md).
-// The decision engine enforces it with escrowed slices (src/engine/pipeline/principal-budget.ts);
+// The decision engine enforces it with escrowed slices (src/decision/principal-budget.ts);
 // the view here is read from PostgreSQL, the truth the slices are built from. A change reaches
 // every agent of the Principal before the answer (invalidatePrincipal: the actors reload and
 // give their slack back to the pool).
 import type { Services } from '../app/services.js';
+import { windowsOf } from '../decision/model/calendar.js';
+import type { BudgetWindow } from '../decision/principal-budget.js';
 import { currencyExponent, isIsoCurrency } from '../domain/currency.js';
 import { fromDb, readAmount, SCALE, toDb, toJsonNumber, type Units } from '../domain/money.js';
-import { windowsOf } from '../engine/pipeline/calendar.js';
-import type { BudgetWindow } from '../engine/pipeline/principal-budget.js';
 import { ApiError } from '../errors/registry.js';
 import { exactAmounts } from '../http/json-source.js';
 import { json, type RouteDef } from '../http/types.js';

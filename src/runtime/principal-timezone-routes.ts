@@ -3,7 +3,7 @@
 // reaches every agent of the Principal before its next decision (invalidatePrincipal): the
 // running totals are rebuilt for the windows of the new zone.
 import type { Services } from '../app/services.js';
-import { isTimeZone } from '../engine/pipeline/calendar.js';
+import { isTimeZone } from '../decision/model/calendar.js';
 import { ApiError } from '../errors/registry.js';
 import { json, type RouteDef } from '../http/types.js';
 import { bodyOf, ownPrincipal } from './context.js';

@@ -2,20 +2,13 @@
 // database handle: the backtest (the rows decided again under proposed thresholds) and the
 // shadow report (the rows' shadow decisions against the real ones). They run in the range
 // worker (range-worker.ts), off the thread that answers /authorize; audit-range.ts bounds them.
+
+import type { Thresholds } from '../decision/model/thresholds.js';
+import { type Redecision, readReplayInputs, redecide, replayThresholds } from '../decision/threshold-eval.js';
 import { fromDb } from '../domain/money.js';
-import { type Redecision, readReplayInputs, redecide, replayThresholds } from '../engine/pipeline/threshold-eval.js';
-import type { Thresholds } from '../engine/pipeline/thresholds.js';
 import type { Sql } from '../storage/db.js';
-import { type RangeBounds, type RangeScan, readRange } from './audit-range.js';
-import { DecisionDiff, type DiffSummary, replayedGates } from './decision-diff.js';
-
-export type RangeReport = DiffSummary & RangeScan;
-
-/** A report's fields as the routes answer them: the summary, then rows_read, stopped, next_cursor. */
-export function summaryOf(r: RangeReport): Record<string, unknown> {
-  const { rows, stopped, next_cursor, ...summary } = r;
-  return { ...summary, rows_read: rows, stopped, next_cursor };
-}
+import { type RangeBounds, type RangeReport, readRange } from './audit-range.js';
+import { DecisionDiff, replayedGates } from './decision-diff.js';
 
 interface ShadowRow {
   decision: string;

@@ -5,12 +5,12 @@
 // environment by HeavyReads (audit-range.ts).
 import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
-import type { Environment } from '../auth/types.js';
-import type { Thresholds } from '../engine/pipeline/thresholds.js';
+import type { Thresholds } from '../decision/model/thresholds.js';
+import type { Environment } from '../domain/environment.js';
 import { ApiError } from '../errors/registry.js';
 import type { Databases } from '../storage/db.js';
-import { heavyReads, type RangeBounds } from './audit-range.js';
-import { backtestReport, type RangeReport, shadowReport } from './range-reports.js';
+import { heavyReads, type RangeBounds, type RangeReport } from './audit-range.js';
+
 import type { RangeAnswer, RangeJob } from './range-worker.js';
 
 interface Pending {
@@ -91,7 +91,7 @@ export class RangeRunner {
     return heavyReads
       .run(env, bounds.principalId, () =>
         this.#where() === 'main'
-          ? backtestReport(this.#dbs.forEnv(env), bounds, proposed)
+          ? inPlace().then((r) => r.backtestReport(this.#dbs.forEnv(env), bounds, proposed))
           : rangeWorker.run({ kind: 'backtest', url: this.#dbs.urls[env], bounds: wire(bounds), proposed }, this.#log),
       )
       .catch(readFault);
@@ -102,11 +102,19 @@ export class RangeRunner {
     return heavyReads
       .run(env, bounds.principalId, () =>
         this.#where() === 'main'
-          ? shadowReport(this.#dbs.forEnv(env), bounds)
+          ? inPlace().then((r) => r.shadowReport(this.#dbs.forEnv(env), bounds))
           : rangeWorker.run({ kind: 'shadow', url: this.#dbs.urls[env], bounds: wire(bounds) }, this.#log),
       )
       .catch(readFault);
   }
+}
+
+/**
+ * The reports' code, loaded into this thread only when a report runs here (embedded PGlite):
+ * with PostgreSQL the main thread never loads the decision core they replay.
+ */
+function inPlace(): Promise<typeof import('./range-reports.js')> {
+  return import('./range-reports.js');
 }
 
 function wire(b: RangeBounds): RangeJob['bounds'] {

@@ -4,11 +4,11 @@
 // use. Each job names its database URL: a pool of one connection per URL, closed when idle.
 import { parentPort } from 'node:worker_threads';
 import postgres from 'postgres';
-import type { Thresholds } from '../engine/pipeline/thresholds.js';
+import type { Thresholds } from '../decision/model/thresholds.js';
 import { ApiError, type ErrorCode, type ErrorDetail } from '../errors/registry.js';
 import type { Sql } from '../storage/db.js';
-import type { RangeBounds } from './audit-range.js';
-import { backtestReport, type RangeReport, shadowReport } from './range-reports.js';
+import type { RangeBounds, RangeReport } from './audit-range.js';
+import { backtestReport, shadowReport } from './range-reports.js';
 
 /** A job as the runner posts it (dates as ISO text). */
 export interface RangeJob {

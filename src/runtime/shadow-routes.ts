@@ -1,6 +1,6 @@
 // Shadow thresholds (issue 17): GET/PUT/DELETE /api/v1/thresholds/shadow set a second set of the
 // Principal's replayable thresholds, laid over its live overrides, that every decision is also
-// decided under without effect (src/engine/pipeline/threshold-eval.ts); the audit row keeps the
+// decided under without effect (src/decision/threshold-eval.ts); the audit row keeps the
 // shadow decision. GET /api/v1/thresholds/shadow/report summarises where the two differ. A change
 // reaches the owning actors like a live thresholds change (invalidatePrincipal, every instance).
 import type { Services } from '../app/services.js';
@@ -10,17 +10,22 @@ import {
   REPLAYABLE_THRESHOLDS,
   replayablePatchErrors,
   replayableValues,
-  shadowSetOf,
-} from '../engine/pipeline/threshold-eval.js';
-import { mergeThresholds, type ThresholdOverrides, validateThresholdOverrides } from '../engine/pipeline/thresholds.js';
+  shadowThresholdsOf,
+} from '../decision/model/replayable.js';
+import {
+  mergeThresholds,
+  type ThresholdOverrides,
+  type Thresholds,
+  thresholdsVersion,
+  validateThresholdOverrides,
+} from '../decision/model/thresholds.js';
 import { ApiError } from '../errors/registry.js';
 import { json, type RouteDef } from '../http/types.js';
 import type { Sql } from '../storage/db.js';
-import { RANGE_DEFAULT_ROWS } from './audit-range.js';
+import { RANGE_DEFAULT_ROWS, summaryOf } from './audit-range.js';
 import { rangeErrors } from './backtest-routes.js';
 import { callerOf } from './context.js';
 import { invalidatePrincipal } from './engine-handle.js';
-import { summaryOf } from './range-reports.js';
 import { loadOverrides } from './thresholds-routes.js';
 
 const DAY_MS = 86_400_000;
@@ -46,13 +51,13 @@ async function loadShadow(
 
 /** The view of a shadow set: its overrides and the replayable thresholds it decides under. */
 function view(live: ThresholdOverrides, shadow: ThresholdOverrides) {
-  const set = shadowSetOf(live, shadow);
+  const t = shadowThresholdsOf(live, shadow);
   return {
-    active: set !== null,
+    active: t !== null,
     overrides: shadow,
-    thresholds: set === null ? null : replayableValues(set.t),
+    thresholds: t === null ? null : replayableValues(t),
     live_thresholds: replayableValues(mergeThresholds(live)),
-    thresholds_version: set?.version ?? null,
+    thresholds_version: t === null ? null : thresholdsVersion(t),
   };
 }
 
@@ -104,8 +109,9 @@ export function shadowRoutes(services: Services): RouteDef[] {
           }
           await tx`update shadow_thresholds set overrides = ${tx.json(next)}, updated_at = now()
             where principal_id = ${caller.principalId}`;
-          const was = shadowSetOf(live, before);
-          const now = shadowSetOf(live, next);
+          const was = shadowThresholdsOf(live, before);
+          const now = shadowThresholdsOf(live, next);
+          const versionOf = (t: Thresholds | null) => (t === null ? null : thresholdsVersion(t));
           // The shadow fields set, removed or given another value.
           const fieldsChanged = REPLAYABLE_THRESHOLDS.filter((k) => before[k] !== next[k]).sort();
           await recordSecurityEvent(tx, ctx, {
@@ -114,7 +120,7 @@ export function shadowRoutes(services: Services): RouteDef[] {
             targetId: caller.principalId,
             changes: { fields_changed: fieldsChanged, requested: patch, shadow_overrides: next },
           });
-          return { live, next, changed: was?.version !== now?.version, fieldsChanged };
+          return { live, next, changed: versionOf(was) !== versionOf(now), fieldsChanged };
         });
         if (result.changed) await invalidatePrincipal(services, caller.environment, caller.principalId);
         return json(200, {

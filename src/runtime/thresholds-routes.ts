@@ -1,5 +1,5 @@
 // GET/PUT/DELETE /api/v1/thresholds: a Principal's overrides of the decision thresholds,
-// merged over the platform defaults of src/engine/pipeline/thresholds.ts. After a change commits
+// merged over the platform defaults of src/decision/model/thresholds.ts. After a change commits
 // every actor of the Principal is told to reload its thresholds before its next decision.
 
 import type { Services } from '../app/services.js';
@@ -11,7 +11,7 @@ import {
   THRESHOLD_SPECS,
   type ThresholdOverrides,
   validateThresholdOverrides,
-} from '../engine/pipeline/thresholds.js';
+} from '../decision/model/thresholds.js';
 import { ApiError } from '../errors/registry.js';
 import { json, type RouteDef } from '../http/types.js';
 import type { Sql } from '../storage/db.js';

@@ -7,7 +7,7 @@
 // in memory (#busy) until that work is done, so memory beyond the bounds is only in-flight work.
 //
 // Each request is decided at the time the edge received it, not when the actor gets to it
-// (src/engine/decision-time.ts): a queue behind another tenant's flood makes no burst.
+// (src/decision/model/decision-time.ts): a queue behind another tenant's flood makes no burst.
 // A decision updates the state at once (the next decision sees it) and is handed to the group
 // committer; the actor moves on without waiting for the commit, and the answer goes out only
 // once the commit is done. An actor is reloaded (after its in-flight commits have landed, so
@@ -24,19 +24,19 @@
 import { performance } from 'node:perf_hooks';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
-import { type Breaker, DEADLINE, isUnavailable } from '../audit/breaker.js';
-import type { CommitOutcome, GroupCommitter } from '../audit/committer.js';
-import type { DbGate } from '../audit/gate.js';
-import type { Environment } from '../auth/types.js';
-import { attachReceipt } from '../receipts/attach.js';
+import type { AuthorizeRequest, BudgetEscrow, DecisionCore, Evaluation } from '../decision/model/contract.js';
+import { decisionTime } from '../decision/model/decision-time.js';
+import { safeDecision } from '../decision/model/safe-decision.js';
+import { shardOf } from '../decision/model/shard-of.js';
+import { STAGE_COMMITTED, STAGE_SIGNED } from '../decision/model/timing.js';
+import type { Environment } from '../domain/environment.js';
 import type { Sql } from '../storage/db.js';
-import type { AuthorizeRequest, BudgetEscrow, DecisionCore, Evaluation } from './contract.js';
-import { decisionTime } from './decision-time.js';
+import { type Breaker, DEADLINE, isUnavailable } from './breaker.js';
+import type { CommitOutcome, GroupCommitter } from './committer.js';
+import type { DbGate } from './db-queue.js';
 import { requestFingerprint } from './idempotency.js';
 import type { AuthorizeResult } from './protocol.js';
-import { safeDecision } from './safe-decision.js';
-import { shardOf } from './shards.js';
-import { STAGE_COMMITTED, STAGE_SIGNED } from './timing.js';
+import { attachReceipt } from './receipt.js';
 
 /** One database as seen from a shard: its pool, the serialising gate, breaker and committer. */
 export interface ShardDatabase {
@@ -62,7 +62,7 @@ export interface ActorSystemOptions {
   readonly keysPerActor: number;
   /**
    * The engine's clock for decisions and state loads (ms since the epoch). Absent (the service),
-   * a request is decided at its receive time (src/engine/decision-time.ts) and Date.now() only
+   * a request is decided at its receive time (src/decision/model/decision-time.ts) and Date.now() only
    * bounds it; given (tests, replays), every decision and load is made at this clock's time and
    * receivedAtMs is not read for it. The decision core reads no clock of its own.
    */
@@ -89,7 +89,7 @@ interface KeyEntry {
 
 /**
  * Bytes of an actor beyond its state and keys: the Actor object, its queue, key map and arrays,
- * and its LRU slot with the key string (measured, see src/engine/pipeline/memory.ts).
+ * and its LRU slot with the key string (measured, see src/decision/memory.ts).
  */
 export const ACTOR_BYTES = 520;
 /** One remembered idempotency key beyond its characters: map entry, KeyEntry, the response body. */
@@ -557,7 +557,7 @@ export class ActorSystem {
       job.resolve(safeResult(request));
       return;
     }
-    // The signed receipt goes into the response before it is recorded (src/receipts/attach.ts).
+    // The signed receipt goes into the response before it is recorded (src/shard/receipt.ts).
     attachReceipt(request, evaluation.response);
     if (evaluation.marks !== undefined) evaluation.marks[STAGE_SIGNED] = performance.now();
     if (key !== null) {
@@ -655,7 +655,7 @@ export class ActorSystem {
   }
 
   /**
-   * The time `request` is decided at (src/engine/decision-time.ts): its receive time at the
+   * The time `request` is decided at (src/decision/model/decision-time.ts): its receive time at the
    * edge, clamped to the shard's clock and to the time the actor's state is current to, so a
    * request that waited in the queue is judged when the agent sent it. An injected clock
    * (options.clock) decides alone: the receive time is not read.
@@ -680,7 +680,7 @@ export class ActorSystem {
   }
 
   /**
-   * Runs an escrow transaction (src/engine/pipeline/principal-budget.ts) as in-flight work of
+   * Runs an escrow transaction (src/decision/principal-budget.ts) as in-flight work of
    * the actor, so a reload waits until PostgreSQL holds its outcome. A failure makes the actor
    * reload: the slice is read again from the database, which stays the truth.
    */

@@ -23,7 +23,7 @@ export class Breaker {
   #slow = 0;
   #lastTroubleAt = Number.NEGATIVE_INFINITY;
   #lastSuccessAt = Number.NEGATIVE_INFINITY;
-  /** Called on every failure (the shard starts probing the database, see src/engine/shard.ts). */
+  /** Called on every failure (the shard starts probing the database, see src/shard/shard.ts). */
   onFailure: (() => void) | null = null;
 
   /**

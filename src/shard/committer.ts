@@ -32,14 +32,14 @@
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type postgres from 'postgres';
-import type { AuthorizeRequest, Evaluation } from '../engine/contract.js';
+import { entryFromAudit } from '../audit/entry.js';
+import type { AuthorizeRequest, Evaluation } from '../decision/model/contract.js';
 import { makeEnvelope } from '../events/envelope.js';
 import { type OutboxTuple, tupleOf } from '../events/outbox.js';
 import { BATCH_SIZE_BUCKETS, LATENCY_BUCKETS_SECONDS, LocalHistogram } from '../observability/metrics.js';
 import type { Sql } from '../storage/db.js';
 import { type Breaker, DEADLINE, isUnavailable } from './breaker.js';
-import { entryFromAudit } from './entry.js';
-import type { DbGate } from './gate.js';
+import type { DbGate } from './db-queue.js';
 
 export interface CommitItem {
   readonly request: AuthorizeRequest;

@@ -5,7 +5,7 @@
 // agent re-words when it retries, and a retry of the same payment must replay, not fail.
 // Computed on the shard thread, only for requests that carry a key.
 import { createHash } from 'node:crypto';
-import type { AuthorizeRequest } from './contract.js';
+import type { AuthorizeRequest } from '../decision/model/contract.js';
 
 export function requestFingerprint(r: AuthorizeRequest): string {
   const crypto =

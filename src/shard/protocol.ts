@@ -1,12 +1,13 @@
 // Messages across the thread boundary between the main thread (src/engine/engine.ts) and a
-// shard worker (src/engine/worker.ts). Requests that arrive for one shard in the same
+// shard worker (src/shard/worker.ts). Requests that arrive for one shard in the same
 // event-loop turn travel as ONE task, and their results come back as one array in order.
-import type { Environment } from '../auth/types.js';
+
+import type { AuthorizeRequest } from '../decision/model/contract.js';
+import { type DecisionReply, toReply } from '../decision/model/reply.js';
+import type { Environment } from '../domain/environment.js';
 import type { LocalHistogramData } from '../observability/metrics.js';
 import type { ThreadRuntimeSnapshot } from '../observability/thread-runtime.js';
 import type { ReceiptKeyMaterial } from '../receipts/signer.js';
-import type { AuthorizeRequest } from './contract.js';
-import { type DecisionReply, toReply } from './reply.js';
 
 export interface ShardWorkerData {
   readonly shard: number;
@@ -56,7 +57,7 @@ export type AuthorizeResult =
       readonly kind: 'decided';
       readonly response: Record<string, unknown>;
       readonly replayed: boolean;
-      /** A decision just made: when its stages started (src/engine/timing.ts), for Server-Timing. */
+      /** A decision just made: when its stages started (src/decision/model/timing.ts), for Server-Timing. */
       readonly marks?: Float64Array | undefined;
     }
   | { readonly kind: 'safe'; readonly response: Record<string, unknown> }

@@ -1,12 +1,13 @@
 // The receipt of a decision about to be recorded: called by the shard's actor system
-// (src/engine/actors.ts) right after the decision core evaluated a request and before the
+// (src/shard/actors.ts) right after the decision core evaluated a request and before the
 // decision is handed to the group committer, so the receipt is stored with the response (an
 // idempotent replay returns it unchanged) and only decisions that are recorded are ever signed
 // (a dry run that evaluates without recording gets none).
+
+import type { AuthorizeRequest } from '../decision/model/contract.js';
 import { currencyExponent } from '../domain/currency.js';
 import { formatAmount, parseAmount } from '../domain/money.js';
-import type { AuthorizeRequest } from '../engine/contract.js';
-import { signReceipt } from './signer.js';
+import { signReceipt } from '../receipts/signer.js';
 
 /** Sets `response.receipt` when this thread has a receipt key and the decision has an id. */
 export function attachReceipt(request: AuthorizeRequest, response: Record<string, unknown>): void {

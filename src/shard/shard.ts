@@ -1,22 +1,22 @@
 // One shard's runtime: the actors of the agents hashed to it, its database handles and one
 // group committer per database, and the handler of the tasks the main thread sends. It runs in
-// a piscina worker thread (src/engine/worker.ts, own connection pools) or, on embedded PGlite,
+// a piscina worker thread (src/shard/worker.ts, own connection pools) or, on embedded PGlite,
 // in the main thread on the service's own single-connection pools: PGlite serves every
 // connection from ONE database session, so messages of several connections interleave and
 // clash ("portal does not exist"); there the engine must not open connections of its own.
 import { readlinkSync } from 'node:fs';
 import { getHeapStatistics } from 'node:v8';
 import type { Logger } from 'pino';
-import { Breaker } from '../audit/breaker.js';
-import { GroupCommitter } from '../audit/committer.js';
-import { DbGate } from '../audit/gate.js';
-import type { Environment } from '../auth/types.js';
+import type { AuthorizeRequest, DecisionCore } from '../decision/model/contract.js';
+import type { Environment } from '../domain/environment.js';
 import { LATENCY_BUCKETS_SECONDS, LocalHistogram } from '../observability/metrics.js';
 import { ThreadRuntime } from '../observability/thread-runtime.js';
 import { useReceiptKey } from '../receipts/signer.js';
 import { connect, type Sql } from '../storage/db.js';
 import { ActorSystem, type ShardDatabase } from './actors.js';
-import type { AuthorizeRequest, DecisionCore } from './contract.js';
+import { Breaker } from './breaker.js';
+import { GroupCommitter } from './committer.js';
+import { DbGate } from './db-queue.js';
 import {
   type AuthorizeResult,
   type AuthorizeWireResult,

@@ -1,10 +1,10 @@
-// A shard worker thread (piscina, one thread per pool) running one shard (src/engine/shard.ts)
+// A shard worker thread (piscina, one thread per pool) running one shard (src/shard/shard.ts)
 // with its own connection pools. Runs with piscina `atomics: 'disabled'` so that between tasks
 // the thread runs its event loop: commits, deadlines and breaker timers fire while it is idle.
 
 import { pino } from 'pino';
 import { Piscina } from 'piscina';
-import type { DecisionCore } from './contract.js';
+import type { DecisionCore } from '../decision/model/contract.js';
 import type { ShardWorkerData } from './protocol.js';
 import { createShard } from './shard.js';
 

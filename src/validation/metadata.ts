@@ -3,8 +3,8 @@
 // property of a request schema that refers to common#/$defs/metadata, followed through $refs to
 // other schemas (POST /onboard's principal.metadata and agent.metadata), computed once per schema.
 import { ApiError, type ErrorDetail } from '../errors/registry.js';
-import { MAX_JSON_DEPTH } from '../onboarding/checks.js';
 import { schemas } from './generated/schemas.js';
+import { MAX_JSON_DEPTH } from './storable.js';
 
 const METADATA_REF = 'common#/$defs/metadata';
 const MAX_DEPTH = 8;

@@ -16,8 +16,8 @@
 // Length (~510 lines): one WebhookDispatcher whose lanes, sweep, claims and records share
 // state; split, each part would reach into the others' fields.
 import type { Logger } from 'pino';
-import type { Environment } from '../auth/types.js';
 import type { Config } from '../config/config.js';
+import type { Environment } from '../domain/environment.js';
 import type { IncomingEvent } from '../events/bus.js';
 import { DECIDED_EVENT_TYPE, subscriptionMatches } from '../events/catalog.js';
 import { parseSubject } from '../events/envelope.js';

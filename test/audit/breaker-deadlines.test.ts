@@ -1,7 +1,7 @@
 // The breaker's choice of deadlines: strict after a failure or a missed deadline until the
 // database answers again; relaxed while it answers, however slowly.
 import { describe, expect, it } from 'vitest';
-import { Breaker } from '../../src/audit/breaker.js';
+import { Breaker } from '../../src/shard/breaker.js';
 
 const STRICT = 150;
 const RELAXED = 600;

@@ -4,7 +4,7 @@
 // are the same as with all of them.
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadAgentState } from '../../src/engine/pipeline/load.js';
+import { loadAgentState } from '../../src/decision/load.js';
 import { request, startTestServer, type TestServer } from '../helpers/server.js';
 import { authorize, authorizeBody, type EngineFixture, query, setup } from './support.js';
 

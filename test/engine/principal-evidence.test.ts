@@ -7,7 +7,9 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 import { addAgentWithMandate, authorize, authorizeBody, relaxRateGates, setup } from './support.js';
 
 const DIST = new URL(`../../${process.env.DIST_DIR ?? 'dist'}/src/`, import.meta.url).href;
-const { shardOf } = (await import(`${DIST}engine/shards.js`)) as typeof import('../../src/engine/shards.js');
+const { shardOf } = (await import(
+  `${DIST}decision/model/shard-of.js`
+)) as typeof import('../../src/decision/model/shard-of.js');
 
 let server: TestServer;
 let apiKey: string;

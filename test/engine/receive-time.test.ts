@@ -1,17 +1,17 @@
 // Verdicts independent of load: an agent's actor judges each request at the time the edge
-// received it (src/engine/decision-time.ts), not when the shard got to it. The real decision
+// received it (src/decision/model/decision-time.ts), not when the shard got to it. The real decision
 // core runs in a real ActorSystem; only the database around it is a stand-in (the load hands
 // out a prepared state, the committer records the audit rows), and the shard's clock is
 // Date.now() frozen at NOW, so a queue delay is a receivedAtMs in the past.
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ActorSystem, type ShardDatabase } from '../../src/engine/actors.js';
-import type { AuditRow, AuthorizeRequest, DecisionCore } from '../../src/engine/contract.js';
-import { decisionTime } from '../../src/engine/decision-time.js';
-import type { AgentState } from '../../src/engine/pipeline/agent-state.js';
-import { decisionCore, evaluate } from '../../src/engine/pipeline/core.js';
-import type { ThresholdOverrides } from '../../src/engine/pipeline/thresholds.js';
-import type { AuthorizeResult } from '../../src/engine/protocol.js';
+import type { AgentState } from '../../src/decision/agent-state.js';
+import { decisionCore, evaluate } from '../../src/decision/core.js';
+import type { AuditRow, AuthorizeRequest, DecisionCore } from '../../src/decision/model/contract.js';
+import { decisionTime } from '../../src/decision/model/decision-time.js';
+import type { ThresholdOverrides } from '../../src/decision/model/thresholds.js';
+import { ActorSystem, type ShardDatabase } from '../../src/shard/actors.js';
+import type { AuthorizeResult } from '../../src/shard/protocol.js';
 import { agent, DAY, mandate, request } from '../pipeline/support.js';
 
 /** The shard's clock during a test: a midday, and five seconds past a UTC midnight. */

@@ -1,15 +1,13 @@
-// docs/decisions.md names every reason code the engine can answer with (src/engine/pipeline/
+// docs/decisions.md names every reason code the engine can answer with (src/decision/
 // reasons.ts, plus the safe decision's system_unavailable), with its gate and what to do.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 
 const DIST = new URL(`../../${process.env.DIST_DIR ?? 'dist'}/src/`, import.meta.url).href;
-const { REASONS } = (await import(
-  `${DIST}engine/pipeline/reasons.js`
-)) as typeof import('../../dist/src/engine/pipeline/reasons.js');
+const { REASONS } = (await import(`${DIST}decision/reasons.js`)) as typeof import('../../dist/src/decision/reasons.js');
 const { SYSTEM_UNAVAILABLE } = (await import(
-  `${DIST}engine/safe-decision.js`
-)) as typeof import('../../dist/src/engine/safe-decision.js');
+  `${DIST}decision/model/safe-decision.js`
+)) as typeof import('../../dist/src/decision/model/safe-decision.js');
 
 const doc = readFileSync(new URL('../../docs/decisions.md', import.meta.url), 'utf8');
 const rows = new Map(

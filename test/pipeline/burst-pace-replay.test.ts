@@ -2,8 +2,8 @@
 // stay its pace when the state is rebuilt from audit rows that no longer include those first
 // approvals (a long-lived agent, reloaded after a failed commit or a database outage).
 import { describe, expect, it } from 'vitest';
-import { type HistoryRow, replayHistory } from '../../src/engine/pipeline/history.js';
-import { merchantKeyOf } from '../../src/engine/pipeline/state.js';
+import { type HistoryRow, replayHistory } from '../../src/decision/history.js';
+import { merchantKeyOf } from '../../src/decision/state.js';
 import { agent, decide, request, T0 } from './support.js';
 
 const MERCHANT = merchantKeyOf(null, 'Acme Supplies');

@@ -7,7 +7,7 @@
 // transitions they rest on are found in this runtime's tz database first.
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { windowsOf } from '../../src/engine/pipeline/calendar.js';
+import { windowsOf } from '../../src/decision/model/calendar.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const at = (text: string) => Date.parse(text);
@@ -526,7 +526,7 @@ describe('windowsOf on the change days and the days around them', () => {
     it(`${tz}: the same answers from a cold cache`, async () => {
       // A fresh module: nothing cached, every answer computed for its own instant.
       vi.resetModules();
-      const fresh = await import('../../src/engine/pipeline/calendar.js');
+      const fresh = await import('../../src/decision/model/calendar.js');
       for (const c of [...cases].reverse()) {
         const w = fresh.windowsOf(tz, at(c.t));
         expect([iso(w.day), iso(w.nextDay)], `${tz} at ${c.t}`).toEqual([c.day, c.nextDay]);
@@ -562,7 +562,7 @@ describe('windowsOf whatever the host time zone', () => {
     it(`TZ=${host}`, async () => {
       process.env.TZ = host;
       vi.resetModules();
-      const fresh = await import('../../src/engine/pipeline/calendar.js');
+      const fresh = await import('../../src/decision/model/calendar.js');
       for (const [tz, cases] of Object.entries(CASES)) {
         for (const c of cases) {
           const w = fresh.windowsOf(tz, at(c.t));

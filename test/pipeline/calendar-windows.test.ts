@@ -1,7 +1,7 @@
 // The calendar windows of the caps (docs/holds.md "Windows"): day, ISO week (Monday), month and
 // year starts in a Principal's IANA time zone, across daylight-saving changes.
 import { describe, expect, it } from 'vitest';
-import { isTimeZone, windowsOf } from '../../src/engine/pipeline/calendar.js';
+import { isTimeZone, windowsOf } from '../../src/decision/model/calendar.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 

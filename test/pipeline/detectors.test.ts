@@ -1,13 +1,13 @@
 // Unit tests per detector of issue 13, evasions and benign look-alikes side by side.
 import { describe, expect, it } from 'vitest';
 import { INJECTIONS, OBFUSCATIONS, obfuscate, Rng } from '../../bench/quality/corpus.js';
-import { pointsToCompromise } from '../../src/engine/pipeline/evidence.js';
-import { decodeEmbedded, detectInjection, normalizeText } from '../../src/engine/pipeline/injection.js';
-import { intentSimilarity } from '../../src/engine/pipeline/intent.js';
-import { newCountryChance } from '../../src/engine/pipeline/recent.js';
-import { AmountBaseline } from '../../src/engine/pipeline/rings.js';
-import { explainsLarge, medianMad } from '../../src/engine/pipeline/risk.js';
-import { groupsOfIntent, groupsOfMcc, HIGH_RISK_GROUPS } from '../../src/engine/pipeline/taxonomy.js';
+import { pointsToCompromise } from '../../src/decision/evidence.js';
+import { decodeEmbedded, detectInjection, normalizeText } from '../../src/decision/injection.js';
+import { intentSimilarity } from '../../src/decision/intent.js';
+import { newCountryChance } from '../../src/decision/recent.js';
+import { AmountBaseline } from '../../src/decision/rings.js';
+import { explainsLarge, medianMad } from '../../src/decision/risk.js';
+import { groupsOfIntent, groupsOfMcc, HIGH_RISK_GROUPS } from '../../src/decision/taxonomy.js';
 import { agent, DAY, decide, HOUR, mandate, request, T0 } from './support.js';
 
 describe('prompt injection: evasions caught, look-alikes spared', () => {

@@ -1,10 +1,10 @@
-// The dry run of the decision core (src/engine/pipeline/explain.ts): it gives the decision
+// The dry run of the decision core (src/decision/explain.ts): it gives the decision
 // evaluate() then gives on the same state, and leaves the state exactly as it was, however much
 // history the agent has (rings, baselines, sessions, pending step-ups, merchant declines).
 import { describe, expect, it } from 'vitest';
-import { decisionCore, evaluate } from '../../src/engine/pipeline/core.js';
-import { copyState, gateMargins } from '../../src/engine/pipeline/explain.js';
-import type { Work } from '../../src/engine/pipeline/work.js';
+import { decisionCore, evaluate } from '../../src/decision/core.js';
+import { copyState, gateMargins } from '../../src/decision/explain.js';
+import type { Work } from '../../src/decision/work.js';
 import { agent, decide, request, T0 } from './support.js';
 
 /** A canonical text of any value: maps, sets, typed arrays, bigints, class instances. */
@@ -72,7 +72,7 @@ describe('decision core dry run', () => {
 
   it('leaves the state exactly as it was but for the tries it notes for probing, and copyState is a deep copy', () => {
     const { s, t } = busyAgent();
-    // The probe memory (src/engine/pipeline/probing.ts) is the one thing a dry run changes.
+    // The probe memory (src/decision/probing.ts) is the one thing a dry run changes.
     const withoutProbes = (x: typeof s) => snapshot({ ...x, probes: null });
     const before = withoutProbes(s);
     const bodies = [

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { findInjection, isMisaligned, taskRoot } from '../../src/engine/pipeline/intent.js';
+import { findInjection, isMisaligned, taskRoot } from '../../src/decision/intent.js';
 import { agent, decide, request, T0 } from './support.js';
 
 describe('intent anomaly gate', () => {

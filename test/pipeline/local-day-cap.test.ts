@@ -9,11 +9,11 @@ import { randomBytes } from 'node:crypto';
 import pino from 'pino';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AuditRow, Evaluation } from '../../src/engine/contract.js';
-import type { AgentState } from '../../src/engine/pipeline/agent-state.js';
-import { decisionCore } from '../../src/engine/pipeline/core.js';
-import { mandateFromRow } from '../../src/engine/pipeline/mandate-row.js';
-import { newAgentState } from '../../src/engine/pipeline/state.js';
+import type { AgentState } from '../../src/decision/agent-state.js';
+import { decisionCore } from '../../src/decision/core.js';
+import { mandateFromRow } from '../../src/decision/mandate-row.js';
+import type { AuditRow, Evaluation } from '../../src/decision/model/contract.js';
+import { newAgentState } from '../../src/decision/state.js';
 import { migrate } from '../../src/storage/migrate.js';
 import { request } from './support.js';
 

@@ -1,22 +1,22 @@
 // Memory of one agent's state: every per-agent structure stays bounded however many requests,
 // sessions, merchants and step-ups the agent sees, and the estimate the actor cache is bounded
-// by (src/engine/pipeline/memory.ts) matches the V8 heap actually used by such states.
+// by (src/decision/memory.ts) matches the V8 heap actually used by such states.
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import type { AuthorizeRequest } from '../../src/engine/contract.js';
 import {
   type AgentState,
   MAX_FLAGGED_MERCHANTS,
   MAX_PENDING_STEP_UPS,
   MAX_SESSIONS,
   type MandateState,
-} from '../../src/engine/pipeline/agent-state.js';
-import { evaluate } from '../../src/engine/pipeline/core.js';
-import { estimateStateBytes } from '../../src/engine/pipeline/memory.js';
-import { AMOUNT_HISTORY_SIZE } from '../../src/engine/pipeline/rings.js';
-import { newAgentState } from '../../src/engine/pipeline/state.js';
-import type { ThresholdOverrides } from '../../src/engine/pipeline/thresholds.js';
+} from '../../src/decision/agent-state.js';
+import { evaluate } from '../../src/decision/core.js';
+import { estimateStateBytes } from '../../src/decision/memory.js';
+import type { AuthorizeRequest } from '../../src/decision/model/contract.js';
+import type { ThresholdOverrides } from '../../src/decision/model/thresholds.js';
+import { AMOUNT_HISTORY_SIZE } from '../../src/decision/rings.js';
+import { newAgentState } from '../../src/decision/state.js';
 import { mandate, request, T0 } from './support.js';
 
 setFlagsFromString('--expose-gc');

@@ -1,11 +1,11 @@
-// The Principal budget slice in the decision core (src/engine/pipeline/principal-budget.ts): what
+// The Principal budget slice in the decision core (src/decision/principal-budget.ts): what
 // a request needs from the pool, the gate at the cent, spending on approval only, a new window
 // starting with an empty slice, other currencies and spend before the budget not counted, and
 // slack taken out of the state at once.
 import { describe, expect, it } from 'vitest';
-import type { BudgetState } from '../../src/engine/pipeline/agent-state.js';
-import { windowsOf } from '../../src/engine/pipeline/calendar.js';
-import { decisionCore } from '../../src/engine/pipeline/core.js';
+import type { BudgetState } from '../../src/decision/agent-state.js';
+import { decisionCore } from '../../src/decision/core.js';
+import { windowsOf } from '../../src/decision/model/calendar.js';
 import { agent, DAY, decide, mandate, request, T0 } from './support.js';
 
 const escrow = decisionCore.escrow;

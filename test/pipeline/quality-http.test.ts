@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CorpusHistory, generateCorpus, TUNING_SEED } from '../../bench/quality/corpus.js';
 import { requestOf, stateFor } from '../../bench/quality/harness.js';
-import { evaluate } from '../../src/engine/pipeline/core.js';
+import { evaluate } from '../../src/decision/core.js';
 import { authorize, type EngineFixture, setup } from '../engine/support.js';
 import { request, startTestServer, type TestServer } from '../helpers/server.js';
 

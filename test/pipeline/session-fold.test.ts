@@ -4,9 +4,9 @@
 // which the replay used to leave empty (a reloaded session then judged its next purchase
 // against no categories at all).
 import { describe, expect, it } from 'vitest';
+import { type HistoryRow, replayHistory } from '../../src/decision/history.js';
+import { merchantKeyOf } from '../../src/decision/state.js';
 import { parseAmount } from '../../src/domain/money.js';
-import { type HistoryRow, replayHistory } from '../../src/engine/pipeline/history.js';
-import { merchantKeyOf } from '../../src/engine/pipeline/state.js';
 import { agent, decide, request, T0 } from './support.js';
 
 /** The audit row of a live decision, as a reload reads it back. */

@@ -4,9 +4,9 @@ import { randomBytes } from 'node:crypto';
 import pino from 'pino';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AuditRow, Evaluation } from '../../src/engine/contract.js';
-import type { AgentState } from '../../src/engine/pipeline/agent-state.js';
-import { decisionCore } from '../../src/engine/pipeline/core.js';
+import type { AgentState } from '../../src/decision/agent-state.js';
+import { decisionCore } from '../../src/decision/core.js';
+import type { AuditRow, Evaluation } from '../../src/decision/model/contract.js';
 import { migrate } from '../../src/storage/migrate.js';
 import { request, T0 } from './support.js';
 
@@ -151,7 +151,7 @@ describe('load()', () => {
   it('rebuilds the time the state is current to from created_at, as the live state counted it', async () => {
     await seedAgent('agt_time', {});
     const live = await load('agt_time');
-    // Decided at their receive times (src/engine/decision-time.ts), which become created_at.
+    // Decided at their receive times (src/decision/model/decision-time.ts), which become created_at.
     for (const t of [NOW + 1000, NOW + 1500, NOW + 4000]) {
       await commit(live, decisionCore.evaluate(live, request({ agentId: 'agt_time', receivedAtMs: t }), t));
     }

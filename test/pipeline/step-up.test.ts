@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { AgentState } from '../../src/engine/pipeline/agent-state.js';
+import type { AgentState } from '../../src/decision/agent-state.js';
 import { agent, decide, eventTypes, mandate, request, T0 } from './support.js';
 
 const MIN = 60_000;

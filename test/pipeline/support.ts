@@ -1,10 +1,11 @@
 // Builders for unit tests of the decision core: agent states, mandates and requests.
-import type { AuthorizeRequest } from '../../src/engine/contract.js';
-import type { AgentState, MandateState } from '../../src/engine/pipeline/agent-state.js';
-import { evaluate } from '../../src/engine/pipeline/core.js';
-import { mandateFromRow } from '../../src/engine/pipeline/mandate-row.js';
-import { newAgentState } from '../../src/engine/pipeline/state.js';
-import type { ThresholdOverrides } from '../../src/engine/pipeline/thresholds.js';
+
+import type { AgentState, MandateState } from '../../src/decision/agent-state.js';
+import { evaluate } from '../../src/decision/core.js';
+import { mandateFromRow } from '../../src/decision/mandate-row.js';
+import type { AuthorizeRequest } from '../../src/decision/model/contract.js';
+import type { ThresholdOverrides } from '../../src/decision/model/thresholds.js';
+import { newAgentState } from '../../src/decision/state.js';
 
 export const T0 = Date.UTC(2025, 4, 14, 12, 0, 0);
 export const HOUR = 3_600_000;

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { setThresholdOverrides } from '../../src/engine/pipeline/core.js';
+import { setThresholdOverrides } from '../../src/decision/core.js';
 import {
   mergeThresholds,
   THRESHOLD_DEFAULTS,
   THRESHOLD_NAMES,
   validateThresholdOverrides,
-} from '../../src/engine/pipeline/thresholds.js';
+} from '../../src/decision/model/thresholds.js';
 import { agent, decide, request, T0 } from './support.js';
 
 describe('thresholds', () => {

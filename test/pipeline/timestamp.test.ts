@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isoOf } from '../../src/engine/pipeline/core.js';
+import { isoOf } from '../../src/decision/core.js';
 
 describe('isoOf (cached ISO timestamps of the hot path)', () => {
   it('matches Date.prototype.toISOString across days, months and leap years', () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { THRESHOLD_DEFAULTS } from '../../src/engine/pipeline/thresholds.js';
-import { kyaScore, metricsFor, promotionCriteria } from '../../src/engine/pipeline/trust.js';
+import { metricsFor, promotionCriteria } from '../../src/decision/model/promotion.js';
+import { THRESHOLD_DEFAULTS } from '../../src/decision/model/thresholds.js';
+import { kyaScore } from '../../src/decision/trust.js';
 import { agent, DAY, decide, eventTypes, request, T0 } from './support.js';
 
 // Narrow zones so that the confidence of the intent alone moves the score between them:

@@ -22,7 +22,9 @@ import { shardsShared, startPair } from './support/drill.js';
 import { deleteStream, ownStream } from './support/nats-stream.js';
 
 const DIST = new URL(`../../${process.env.DIST_DIR ?? 'dist'}/src/`, import.meta.url).href;
-const { shardOf } = (await import(`${DIST}engine/shards.js`)) as typeof import('../../dist/src/engine/shards.js');
+const { shardOf } = (await import(
+  `${DIST}decision/model/shard-of.js`
+)) as typeof import('../../dist/src/decision/model/shard-of.js');
 
 const ENV = {
   ...ownStream('budget'),

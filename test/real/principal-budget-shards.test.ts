@@ -19,7 +19,9 @@ import {
 } from './support/budget-fleet.js';
 
 const DIST = new URL(`../../${process.env.DIST_DIR ?? 'dist'}/src/`, import.meta.url).href;
-const { shardOf } = (await import(`${DIST}engine/shards.js`)) as typeof import('../../dist/src/engine/shards.js');
+const { shardOf } = (await import(
+  `${DIST}decision/model/shard-of.js`
+)) as typeof import('../../dist/src/decision/model/shard-of.js');
 
 const WORKERS = 3;
 let server: TestServer;

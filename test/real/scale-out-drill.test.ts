@@ -17,7 +17,7 @@ import { until } from './support/drill.js';
 import { type ServiceProcess, startServiceProcess } from './support/service-process.js';
 
 const DIST = new URL(`../../${process.env.DIST_DIR ?? 'dist'}/src/`, import.meta.url).href;
-const { shardOf } = (await import(`${DIST}engine/shards.js`)) as typeof import('../../src/engine/shards.js');
+const { shardOf } = (await import(`${DIST}decision/model/shard-of.js`)) as typeof import('../../src/decision/model/shard-of.js');
 
 const NATS_URL = process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
 const tag = randomBytes(4).toString('hex');

@@ -1,4 +1,4 @@
-// Probing for a limit is a risk signal (src/engine/pipeline/probing.ts), and every dry run is
+// Probing for a limit is a risk signal (src/decision/probing.ts), and every dry run is
 // audited. A compromised agent that searches for the largest amount that passes, by dry runs at
 // varied amounts (a binary search found the limit to the cent in 16) or by real requests refused
 // by a limit, gets STEP_UP limit_probing on its next purchase, which the Principal confirms. A

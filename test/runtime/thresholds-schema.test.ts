@@ -2,7 +2,7 @@
 // validation and the OpenAPI document; the pipeline's THRESHOLD_SPECS is the source of truth.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { THRESHOLD_NAMES, THRESHOLD_SPECS } from '../../src/engine/pipeline/thresholds.js';
+import { THRESHOLD_NAMES, THRESHOLD_SPECS } from '../../src/decision/model/thresholds.js';
 
 function schema(name: string): { properties: Record<string, Record<string, unknown>>; required?: string[] } {
   return JSON.parse(readFileSync(new URL(`../../schemas/${name}.json`, import.meta.url), 'utf8'));

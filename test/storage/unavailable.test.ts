@@ -1,9 +1,9 @@
 // The one classifier of database availability (src/storage/unavailable.ts), and what the shard
-// workers' breaker counts (src/audit/breaker.ts isUnavailable): connection and socket failures
+// workers' breaker counts (src/shard/breaker.ts isUnavailable): connection and socket failures
 // and a database refusing work are outages; an error in a statement is not; the breaker also
 // counts a driver failure without a code, never a missed deadline.
 import { describe, expect, it } from 'vitest';
-import { DEADLINE, isUnavailable } from '../../src/audit/breaker.js';
+import { DEADLINE, isUnavailable } from '../../src/shard/breaker.js';
 import { isDatabaseUnavailable } from '../../src/storage/unavailable.js';
 
 const err = (code?: string) => Object.assign(new Error('x'), code === undefined ? {} : { code });

@@ -1,12 +1,12 @@
 // The seams of the decision engine, shared by three parts built separately:
 // - the edge and runtime plane (main thread) build an AuthorizeRequest and talk to the
 //   DecisionEngine (src/engine/engine.ts);
-// - the shard workers (src/engine/worker.ts) own one actor per agent, call the DecisionCore
+// - the shard workers (src/shard/worker.ts) own one actor per agent, call the DecisionCore
 //   and group-commit each Evaluation's audit row, agent update and events in one transaction;
-// - the DecisionCore (src/engine/pipeline/) holds the decision logic of SPEC.md and
+// - the DecisionCore (src/decision/) holds the decision logic of SPEC.md and
 //   docs/decision-engine.md and is pure apart from loading an agent's state.
-import type { Environment } from '../auth/types.js';
-import type { Sql } from '../storage/db.js';
+import type { Environment } from '../../domain/environment.js';
+import type { Sql } from '../../storage/db.js';
 import type { Decision } from './decision.js';
 import type { DecisionReply } from './reply.js';
 
@@ -48,7 +48,7 @@ export interface AuthorizeRequest {
   readonly captureMethod?: 'automatic' | 'manual';
   /**
    * Date.now() when the edge received the request. The engine decides the request at this time
-   * (clamped: src/engine/decision-time.ts), not when its shard gets to it, and counts its
+   * (clamped: src/decision/model/decision-time.ts), not when its shard gets to it, and counts its
    * deadlines from it.
    */
   readonly receivedAtMs: number;
@@ -87,7 +87,7 @@ export interface AuditRow {
   risk_score: string | null;
   session_id: string | null;
   idempotency_key: string | null;
-  /** Fingerprint of the request that used idempotency_key (src/engine/idempotency.ts), set by the actor. */
+  /** Fingerprint of the request that used idempotency_key (src/shard/idempotency.ts), set by the actor. */
   request_hash?: string | null;
   processing_time_ms: number;
   /** The full POST /authorize response body, replayed for a repeated idempotency_key. */
@@ -134,7 +134,7 @@ export interface Evaluation {
   readonly agentUpdate: { readonly trust_level?: string; readonly kya_score?: string } | null;
   /**
    * When each stage of the decision started (performance.now() of the shard thread, slots of
-   * src/engine/timing.ts); the actor adds the receipt and the commit. Absent: not timed.
+   * src/decision/model/timing.ts); the actor adds the receipt and the commit. Absent: not timed.
    */
   readonly marks?: Float64Array;
 }
@@ -151,7 +151,7 @@ export interface DecisionCore<State> {
   /**
    * The time `state` is current to (its newest decision, or the time it was loaded as of; ms,
    * -Infinity when neither): the actor decides no request at an earlier time
-   * (src/engine/decision-time.ts). Absent: requests are decided at their receive time, clamped
+   * (src/decision/model/decision-time.ts). Absent: requests are decided at their receive time, clamped
    * to the shard's clock only.
    */
   decidedUpTo?(state: State): number;
@@ -159,7 +159,7 @@ export interface DecisionCore<State> {
    * Decides, and updates the state in memory as if the decision were committed (running
    * totals, velocity, sessions, trust). If the commit then fails the worker drops the state,
    * so it is rebuilt from the database, which stays the truth. `nowMs` is the decision time
-   * (src/engine/decision-time.ts): the gates judge it, and it is the response's timestamp and
+   * (src/decision/model/decision-time.ts): the gates judge it, and it is the response's timestamp and
    * the audit row's created_at.
    */
   evaluate(state: State, request: AuthorizeRequest, nowMs: number): Evaluation;
@@ -192,8 +192,11 @@ export interface BudgetSlack {
   readonly amount: bigint;
 }
 
+/** NOTIFY channel of asas_budget_grant when a pool ran short (payload: the Principal's id). */
+export const BUDGET_RECALL_CHANNEL = 'asas_budget_recall';
+
 /**
- * The Principal budget's escrow as the actor drives it (src/engine/pipeline/principal-budget.ts):
+ * The Principal budget's escrow as the actor drives it (src/decision/principal-budget.ts):
  * the decision itself stays pure and spends the slice in memory; growing the slice (a grant) and
  * giving slack back are transactions the actor runs around decisions, fenced like its commits.
  */

@@ -15,12 +15,12 @@ export interface DecisionReply {
   readonly body: string;
   /** An idempotent replay of an earlier decision (answered with Idempotent-Replayed: true). */
   readonly replayed: boolean;
-  /** The shard's stages for Server-Timing (src/engine/timing.ts), and their total in ms; absent: not timed. */
+  /** The shard's stages for Server-Timing (src/decision/model/timing.ts), and their total in ms; absent: not timed. */
   readonly timing?: string;
   readonly shardMs?: number;
 }
 
-/** `marks`: the stages of a decision just made (src/engine/timing.ts), for Server-Timing. */
+/** `marks`: the stages of a decision just made (src/decision/model/timing.ts), for Server-Timing. */
 export function toReply(response: Record<string, unknown>, replayed = false, marks?: Float64Array): DecisionReply {
   const saved = response.processing_time_ms;
   response.processing_time_ms = -1;

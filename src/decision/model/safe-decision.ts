@@ -2,7 +2,7 @@
 // (database down, commit failed, worker fault), POST /authorize answers DECLINE with reason
 // code system_unavailable instead of an error. Nothing is recorded, so nothing counts
 // against a limit, and a retry with the same idempotency_key is decided afresh.
-import { parseAmount, toJsonNumber } from '../domain/money.js';
+import { parseAmount, toJsonNumber } from '../../domain/money.js';
 import type { AuthorizeRequest } from './contract.js';
 
 export const SYSTEM_UNAVAILABLE = 'system_unavailable';

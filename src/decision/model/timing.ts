@@ -1,8 +1,8 @@
 // Server-Timing of POST /authorize (issue 17 "Latency you can see"): where a decision's time
 // went, per stage. The shard thread notes when each stage starts (performance.now() of that
-// thread, into the decision's `marks`): the gates in src/engine/pipeline/ (mandate, risk,
+// thread, into the decision's `marks`): the gates in src/decision/ (mandate, risk,
 // intent, trust), the rest of the decision (state, events, response, audit row), the receipt
-// signature and the group commit (src/engine/actors.ts). It sends the durations as text with
+// signature and the group commit (src/shard/actors.ts). It sends the durations as text with
 // the reply; the edge adds its own time before the engine and the queue (everything between
 // handing the request to the engine and its answer that the shard did not spend deciding:
 // the batch to the shard thread, the actor's queue, a state load, the way back).
