@@ -94,7 +94,7 @@ export async function runMicro(log: (s: string) => void): Promise<{ results: Mic
   } catch {
     log('  (no AuthorizeRequest validator in this build: skipped)');
   }
-  // The edge's body parse on /authorize: before issue 11 it was toString('utf8') + JSON.parse;
+  // The edge's body parse on /authorize: it was once toString('utf8') + JSON.parse;
   // now a fatal UTF-8 decode + JSON.parse + one scan for a \u escape (a walk only when found).
   const { parseBody } = await import('../src/http/server.js');
   const jsonHeaders = { 'content-type': 'application/json' };
@@ -103,7 +103,7 @@ export async function runMicro(log: (s: string) => void): Promise<{ results: Mic
     rawBody: Buffer.from(JSON.stringify(AUTHORIZE_BODY).replace('Corner Grocery', 'Corner Caf\\u00e9')),
     headers: jsonHeaders,
   };
-  add('edge body: the parseBody before issue 11 (toString + JSON.parse)', () => {
+  add('edge body: the former parseBody (toString + JSON.parse)', () => {
     const type = (plainBody.headers['content-type'] ?? 'application/json').split(';')[0]?.trim().toLowerCase();
     if (type !== 'application/json' && !type?.endsWith('+json')) throw new Error('unsupported');
     sink = JSON.parse(plainBody.rawBody.toString('utf8'));

@@ -1,8 +1,4 @@
 // The operators' bench suite: `npm run bench -- [options]`.
-// Length (~780 lines): the command line, the target's lifecycle and the five scenario drivers,
-// which share the parsed options at module level; their workloads already live in
-// bench/scenarios/ and bench/load/, and the drivers are the next to move there.
-//
 //   --target <url> --admin-key <key>   bench a running deployment (default: start the built
 //                                      service here in the production configuration: a fresh
 //                                      database on the PostgreSQL of DATABASE_URL and NATS_URL,
@@ -46,7 +42,7 @@ import { type BenchConfiguration, benchConfiguration } from './servers/locate.js
 import { startService } from './servers/processes.js';
 
 // `npm run bench -- quality [--seed <n>] [--out <dir>] [--errors]` (or `--scenario quality`):
-// the corpus figures of issue 13, the same harness as `npm run quality` (bench/quality/main.ts).
+// the decision-quality figures, the same harness as `npm run quality` (bench/quality/main.ts).
 {
   const argv = process.argv;
   let at = argv[2] === 'quality' ? 2 : -1;

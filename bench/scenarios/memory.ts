@@ -5,7 +5,7 @@
 // `idleSeconds` of idling (RSS from /proc, V8 heap and external memory from /metrics) and again
 // at `settleSeconds`: V8's memory reducer compacts the heap and shrinks its young generation some
 // 15-20 s into a quiet spell, so the second read is what an idle service settles at.
-// The target for the embedded default is 250 MB before any sandbox use (issue 12).
+// The target for the embedded default is 250 MB before any sandbox use.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

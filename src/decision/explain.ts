@@ -1,4 +1,4 @@
-// POST /api/v1/authorize/explain (issue 17 "Dry run that explains"): the decision evaluate()
+// POST /api/v1/authorize/explain: the decision evaluate()
 // would give now, and why. The owning actor (src/shard/actors.ts) calls explainDecision with
 // its agent's state; the decision core runs unchanged on a deep copy of that state (so the
 // explanation is the decision the next /authorize with the same body gets), with the one state

@@ -13,8 +13,8 @@ import type { AgentState, MandateState } from './agent-state.js';
 /** The state of an agent without mandates or history (objects, maps, windows, thresholds). */
 export const STATE_BASE_BYTES = 4950;
 /**
- * One mandate with no allow/block lists. Issue 16 (week, year and whole-life sums, the extra caps,
- * hold expiry, alert share and bits) added 240: 374 -> 612 bytes per MandateState measured with
+ * One mandate with no allow/block lists. The later limits (week, year and whole-life sums, the
+ * extra caps, hold expiry, alert share and bits) added 240: 374 -> 612 bytes per MandateState measured with
  * node --expose-gc over 20,000 states, sums non-zero.
  */
 export const MANDATE_BASE_BYTES = 1040;

@@ -27,7 +27,7 @@ export interface MandateTerms {
   agent_id: string;
   principal_id: string;
   rails: string[];
-  /** Issue 16 limits (week, year, total, counts, hold expiry, alert share) only when set, so older hashes hold. */
+  /** The later limits (week, year, total, counts, hold expiry, alert share) only when set, so older hashes hold. */
   limits: { currency: string; max_amount_per_transaction: string; max_daily_amount: string } & Record<
     string,
     string | number | undefined

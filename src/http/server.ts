@@ -1,8 +1,8 @@
 // The HTTP edge on uWebSockets.js: one catch-all handler that reads the body (bounded),
 // resolves the route, authenticates, validates against the precompiled schemas, calls the
 // handler and writes the reply or the error envelope. Every response carries X-Request-Id.
-// Length (~450 lines): the whole uWebSockets.js request lifecycle (abort, body, cork, drain,
-// deadline) kept in one place, as STYLE.md asks for code that must not touch a dead response.
+// The whole uWebSockets.js request lifecycle (abort, body, cork, drain, deadline) is kept in
+// this one file, as STYLE.md asks for code that must not touch a dead response.
 
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';

@@ -5,8 +5,6 @@
 // engine. POST /authorize never answers 5xx: any fault around the engine becomes the safe
 // decision (DECLINE, system_unavailable). POST /authorize/explain takes the same body on the
 // same path to the agent's actor, which answers a dry run (src/decision/explain.ts).
-// Length (~410 lines): the two routes share the body rules, the agent_did resolver and the
-// fault path of /authorize; the log reads are the rest.
 import { performance } from 'node:perf_hooks';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
@@ -506,7 +504,7 @@ export function authorizeRoutes(deps: AuthorizeRouteDeps): RouteDef[] {
         const row = rows[0];
         if (row === undefined) throw new ApiError('authorization_not_found');
         const entry: AuthorizationEntry = entryFromDb(row);
-        // What decided it (issue 13, migration 0120): features, gate scores, thresholds version;
+        // What decided it (migration 0120): features, gate scores, thresholds version;
         // next to the decision, what the Principal's shadow thresholds decided (migration 0241).
         const shadow = row.shadow ?? null;
         const body: Record<string, unknown> = {};

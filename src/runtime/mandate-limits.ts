@@ -1,4 +1,4 @@
-// The mandate limits of issue 16 beyond the per-transaction, daily and monthly amounts, shared
+// The mandate limits beyond the per-transaction, daily and monthly amounts, shared
 // by both mandate planes (runtime: top-level fields; onboarding: inside `limits`) and by the
 // views (docs/holds.md "Limits"): calendar week and year caps, a cap over the mandate's whole
 // life, day and month count caps, the hold expiry and the budget alert share; and the checks of

@@ -173,7 +173,7 @@ export function mandatesRoutes(services: Services): RouteDef[] {
           caller.principalId,
           idParam(ctx, 'mandate_id', 'mandate_not_found'),
         );
-        // Issue 16: used, held and remaining per cap in its current window (mandate-usage.ts).
+        // Used, held and remaining per cap in its current window (mandate-usage.ts).
         return json(200, { ...mandateView(row), usage: await mandateUsage(caller.db, row) });
       },
     },

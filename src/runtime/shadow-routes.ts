@@ -1,4 +1,4 @@
-// Shadow thresholds (issue 17): GET/PUT/DELETE /api/v1/thresholds/shadow set a second set of the
+// Shadow thresholds: GET/PUT/DELETE /api/v1/thresholds/shadow set a second set of the
 // Principal's replayable thresholds, laid over its live overrides, that every decision is also
 // decided under without effect (src/decision/threshold-eval.ts); the audit row keeps the
 // shadow decision. GET /api/v1/thresholds/shadow/report summarises where the two differ. A change

@@ -2,7 +2,7 @@
 // U+0000 (text columns and jsonb refuse it) and unpaired UTF-16 surrogates (not encodable as
 // UTF-8: postgres.js would silently write U+FFFD into text, and jsonb refuses the `\ud800`
 // escape). Left in, either fails the statement that stores it, and with it a shared audit batch
-// of other tenants' decisions (issue 11). Body values and object keys at any depth, decoded path
+// of other tenants' decisions. Body values and object keys at any depth, decoded path
 // parameters, query and form values are checked; the answer is 422 validation_error naming each
 // offending field.
 import { ApiError, type ErrorDetail } from '../errors/registry.js';

@@ -13,8 +13,6 @@
 // through the retry wait (lease_until = next attempt + lease), so the next slot is attempted
 // by it alone; a dead holder's rows are taken by any instance's sweep once the lease passed. A
 // clean stop releases its claims. docs/background-claims.md.
-// Length (~510 lines): one WebhookDispatcher whose lanes, sweep, claims and records share
-// state; split, each part would reach into the others' fields.
 import type { Logger } from 'pino';
 import type { Config } from '../config/config.js';
 import type { Environment } from '../domain/environment.js';

@@ -1,4 +1,4 @@
-// Webhook secret rotation and redelivery over a time range (issue 17):
+// Webhook secret rotation and redelivery over a time range:
 // - POST /api/v1/webhooks/{id}/rotate-secret: a new signing secret; during the grace period
 //   (default 24 h) deliveries carry signatures with both (src/webhooks/signing-secrets.ts).
 // - POST /api/v1/webhooks/{id}/redeliver: one event ({event_id}), or the failed deliveries of

@@ -4,8 +4,8 @@
 // TRUSTED_PROXIES, and the request id); the operator pages through it newest first; the database
 // refuses UPDATE, DELETE and TRUNCATE of it; an action whose record cannot be written does not
 // happen.
-// Length (~510 lines): one server and one fixture for every kind of security action, so each
-// action's record is checked in the same way.
+// One server and one fixture for every kind of security action, so each action's record is
+// checked in the same way.
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertPrincipalRow } from '../fixtures/provision.js';

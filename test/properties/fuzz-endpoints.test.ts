@@ -11,8 +11,8 @@
 //
 // Seeded: a failure prints FUZZ_SEED; `FUZZ_SEED=<n> npx vitest run test/properties/fuzz-endpoints.test.ts`
 // generates the same requests again.
-// Length (~490 lines): the properties, the credentials of each plane and the raw-TCP framing
-// cases belong to one seeded run over one server.
+// The properties, the credentials of each plane and the raw-TCP framing cases belong to one
+// seeded run over one server.
 import fc from 'fast-check';
 import { Pool } from 'undici';
 import { afterAll, describe, expect, it } from 'vitest';

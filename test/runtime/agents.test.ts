@@ -1,6 +1,6 @@
 // The runtime plane's agents: registration (with and without a DID proof), listing, reading and
 // status changes, across Principals and credentials; input PostgreSQL cannot store; environments.
-// Length (~480 lines): one server and its Principals shared by every agent endpoint's cases.
+// One server and its Principals shared by every agent endpoint's cases.
 import { generateKeyPairSync, sign } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issuePrincipalKey } from '../fixtures/provision.js';

@@ -1,4 +1,4 @@
-// Server-Timing of POST /authorize (issue 17 "Latency you can see"): where a decision's time
+// Server-Timing of POST /authorize: where a decision's time
 // went, per stage. The shard thread notes when each stage starts (performance.now() of that
 // thread, into the decision's `marks`): the gates in src/decision/ (mandate, risk,
 // intent, trust), the rest of the decision (state, events, response, audit row), the receipt
