@@ -43,21 +43,28 @@ export async function loadAgentState(sql: Sql, agentId: string, nowMs: number): 
   );
   const agent = agents[0];
   if (!agent) return null;
+  // The state's time, which its calendar windows are those of: this clock's, or the newest
+  // decision's when that is later (another instance, whose clock runs ahead of this one within
+  // the cluster's bound, decided it). Every decision of this state is at or after it
+  // (decision-time.ts), so a row stamped just past a midnight this clock has not reached is
+  // counted in its own day, not in the day before, which the first decision would roll over.
+  const newest = recent[0];
+  const asOfMs = newest === undefined ? nowMs : Math.max(nowMs, dbTimeMs(newest.created_at));
 
   const mandates: MandateState[] = [];
   const timeZone = agent.timezone ?? 'UTC';
-  for (const row of mandateRows) mandates.push(mandateFromRow(row, nowMs, timeZone));
+  for (const row of mandateRows) mandates.push(mandateFromRow(row, asOfMs, timeZone));
   // The rollup summarises the rows before its upto; only the rows since are read (rollup.ts).
   const rollup = rollupOf(agent);
-  const windows = windowsOf(timeZone, nowMs);
+  const windows = windowsOf(timeZone, asOfMs);
   const [rows, applyWindowSums, budget, openStepUps] = await reads(
     sql,
     () =>
       totals(sql, agentId, {
         from: rollup?.upto ?? null,
         to: null,
-        monthStart: new Date(monthStartMs(nowMs)),
-        dayStart: new Date(dayStartMs(nowMs)),
+        monthStart: new Date(monthStartMs(asOfMs)),
+        dayStart: new Date(dayStartMs(asOfMs)),
       }),
     // The UTC day and month sums of the rollup and totals are all most mandates need; windows in
     // another time zone, the week, year and whole-life caps are read from the audit log, and
@@ -65,11 +72,12 @@ export async function loadAgentState(sql: Sql, agentId: string, nowMs: number): 
     // window (windows.ts).
     () => readWindowSums(sql, agentId, mandates, windows, timeZone),
     // The agent's slice of its Principal's budget and its spend in the window (principal-budget.ts).
-    () => loadBudget(sql, agentId, agent.principal_id, agent, timeZone, nowMs),
-    () => (agent.step_up_confirmation === 'principal' ? openStepUpRows(sql, agentId, now) : Promise.resolve([])),
+    () => loadBudget(sql, agentId, agent.principal_id, agent, timeZone, asOfMs),
     () =>
-      evidenceDue(agent.principal_id, nowMs)
-        ? loadPrincipalEvidence(sql, agent.principal_id, nowMs)
+      agent.step_up_confirmation === 'principal' ? openStepUpRows(sql, agentId, new Date(asOfMs)) : Promise.resolve([]),
+    () =>
+      evidenceDue(agent.principal_id, asOfMs)
+        ? loadPrincipalEvidence(sql, agent.principal_id, asOfMs)
         : Promise.resolve(),
   );
 
@@ -94,7 +102,7 @@ export async function loadAgentState(sql: Sql, agentId: string, nowMs: number): 
     state.stats.declined += rollup.declined;
     state.stats.stepUps += rollup.stepUps;
     for (const m of mandates) {
-      const c = carried(rollup, m.id, nowMs);
+      const c = carried(rollup, m.id, asOfMs);
       m.dayAmount = c.dayAmount;
       m.dayCount = c.dayCount;
       m.monthAmount = c.monthAmount;
@@ -125,9 +133,9 @@ export async function loadAgentState(sql: Sql, agentId: string, nowMs: number): 
       stepUpId: r.step_up_id,
     });
   }
-  replayHistory(state, history, nowMs);
-  // The calendar windows above are those of nowMs: no decision of this state goes before it.
-  if (nowMs > state.decidedUpToMs) state.decidedUpToMs = nowMs;
+  replayHistory(state, history, asOfMs);
+  // The calendar windows above are those of asOfMs: no decision of this state goes before it.
+  if (asOfMs > state.decidedUpToMs) state.decidedUpToMs = asOfMs;
   if (state.stepUpByPrincipal) addOpenStepUps(state, openStepUps);
   return state;
 }

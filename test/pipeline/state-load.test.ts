@@ -7,8 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentState } from '../../src/decision/agent-state.js';
 import { decisionCore } from '../../src/decision/core.js';
 import type { AuditRow, Evaluation } from '../../src/decision/model/contract.js';
+import { decisionTime } from '../../src/decision/model/decision-time.js';
 import { migrate } from '../../src/storage/migrate.js';
-import { request, T0 } from './support.js';
+import { DAY, request, T0 } from './support.js';
 
 const BASE = process.env.TEST_PG_URL ?? 'postgres://root@127.0.0.1:5432';
 const NAME = `t_pipe_${randomBytes(5).toString('hex')}`;
@@ -163,6 +164,28 @@ describe('load()', () => {
     expect(reloaded.requests.countSince(NOW + 1500)).toBe(2);
     // Loaded as of a later time: its calendar windows are that time's, and so is the floor.
     expect((await load('agt_time', NOW + 9000)).decidedUpToMs).toBe(NOW + 9000);
+  });
+
+  it('counts rows another instance stamped just past midnight in their own day (clock skew)', async () => {
+    await seedAgent('agt_mid', { daily: '100', perTx: '100' });
+    // The next UTC midnight after NOW; the old owner's clock runs 500 ms ahead of the new one's.
+    const midnight = (Math.floor(NOW / DAY) + 1) * DAY;
+    const r = (receivedAtMs: number) => request({ agentId: 'agt_mid', amount: '60', country: 'USA', receivedAtMs });
+    const ahead = await load('agt_mid', midnight + 100);
+    expect((await commit(ahead, decisionCore.evaluate(ahead, r(midnight + 200), midnight + 200))).decision).toBe(
+      'APPROVE',
+    );
+    // The shard moves to an instance whose clock still reads the day before: its first decision
+    // is at the newest row's time (decision-time.ts), in the new day, where 60 of 100 are spent.
+    const behind = await load('agt_mid', midnight - 300);
+    expect(behind.mandates[0]?.dayAmount).toBe(60n * 100_000_000n);
+    // As the actor decides it: at its receive time, clamped to the state's (decision-time.ts).
+    const at = decisionTime(midnight - 300, behind.decidedUpToMs, midnight - 300);
+    expect(at).toBe(midnight + 200);
+    const next = decisionCore.evaluate(behind, r(midnight - 300), at);
+    expect(next.decision).toBe('DECLINE');
+    expect(next.response.reason_codes).toEqual(['daily_limit_exceeded']);
+    expect(next.response.daily_amount_used).toBe(60);
   });
 
   it('reads the trust level written by a promotion', async () => {
