@@ -12,19 +12,33 @@ import type { AuthorizeRequest } from '../../src/decision/model/contract.js';
 import { newAgentState } from '../../src/decision/state.js';
 import { ARCHETYPES, type Corpus, type CorpusHistory, type CorpusRequest, KINDS } from './corpus.js';
 
+/** Any labeled corpus: the archetype and kind names are the corpus's own. */
+type AnyCorpus = Corpus<string, string>;
+type AnyHistory = CorpusHistory<string, string>;
+type AnyRequest = CorpusRequest<string, string>;
+
+/** The archetype and kind names a corpus is scored over (every one is reported, even when empty). */
+export interface CorpusNames {
+  readonly archetypes: readonly string[];
+  readonly kinds: readonly string[];
+}
+
+/** The first corpus's names (bench/quality/corpus.ts). */
+export const FIRST_CORPUS_NAMES: CorpusNames = { archetypes: ARCHETYPES, kinds: KINDS };
+
 /** Agents per Principal in the replay (known-bad merchant evidence is per Principal). */
 export const AGENTS_PER_PRINCIPAL = 8;
 
-export function principalOf(corpus: Corpus, index: number): string {
+export function principalOf(corpus: AnyCorpus, index: number): string {
   return `prn_q${corpus.seed}_${Math.floor(index / AGENTS_PER_PRINCIPAL)}`;
 }
 
-export function agentIdOf(h: CorpusHistory): string {
+export function agentIdOf(h: AnyHistory): string {
   return `agt_${h.id}`;
 }
 
 /** The engine's view of a history's agent before its first request (no audit rows yet). */
-export function stateFor(h: CorpusHistory, principalId: string, nowMs: number): AgentState {
+export function stateFor(h: AnyHistory, principalId: string, nowMs: number): AgentState {
   const mandates: MandateState[] = h.mandates.map((m) =>
     mandateFromRow(
       {
@@ -59,7 +73,7 @@ export function stateFor(h: CorpusHistory, principalId: string, nowMs: number): 
   });
 }
 
-export function requestOf(h: CorpusHistory, r: CorpusRequest, principalId: string): AuthorizeRequest {
+export function requestOf(h: AnyHistory, r: AnyRequest, principalId: string): AuthorizeRequest {
   return {
     requestId: 'req_quality',
     environment: 'sandbox',
@@ -119,6 +133,10 @@ export interface QualityReport {
   readonly false_decline_gates: Record<string, number>;
   /** Reason code -> false declines it appeared on. */
   readonly false_decline_reasons: Record<string, number>;
+  /** Archetype -> gate -> false declines of that archetype's honest requests it fired on. */
+  readonly false_decline_gates_by_archetype: Record<string, Record<string, number>>;
+  /** Decision (DECLINE, STEP_UP) -> false declines that got it. */
+  readonly false_decline_decisions: Record<string, number>;
   readonly latency_us: { p50: number; p90: number; p99: number; max: number; mean: number };
 }
 
@@ -138,7 +156,7 @@ interface Replay {
 }
 
 /** Replays every request in time order (all agents interleaved) and records each decision. */
-export function replay(corpus: Corpus, opts: { filter?: (h: CorpusHistory, i: number) => boolean } = {}): Replay {
+export function replay(corpus: AnyCorpus, opts: { filter?: (h: AnyHistory, i: number) => boolean } = {}): Replay {
   const hs = corpus.histories;
   const states: (AgentState | null)[] = hs.map(() => null);
   const principals = hs.map((_, i) => principalOf(corpus, i));
@@ -154,8 +172,8 @@ export function replay(corpus: Corpus, opts: { filter?: (h: CorpusHistory, i: nu
   const latencies = new Float64Array(order.length);
   let k = 0;
   for (const o of order) {
-    const h = hs[o.h] as CorpusHistory;
-    const r = h.requests[o.i] as CorpusRequest;
+    const h = hs[o.h] as AnyHistory;
+    const r = h.requests[o.i] as AnyRequest;
     const principal = principals[o.h] as string;
     let state = states[o.h];
     if (state === null || state === undefined) {
@@ -184,17 +202,19 @@ export function replay(corpus: Corpus, opts: { filter?: (h: CorpusHistory, i: nu
 }
 
 /** Scores a replay against the labels. */
-export function score(corpus: Corpus, rep: Replay): QualityReport {
+export function score(corpus: AnyCorpus, rep: Replay, names: CorpusNames = FIRST_CORPUS_NAMES): QualityReport {
   const kindN: Record<string, [number, number]> = {};
   const stopN: Record<string, [number, number]> = {};
-  for (const k of KINDS) {
+  for (const k of names.kinds) {
     kindN[k] = [0, 0];
     stopN[k] = [0, 0];
   }
   const archN: Record<string, [number, number]> = {};
-  for (const a of ARCHETYPES) archN[a] = [0, 0];
+  for (const a of names.archetypes) archN[a] = [0, 0];
   const fdGates: Record<string, number> = {};
   const fdReasons: Record<string, number> = {};
+  const fdGatesByArch: Record<string, Record<string, number>> = {};
+  const fdDecisions: Record<string, number> = {};
   let honest = 0;
   let honestHit = 0;
   let compromised = 0;
@@ -211,12 +231,19 @@ export function score(corpus: Corpus, rep: Replay): QualityReport {
       const caught = o.decision !== 'APPROVE';
       if (r.label === 'honest') {
         honest++;
-        const a = archN[h.kind === null ? h.archetype : r.archetype] as [number, number];
+        const archetype = h.kind === null ? h.archetype : r.archetype;
+        const a = archN[archetype] as [number, number];
         a[0]++;
         if (caught) {
           honestHit++;
           a[1]++;
-          for (const g of o.gates) fdGates[g] = (fdGates[g] ?? 0) + 1;
+          fdDecisions[o.decision] = (fdDecisions[o.decision] ?? 0) + 1;
+          const byGate = fdGatesByArch[archetype] ?? {};
+          fdGatesByArch[archetype] = byGate;
+          for (const g of o.gates) {
+            fdGates[g] = (fdGates[g] ?? 0) + 1;
+            byGate[g] = (byGate[g] ?? 0) + 1;
+          }
           for (const c of o.reasons) fdReasons[c] = (fdReasons[c] ?? 0) + 1;
         }
       } else {
@@ -243,7 +270,7 @@ export function score(corpus: Corpus, rep: Replay): QualityReport {
   const recall: Record<string, Rate> = {};
   let sum = 0;
   let kinds = 0;
-  for (const k of KINDS) {
+  for (const k of names.kinds) {
     const [n, hit] = kindN[k] as [number, number];
     recall[k] = rate(n, hit);
     if (n > 0) {
@@ -252,9 +279,9 @@ export function score(corpus: Corpus, rep: Replay): QualityReport {
     }
   }
   const stopByKind: Record<string, Rate> = {};
-  for (const k of KINDS) stopByKind[k] = rate(...(stopN[k] as [number, number]));
+  for (const k of names.kinds) stopByKind[k] = rate(...(stopN[k] as [number, number]));
   const byArch: Record<string, Rate> = {};
-  for (const a of ARCHETYPES) byArch[a] = rate(...(archN[a] as [number, number]));
+  for (const a of names.archetypes) byArch[a] = rate(...(archN[a] as [number, number]));
   const sorted = Float64Array.from(rep.latencies).sort();
   let total = 0;
   for (const v of sorted) total += v;
@@ -272,6 +299,8 @@ export function score(corpus: Corpus, rep: Replay): QualityReport {
     false_declines_by_archetype: byArch,
     false_decline_gates: fdGates,
     false_decline_reasons: fdReasons,
+    false_decline_gates_by_archetype: fdGatesByArch,
+    false_decline_decisions: fdDecisions,
     latency_us: {
       p50: quantile(sorted, 0.5),
       p90: quantile(sorted, 0.9),
@@ -283,14 +312,14 @@ export function score(corpus: Corpus, rep: Replay): QualityReport {
 }
 
 /** Replays the corpus `runs` times (the first warms the JIT up) and scores the last run. */
-export function evaluateCorpus(corpus: Corpus, runs = 2): QualityReport {
+export function evaluateCorpus(corpus: AnyCorpus, runs = 2, names: CorpusNames = FIRST_CORPUS_NAMES): QualityReport {
   let rep = replay(corpus);
   for (let i = 1; i < runs; i++) rep = replay(corpus);
-  return score(corpus, rep);
+  return score(corpus, rep, names);
 }
 
 /** The false declines and missed compromises of a replay, for tuning (never on the held-out seed). */
-export function errorsOf(corpus: Corpus, rep: Replay): string[] {
+export function errorsOf(corpus: AnyCorpus, rep: Replay): string[] {
   const lines: string[] = [];
   corpus.histories.forEach((h, hi) => {
     const outs = rep.outcomes[hi] as Outcome[];

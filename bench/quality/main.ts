@@ -1,70 +1,253 @@
-// `npm run quality -- [--seed <n>] [--out <dir>] [--errors]`: the corpus figures of issue 13.
-// Without --seed it reports both the tuning seed and the held-out seed. --errors lists the
-// false declines and misses of the tuning seed (refused for the held-out seed: never tuned on).
+// `npm run quality -- [--seed <n>] [--independent-seed <n>] [--out <dir>] [--errors]`: the
+// decision-quality figures on two labeled corpora side by side. Without a seed it reports the
+// first corpus at its tuning and held-out seeds and the independent corpus
+// (docs/quality-independent-corpus.md) at its seed. --seed reports only the first corpus at that
+// seed, --independent-seed only the independent corpus at that seed (both flags: both).
+// --errors lists the false declines and misses of the first corpus's tuning seed; it is refused
+// for the held-out seed and never lists the independent corpus (neither is tuned on).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { commit, machine } from '../report/results.js';
 import { corpusStats, generateCorpus, HELD_OUT_SEED, TUNING_SEED } from './corpus.js';
-import { errorsOf, evaluateCorpus, type QualityReport, replay } from './harness.js';
+import { errorsOf, evaluateCorpus, FIRST_CORPUS_NAMES, type QualityReport, type Rate, replay } from './harness.js';
+import {
+  generateIndependentCorpus,
+  INDEPENDENT_ARCHETYPES,
+  INDEPENDENT_KINDS,
+  INDEPENDENT_SEED,
+  independentStats,
+} from './independent/corpus.js';
 
 const { values: args } = parseArgs({
   options: {
     seed: { type: 'string' },
+    'independent-seed': { type: 'string' },
     out: { type: 'string', default: 'bench/results' },
     errors: { type: 'boolean', default: false },
   },
   strict: true,
 });
 
-function pct(r: { rate: number; hit: number; n: number }): string {
+/** The issue's targets, printed next to every figure. */
+const TARGETS = {
+  recallMean: 0.95,
+  stoppedWithin3: 0.97,
+  falseDeclines: 0.01,
+  falseDeclinesPerArchetype: 0.03,
+} as const;
+
+interface Labeled {
+  readonly corpus: 'first' | 'independent';
+  readonly label: string;
+  readonly report: QualityReport;
+}
+
+function pct(r: Rate): string {
   return `${(r.rate * 100).toFixed(2)}% (${r.hit}/${r.n})`;
 }
 
-function print(r: QualityReport): void {
+function met(ok: boolean): string {
+  return ok ? 'met' : 'NOT MET';
+}
+
+function worstArchetype(r: QualityReport): { name: string; rate: Rate } {
+  let name = '-';
+  let worst: Rate = { n: 0, hit: 0, rate: 0 };
+  for (const [a, v] of Object.entries(r.false_declines_by_archetype)) {
+    if (v.n > 0 && (v.rate > worst.rate || name === '-')) {
+      name = a;
+      worst = v;
+    }
+  }
+  return { name, rate: worst };
+}
+
+/** The headline figures of one report, each with its target and whether it is met. */
+function headline(r: QualityReport) {
+  const worst = worstArchetype(r);
+  return {
+    recall_mean_over_kinds: {
+      value: r.recall_mean_over_kinds,
+      target: `>= ${TARGETS.recallMean}`,
+      met: r.recall_mean_over_kinds >= TARGETS.recallMean,
+    },
+    stopped_within_3: {
+      value: r.stopped_within_3.rate,
+      target: `>= ${TARGETS.stoppedWithin3}`,
+      met: r.stopped_within_3.rate >= TARGETS.stoppedWithin3,
+    },
+    false_declines: {
+      value: r.false_declines.rate,
+      target: `<= ${TARGETS.falseDeclines}`,
+      met: r.false_declines.rate <= TARGETS.falseDeclines,
+    },
+    worst_archetype_false_declines: {
+      archetype: worst.name,
+      value: worst.rate.rate,
+      target: `<= ${TARGETS.falseDeclinesPerArchetype}`,
+      met: worst.rate.rate <= TARGETS.falseDeclinesPerArchetype,
+    },
+  };
+}
+
+function sideBySide(all: readonly Labeled[]): string {
+  const w = 30;
+  const col = (s: string): string => s.padEnd(w);
   const lines: string[] = [];
-  lines.push(
-    `seed ${r.seed}: ${r.histories} histories, ${r.requests} requests (${r.compromised_requests} compromised)`,
+  lines.push(`${''.padEnd(34)}${all.map((x) => col(x.label)).join('')}target`);
+  const row = (name: string, cell: (r: QualityReport) => string, target: string): void => {
+    lines.push(`${name.padEnd(34)}${all.map((x) => col(cell(x.report))).join('')}${target}`);
+  };
+  row('histories / requests', (r) => `${r.histories} / ${r.requests} (${r.compromised_requests} bad)`, '');
+  row(
+    'recall mean over kinds',
+    (r) => `${r.recall_mean_over_kinds.toFixed(4)} ${met(r.recall_mean_over_kinds >= TARGETS.recallMean)}`,
+    `>= ${TARGETS.recallMean}`,
   );
-  lines.push(`  recall averaged over kinds  ${r.recall_mean_over_kinds.toFixed(4)}`);
+  row(
+    'stopped within first 3',
+    (r) => `${(r.stopped_within_3.rate * 100).toFixed(2)}% ${met(r.stopped_within_3.rate >= TARGETS.stoppedWithin3)}`,
+    `>= ${TARGETS.stoppedWithin3 * 100}%`,
+  );
+  row(
+    'false declines overall',
+    (r) => `${(r.false_declines.rate * 100).toFixed(2)}% ${met(r.false_declines.rate <= TARGETS.falseDeclines)}`,
+    `<= ${TARGETS.falseDeclines * 100}%`,
+  );
+  row(
+    'false declines, worst archetype',
+    (r) => {
+      const worst = worstArchetype(r);
+      return `${(worst.rate.rate * 100).toFixed(2)}% ${worst.name} ${met(worst.rate.rate <= TARGETS.falseDeclinesPerArchetype)}`;
+    },
+    `<= ${TARGETS.falseDeclinesPerArchetype * 100}% each`,
+  );
+  row(
+    'archetypes over 3%',
+    (r) => {
+      const over = Object.values(r.false_declines_by_archetype).filter(
+        (v) => v.rate > TARGETS.falseDeclinesPerArchetype,
+      ).length;
+      return `${over} of ${Object.keys(r.false_declines_by_archetype).length}`;
+    },
+    '0',
+  );
+  return lines.join('\n');
+}
+
+function detail(x: Labeled): string {
+  const r = x.report;
+  const lines: string[] = [];
+  lines.push(`${x.label}: ${r.histories} histories, ${r.requests} requests (${r.compromised_requests} compromised)`);
+  lines.push(
+    `  recall averaged over kinds  ${r.recall_mean_over_kinds.toFixed(4)} (target >= ${TARGETS.recallMean}: ${met(r.recall_mean_over_kinds >= TARGETS.recallMean)})`,
+  );
   for (const [k, v] of Object.entries(r.recall_by_kind)) {
     const s = r.stopped_within_3_by_kind[k];
     lines.push(`    ${k.padEnd(20)} recall ${pct(v).padEnd(22)} stopped within 3: ${s ? pct(s) : '-'}`);
   }
-  lines.push(`  histories stopped within 3  ${pct(r.stopped_within_3)}`);
-  lines.push(`  false declines              ${pct(r.false_declines)}`);
-  for (const [a, v] of Object.entries(r.false_declines_by_archetype)) lines.push(`    ${a.padEnd(20)} ${pct(v)}`);
+  lines.push(
+    `  histories stopped within 3  ${pct(r.stopped_within_3)} (target >= ${TARGETS.stoppedWithin3 * 100}%: ${met(r.stopped_within_3.rate >= TARGETS.stoppedWithin3)})`,
+  );
+  lines.push(
+    `  false declines              ${pct(r.false_declines)} (target <= ${TARGETS.falseDeclines * 100}%: ${met(r.false_declines.rate <= TARGETS.falseDeclines)})`,
+  );
+  for (const [a, v] of Object.entries(r.false_declines_by_archetype)) {
+    const gates = r.false_decline_gates_by_archetype[a];
+    const behind = gates === undefined ? '' : `  gates ${JSON.stringify(gates)}`;
+    lines.push(
+      `    ${a.padEnd(20)} ${pct(v).padEnd(20)} ${met(v.rate <= TARGETS.falseDeclinesPerArchetype).padEnd(8)}${behind}`,
+    );
+  }
+  lines.push(`  decisions on false declines ${JSON.stringify(r.false_decline_decisions)}`);
   lines.push(`  gates on false declines     ${JSON.stringify(r.false_decline_gates)}`);
   lines.push(`  reasons on false declines   ${JSON.stringify(r.false_decline_reasons)}`);
   const l = r.latency_us;
   lines.push(`  evaluate() per decision     p50 ${l.p50} us  p90 ${l.p90} us  p99 ${l.p99} us  max ${l.max} us`);
-  process.stdout.write(`${lines.join('\n')}\n`);
+  return lines.join('\n');
 }
 
-const seeds = args.seed === undefined ? [TUNING_SEED, HELD_OUT_SEED] : [Number(args.seed)];
-if (seeds.some((s) => !Number.isInteger(s))) {
-  process.stderr.write('--seed must be an integer\n');
+function seedArg(name: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n)) {
+    process.stderr.write(`--${name} must be an integer\n`);
+    process.exit(2);
+  }
+  return n;
+}
+
+const firstSeed = seedArg('seed', args.seed);
+const independentSeed = seedArg('independent-seed', args['independent-seed']);
+const anySeed = firstSeed !== undefined || independentSeed !== undefined;
+const firstSeeds = firstSeed !== undefined ? [firstSeed] : anySeed ? [] : [TUNING_SEED, HELD_OUT_SEED];
+const independentSeeds = independentSeed !== undefined ? [independentSeed] : anySeed ? [] : [INDEPENDENT_SEED];
+
+if (args.errors && firstSeed === HELD_OUT_SEED) {
+  process.stderr.write(`--errors is refused for the held-out seed ${HELD_OUT_SEED}\n`);
   process.exit(2);
 }
-const reports: QualityReport[] = [];
-for (const seed of seeds) {
+
+const all: Labeled[] = [];
+const reports: unknown[] = [];
+for (const seed of firstSeeds) {
   const corpus = generateCorpus(seed);
-  const stats = corpusStats(corpus);
-  if (args.errors) {
-    if (seed === HELD_OUT_SEED) {
-      process.stderr.write(`--errors is refused for the held-out seed ${HELD_OUT_SEED}\n`);
-      process.exit(2);
-    }
+  if (args.errors && seed !== HELD_OUT_SEED) {
     for (const line of errorsOf(corpus, replay(corpus))) process.stdout.write(`${line}\n`);
   }
-  const report = evaluateCorpus(corpus, 3);
-  print(report);
-  reports.push({ ...report, ...{ corpus: stats } });
+  const report = evaluateCorpus(corpus, 3, FIRST_CORPUS_NAMES);
+  const label =
+    seed === TUNING_SEED
+      ? `first, tuning ${seed}`
+      : seed === HELD_OUT_SEED
+        ? `first, held-out ${seed}`
+        : `first, seed ${seed}`;
+  all.push({ corpus: 'first', label, report });
+  reports.push({ ...report, corpus: corpusStats(corpus) });
 }
+const independent: unknown[] = [];
+for (const seed of independentSeeds) {
+  const corpus = generateIndependentCorpus(seed);
+  const report = evaluateCorpus(corpus, 3, { archetypes: INDEPENDENT_ARCHETYPES, kinds: INDEPENDENT_KINDS });
+  all.push({ corpus: 'independent', label: `independent ${seed}`, report });
+  independent.push({ ...report, corpus: independentStats(corpus) });
+}
+if (args.errors && independentSeeds.length > 0) {
+  process.stdout.write('(--errors does not list the independent corpus: it is never tuned on)\n');
+}
+
+process.stdout.write(
+  `Decision quality, side by side (targets: recall mean >= ${TARGETS.recallMean}, stopped within 3 >= ${TARGETS.stoppedWithin3 * 100}%, false declines <= ${TARGETS.falseDeclines * 100}% overall and <= ${TARGETS.falseDeclinesPerArchetype * 100}% per archetype)\n\n`,
+);
+process.stdout.write(`${sideBySide(all)}\n\n`);
+for (const x of all) process.stdout.write(`${detail(x)}\n\n`);
+
 mkdirSync(args.out, { recursive: true });
 const file = join(args.out, 'quality.json');
 writeFileSync(
   file,
-  `${JSON.stringify({ scenario: 'quality', commit: commit(process.cwd()), machine: machine(), at: new Date().toISOString(), tuning_seed: TUNING_SEED, held_out_seed: HELD_OUT_SEED, reports }, null, 2)}\n`,
+  `${JSON.stringify(
+    {
+      scenario: 'quality',
+      commit: commit(process.cwd()),
+      machine: machine(),
+      at: new Date().toISOString(),
+      tuning_seed: TUNING_SEED,
+      held_out_seed: HELD_OUT_SEED,
+      independent_seed: INDEPENDENT_SEED,
+      targets: {
+        recall_mean_over_kinds: TARGETS.recallMean,
+        stopped_within_3: TARGETS.stoppedWithin3,
+        false_declines: TARGETS.falseDeclines,
+        false_declines_per_archetype: TARGETS.falseDeclinesPerArchetype,
+      },
+      side_by_side: all.map((x) => ({ corpus: x.corpus, label: x.label, seed: x.report.seed, ...headline(x.report) })),
+      reports,
+      independent,
+    },
+    null,
+    2,
+  )}\n`,
 );
 process.stdout.write(`written ${file}\n`);
