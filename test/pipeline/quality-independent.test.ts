@@ -1,0 +1,135 @@
+// Regression floors on the independent corpus (bench/quality/independent/, written from
+// docs/quality-independent-corpus.md without reading the gates), replayed whole through the real
+// decision core. The floors sit a little below the figures measured when they were set: they
+// are floors against regression, not the targets (the targets, recall >= 0.95, stopped within 3
+// >= 97%, false declines <= 1% and <= 3% per archetype, are not met on this corpus; see
+// docs/decision-engine.md "Two corpora"). Raise a floor when the gates improve; never tune a gate
+// on this corpus.
+import { describe, expect, it } from 'vitest';
+import { HELD_OUT_SEED, TUNING_SEED } from '../../bench/quality/corpus.js';
+import { AGENTS_PER_PRINCIPAL, principalOf, replay, score } from '../../bench/quality/harness.js';
+import {
+  generateIndependentCorpus,
+  INDEPENDENT_ARCHETYPES,
+  INDEPENDENT_KINDS,
+  INDEPENDENT_SEED,
+  independentStats,
+  PRINCIPAL_SIZE,
+} from '../../bench/quality/independent/corpus.js';
+
+// Measured by this test (one replay of the whole corpus at INDEPENDENT_SEED) when the floors were
+// set: recall mean 0.7162, stopped within 3 0.7917, false declines 0.064 (167 of 2,611); per kind
+// and per archetype below. `npm run quality` scores its third replay in one process, which counts
+// one false decline more (168, bursts 6 instead of 5): the replays of one process are not all
+// alike, for the first corpus too.
+const FLOORS = {
+  recallMean: 0.7,
+  stoppedWithin3: 0.75,
+  falseDeclinesMax: 0.07,
+  /** Measured: 0.6977, 1, 0.2778, 0.6552, 0.5682, 0.875, 0.6555, 1. */
+  recallPerKind: {
+    slow_drip: 0.65,
+    cap_probing: 0.95,
+    merchant_mimicry: 0.25,
+    prompt_injection: 0.6,
+    mimic_then_deviate: 0.5,
+    coordinated_drain: 0.8,
+    rapid_fire: 0.6,
+    cash_out: 0.95,
+  },
+  /** Ceilings. Measured: 0.0262, 0.0241, 0.0423, 0.004, 0.0174, 0.0172, 0.233, 0.0586, 0.0405. */
+  falseDeclinesPerArchetypeMax: {
+    subscriptions: 0.035,
+    travel: 0.035,
+    marketplace: 0.055,
+    procurement: 0.015,
+    delegate: 0.025,
+    bursts: 0.03,
+    errands: 0.25,
+    relocation: 0.07,
+    event_planning: 0.05,
+  },
+} as const;
+
+const toMinor = (amount: string): number => Number(amount.replace('.', ''));
+
+describe('the independent corpus', () => {
+  const corpus = generateIndependentCorpus();
+
+  it('has its own seed, every archetype and kind, and labels every compromise point', () => {
+    expect(INDEPENDENT_SEED).not.toBe(TUNING_SEED);
+    expect(INDEPENDENT_SEED).not.toBe(HELD_OUT_SEED);
+    expect(PRINCIPAL_SIZE).toBe(AGENTS_PER_PRINCIPAL);
+    const stats = independentStats(corpus);
+    expect(stats.histories).toBeGreaterThanOrEqual(60);
+    expect(stats.histories).toBeLessThanOrEqual(120);
+    expect(stats.requests).toBeGreaterThanOrEqual(1500);
+    expect(stats.requests).toBeLessThanOrEqual(3100);
+    expect(Object.keys(stats.histories_by_archetype).sort()).toEqual([...INDEPENDENT_ARCHETYPES].sort());
+    expect(Object.keys(stats.histories_by_kind).sort()).toEqual([...INDEPENDENT_KINDS].sort());
+    for (const h of corpus.histories) {
+      if (h.kind === null) {
+        expect(h.compromiseAt).toBeNull();
+        expect(h.requests.every((r) => r.label === 'honest')).toBe(true);
+      } else {
+        const at = h.compromiseAt as number;
+        expect(at, h.id).toBeGreaterThanOrEqual(6);
+        expect(h.requests.slice(0, at).every((r) => r.label === 'honest')).toBe(true);
+        expect(h.requests.slice(at).every((r) => r.label === 'compromised' && r.kind === h.kind)).toBe(true);
+        expect(h.requests.length - at, h.id).toBeGreaterThanOrEqual(2);
+      }
+      const mandates = new Map(h.mandates.map((m) => [m.currency, m]));
+      for (let i = 0; i < h.requests.length; i++) {
+        const r = h.requests[i] as (typeof h.requests)[number];
+        if (i > 0) expect(r.atMs).toBeGreaterThanOrEqual((h.requests[i - 1] as typeof r).atMs);
+        const m = mandates.get(r.currency);
+        expect(m, `${h.id}#${i} ${r.currency}`).toBeDefined();
+        // Honest agents stay inside what their Principal granted.
+        if (r.label === 'honest') expect(toMinor(r.amount)).toBeLessThanOrEqual(toMinor(m?.perTransaction ?? '0'));
+      }
+    }
+  });
+
+  it('puts the agents of each coordinated drain under one Principal', () => {
+    const principals = new Map<string, Set<string>>();
+    corpus.histories.forEach((h, i) => {
+      if (h.kind !== 'coordinated_drain') return;
+      const group = h.id.split('-').slice(0, 3).join('-');
+      const set = principals.get(group) ?? new Set<string>();
+      set.add(principalOf(corpus, i));
+      principals.set(group, set);
+    });
+    expect(principals.size).toBeGreaterThan(0);
+    for (const [group, set] of principals) expect(set.size, group).toBe(1);
+  });
+
+  it('is deterministic: the same seed gives the same corpus, another seed another', () => {
+    const again = generateIndependentCorpus(INDEPENDENT_SEED);
+    expect(JSON.stringify(again)).toBe(JSON.stringify(corpus));
+    expect(JSON.stringify(generateIndependentCorpus(INDEPENDENT_SEED + 1))).not.toBe(JSON.stringify(corpus));
+  });
+
+  it('keeps recall, early stops and false declines at or above the floors measured', () => {
+    const r = score(corpus, replay(corpus), { archetypes: INDEPENDENT_ARCHETYPES, kinds: INDEPENDENT_KINDS });
+    console.log(
+      JSON.stringify({
+        recall_mean: r.recall_mean_over_kinds,
+        recall: Object.fromEntries(Object.entries(r.recall_by_kind).map(([k, v]) => [k, v.rate])),
+        stopped_within_3: r.stopped_within_3.rate,
+        false_declines: r.false_declines.rate,
+        by_archetype: Object.fromEntries(Object.entries(r.false_declines_by_archetype).map(([k, v]) => [k, v.rate])),
+      }),
+    );
+    expect(r.recall_mean_over_kinds).toBeGreaterThanOrEqual(FLOORS.recallMean);
+    for (const kind of INDEPENDENT_KINDS) {
+      expect(r.recall_by_kind[kind]?.rate, kind).toBeGreaterThanOrEqual(FLOORS.recallPerKind[kind]);
+    }
+    expect(r.stopped_within_3.rate).toBeGreaterThanOrEqual(FLOORS.stoppedWithin3);
+    expect(r.false_declines.rate).toBeLessThanOrEqual(FLOORS.falseDeclinesMax);
+    for (const archetype of INDEPENDENT_ARCHETYPES) {
+      expect(r.false_declines_by_archetype[archetype]?.rate, archetype).toBeLessThanOrEqual(
+        FLOORS.falseDeclinesPerArchetypeMax[archetype],
+      );
+    }
+  });
+});
