@@ -2,7 +2,7 @@
 // server: it must onboard and then print one APPROVE, one DECLINE, one STEP_UP and the
 // confirmed re-send, and leave nothing behind in the working directory.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 const SCRIPT = fileURLToPath(new URL('../../scripts/quickstart.sh', import.meta.url));
+const README = fileURLToPath(new URL('../../README.md', import.meta.url));
 let server: TestServer;
 let cwd: string;
 
@@ -48,26 +49,31 @@ describe('scripts/quickstart.sh', () => {
     expect(lines).toHaveLength(8);
     expect(readdirSync(cwd)).toEqual([]);
 
-    // The printed values work as the README uses them: the key authorizes the agent under the
-    // mandate, and the thresholds are back to their defaults (42.50 is approved, not stepped up).
-    const [, base, key, agentId, mandateId] = exported as RegExpExecArray;
+    // The printed values work as the README uses them: its first authorization, run as printed
+    // (the curl block of README.md, in bash, with the exported values), is approved under the
+    // mandate (the thresholds are back to their defaults: 42.50 is not stepped up), and the
+    // answer has every field of the README's sample answer (which shows some of them).
+    const [, base, , agentId, mandateId] = exported as RegExpExecArray;
     expect(base).toBe(server.url);
-    const res = await fetch(`${base}/api/v1/authorize`, {
-      method: 'POST',
-      headers: { 'X-API-Key': key as string, 'Content-Type': 'application/json' },
-      body: JSON.stringify({
-        agent_id: agentId,
-        amount: '42.50',
-        currency: 'USD',
-        mcc: '5411',
-        country: 'US',
-        merchant_name: 'Corner Grocer',
-        intent_context: { intent_type: 'purchase', task_reference: 'groceries/week-48' },
-      }),
+    const readme = readFileSync(README, 'utf8');
+    const blocks = [...readme.matchAll(/```(\w*)\n([\s\S]*?)```/g)].map((m) => m[2] as string);
+    const curl = blocks.find((b) => b.startsWith('curl -s -X POST $BASE/api/v1/authorize'));
+    expect(curl, 'the README has the first authorization as a curl block').toBeDefined();
+    const sample = JSON.parse(blocks[blocks.indexOf(curl as string) + 1] as string) as Record<string, unknown>;
+    const { stdout: answered } = await promisify(execFile)('bash', ['-c', `${lines[7]}\n${curl}`], {
+      cwd,
+      env: { PATH: process.env.PATH },
+      timeout: 30_000,
     });
-    const decision = (await res.json()) as { decision: string; mandate_id: string };
-    expect(res.status).toBe(200);
-    expect(decision).toMatchObject({ decision: 'APPROVE', mandate_id: mandateId });
+    const decision = JSON.parse(answered) as Record<string, unknown>;
+    expect(decision).toMatchObject({
+      decision: 'APPROVE',
+      reason_codes: ['approved'],
+      agent_id: agentId,
+      mandate_id: mandateId,
+    });
+    expect(Object.keys(decision)).toEqual(expect.arrayContaining(Object.keys(sample)));
+    expect(readdirSync(cwd)).toEqual([]);
   });
 
   it('stops with the error envelope when a call fails', async () => {
