@@ -8,7 +8,11 @@
 //   older answers are dropped and their keys, still reserved until the retention ends, answer
 //   422 idempotency_key_expired.
 // Between two sweeps a store can exceed its cap by what the owner sends in one interval (which
-// the rate limits bound). Each database is swept by one instance at a time: the sweep claims it
+// the rate limits bound). The /authorize rules read each Principal's stored answers through its
+// (principal_id, created_at) index, and the cap only for Principals that stored an answer since
+// the last sweep: a sweep costs what it drops plus a probe per Principal and up to the cap's
+// count of index entries per active one, never a pass over every stored answer (which, kept 24
+// hours at a high rate, grew into a burst of database work each interval). Each database is swept by one instance at a time: the sweep claims it
 // with a session advisory lock and skips it when another instance holds it.
 import type { Logger } from 'pino';
 import type { Databases, Sql } from './db.js';
@@ -34,6 +38,8 @@ export class IdempotencySweep {
   readonly #options: IdempotencySweepOptions;
   readonly #timer: NodeJS.Timeout;
   #running: Promise<void> | null = null;
+  /** Per database, its time at the start of this instance's last sweep of it. */
+  readonly #checkedUpTo = new Map<Sql, Date>();
 
   constructor(dbs: Pick<Databases, 'forEnv' | 'isOpen'>, log: Logger, options: IdempotencySweepOptions) {
     this.#dbs = dbs;
@@ -77,22 +83,69 @@ export class IdempotencySweep {
         const secs = this.#options.retentionSeconds ?? IDEMPOTENCY_RETENTION_SECONDS;
         const cap = this.#options.maxStoredPerOwner;
         const counts = { expired: 0, capped: 0, keysDeleted: 0, keysCapped: 0 };
-        counts.expired = await repeat(
-          () => conn`
-            update authorizations set response = null
-            where id in (select id from authorizations
-              where response is not null and created_at < now() - make_interval(secs => ${secs})
-              limit ${BATCH})`,
-        );
-        counts.capped = await repeat(
-          () => conn`
-            update authorizations a set response = null
-            from (select id from (
-                select id, row_number() over (partition by principal_id order by created_at desc, id desc) as rn
-                from authorizations where response is not null) r
-              where rn > ${cap} limit ${BATCH}) o
-            where a.id = o.id`,
-        );
+        // POST /authorize, by Principal: each statement reads the Principals' stored answers
+        // through their (principal_id, created_at) index, never the whole table, so a sweep
+        // costs what it removes plus a probe per Principal, however many answers are kept.
+        const [clock] = await conn<{ at: Date }[]>`select now() as at`;
+        const at = clock?.at ?? new Date();
+        // Principals that stored an answer since the last sweep this instance ran, less one
+        // interval (a decision is stamped when it was received and committed a little later; an
+        // instance's clock may run a little ahead), or within the last two intervals the first
+        // time: only they can have gone past the cap since.
+        const last = this.#checkedUpTo.get(sql);
+        const since = new Date((last ?? at).getTime() - (last === undefined ? 2 : 1) * this.#options.intervalMs);
+        const principals = (
+          await conn<{ id: string }[]>`
+            with recursive p(id) as (
+              (select principal_id from authorizations where response is not null order by principal_id limit 1)
+              union all
+              select (select a.principal_id from authorizations a
+                where a.response is not null and a.principal_id > p.id order by a.principal_id limit 1)
+              from p where p.id is not null)
+            select id from p where id is not null`
+        ).map((r) => r.id);
+        if (principals.length > 0) {
+          counts.expired = await repeat(
+            () => conn`
+              update authorizations set response = null
+              where id in (select a.id from unnest(${principals}::text[]) as p(id)
+                cross join lateral (select id from authorizations
+                  where principal_id = p.id and response is not null
+                    and created_at < ${at}::timestamptz - make_interval(secs => ${secs})
+                  order by created_at limit ${BATCH}) a
+                limit ${BATCH})`,
+          );
+          // The time of each active Principal's (cap + 1)-th newest stored answer (read from the
+          // index alone): answers before it are beyond the cap, and so are those at that time
+          // past the cap's count, newest id first.
+          const bounds = await conn<{ id: string; at: Date }[]>`
+            with active as materialized (
+              select p.id from unnest(${principals}::text[]) as p(id)
+              where exists (select 1 from authorizations
+                where principal_id = p.id and response is not null and created_at > ${since}))
+            select active.id, b.created_at as at from active
+            cross join lateral (select created_at from authorizations
+              where principal_id = active.id and response is not null
+              order by created_at desc offset ${cap} limit 1) b`;
+          for (const b of bounds) {
+            counts.capped += await repeat(
+              () => conn`
+                update authorizations set response = null
+                where id in (select id from authorizations
+                  where principal_id = ${b.id} and response is not null and created_at < ${b.at}
+                  limit ${BATCH})`,
+            );
+            const ties = await conn`
+              update authorizations set response = null
+              where id in (select id from authorizations
+                where principal_id = ${b.id} and response is not null and created_at = ${b.at}
+                order by id desc
+                offset greatest(0, ${cap}::int - (select count(*)::int from authorizations
+                  where principal_id = ${b.id} and response is not null and created_at > ${b.at})))`;
+            counts.capped += ties.count;
+          }
+        }
+        this.#checkedUpTo.set(sql, at);
         counts.keysDeleted = await repeat(
           () => conn`
             delete from idempotency_keys

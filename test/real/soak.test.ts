@@ -428,7 +428,6 @@ it(
       .stdout()
       .split('\n')
       .filter((l) => /"level":(50|60)/.test(l));
-    await sql.end({ timeout: 5 });
 
     // The report.
     const steady = samples.filter((s) => s.t > WARMUP_SECONDS);
@@ -440,6 +439,22 @@ it(
     const last = samples[samples.length - 1];
     const receivedTypes: Record<string, number> = {};
     for (const t of received.values()) receivedTypes[t] = (receivedTypes[t] ?? 0) + 1;
+    // Where the database read whole tables during the run (a scan over a table that grows with
+    // the run makes the latency climb with it, as the agent log read once did).
+    const scans = (
+      await sql<
+        { relname: string; seq_scan: string; seq_tup_read: string; idx_scan: string | null; n_live_tup: string }[]
+      >`
+        select relname, seq_scan::text, seq_tup_read::text, idx_scan::text, n_live_tup::text
+        from pg_stat_user_tables where seq_tup_read > 0 order by seq_tup_read desc limit 10`
+    ).map((r) => ({
+      table: r.relname,
+      seqScans: Number(r.seq_scan),
+      rowsReadBySeqScans: Number(r.seq_tup_read),
+      indexScans: Number(r.idx_scan ?? 0),
+      liveRows: Number(r.n_live_tup),
+    }));
+    await sql.end({ timeout: 5 });
     const report = {
       seconds: SECONDS,
       rate: RATE,
@@ -456,6 +471,7 @@ it(
         webhookBacklog: slope(pts((s) => s.webhookBacklog)),
       },
       rssMeanMb: { firstHalf: rssHalves.first, secondHalf: rssHalves.second },
+      sequentialScans: scans,
       p99Ms: { reference, last: last?.p99 ?? null },
       totals: {
         sent: totals.sentTotal,
@@ -493,7 +509,7 @@ it(
           s.webhooksReceived,
           s.errors,
         ]),
-      )}\nslopes per minute after the ${WARMUP_SECONDS}-s warm-up: RSS ${report.slopesPerMinute.rssMb.toFixed(2)} MB, p99 ${report.slopesPerMinute.p99Ms.toFixed(2)} ms, outbox backlog ${report.slopesPerMinute.outboxBacklog.toFixed(1)}, webhook backlog ${report.slopesPerMinute.webhookBacklog.toFixed(1)}; RSS mean ${rssHalves.first.toFixed(1)} -> ${rssHalves.second.toFixed(1)} MB; p99 reference ${reference} ms, last window ${last?.p99} ms\ntotals: ${totals.sentTotal} requests, ${totals.answeredTotal} answered, decisions p50 ${totals.decisions.p50} ms p99 ${totals.decisions.p99} ms max ${totals.decisions.max} ms; outbox drained in ${outboxDrainMs} ms, webhooks in ${webhookDrainMs} ms (${received.size}/${expected.size} events, ${duplicates} redeliveries)\nsoak report ${JSON.stringify(report)}`,
+      )}\nslopes per minute after the ${WARMUP_SECONDS}-s warm-up: RSS ${report.slopesPerMinute.rssMb.toFixed(2)} MB, p99 ${report.slopesPerMinute.p99Ms.toFixed(2)} ms, outbox backlog ${report.slopesPerMinute.outboxBacklog.toFixed(1)}, webhook backlog ${report.slopesPerMinute.webhookBacklog.toFixed(1)}; RSS mean ${rssHalves.first.toFixed(1)} -> ${rssHalves.second.toFixed(1)} MB; p99 reference ${reference} ms, last window ${last?.p99} ms\ntotals: ${totals.sentTotal} requests, ${totals.answeredTotal} answered, decisions p50 ${totals.decisions.p50} ms p99 ${totals.decisions.p99} ms max ${totals.decisions.max} ms; outbox drained in ${outboxDrainMs} ms, webhooks in ${webhookDrainMs} ms (${received.size}/${expected.size} events, ${duplicates} redeliveries)\nsequential scans by table: ${scans.map((x) => `${x.table} ${x.seqScans} scans, ${x.rowsReadBySeqScans} rows (${x.liveRows} live)`).join('; ')}\nsoak report ${JSON.stringify(report)}`,
     );
     if (process.env.SOAK_REPORT) writeFileSync(process.env.SOAK_REPORT, `${JSON.stringify(report, null, 2)}\n`);
 
