@@ -6,7 +6,9 @@
 // connections cannot take yet; that wait counts too.
 //
 // The mix, per 100 decisions (POST /api/v1/authorize), across every agent of every Principal:
-//   85 approvals (small amounts, capture_method automatic),
+//   85 approvals (small amounts, capture_method automatic; every other one with an
+//      idempotency_key, as integrators that retry send, so the service stores its answer and
+//      the background sweep keeps each Principal's stored answers within their cap),
 //   10 holds (capture_method manual), each followed `followUpMs` after its answer by a capture
 //      (even ones, half the amount) or a release (odd ones) of the hold,
 //    5 declines (a blocked MCC: authorization.decline and gate.fired, webhook traffic),
@@ -25,6 +27,8 @@ import hdr from 'hdr-histogram-js';
 import { Pool } from 'undici';
 
 const { url, principals, rate, rampMs, durationMs, connections, timeoutMs, followUpMs } = workerData;
+/** Makes this run's idempotency keys its own (a key is per Principal, kept 24 hours). */
+const runId = Date.now().toString(36);
 const pool = new Pool(url, {
   connections,
   headersTimeout: timeoutMs,
@@ -260,7 +264,7 @@ function decide(i, dueAt) {
         method: 'POST',
         path: '/api/v1/authorize',
         apiKey: t.apiKey,
-        body: authorizeBody(t.agent, amountOf(i)),
+        body: authorizeBody(t.agent, amountOf(i), i % 2 === 0 ? { idempotency_key: `soak-${runId}-${i}` } : {}),
       },
       (status, body) => {
         if (status !== 200 || typeof body.decision !== 'string') {
