@@ -1,18 +1,20 @@
 // The decision core: the pipeline of SPEC.md "POST /authorize" in order, short-circuiting
-// on a DECLINE (gates.ts), then post-processing: the agent's state (record.ts), trust zone,
-// sessions, step-ups, KYA and promotion (follow-up.ts), and the response, audit row and
-// events (respond.ts). docs/decision-engine.md is the integrator's description of these files.
+// on a DECLINE (gates.ts), then post-processing: whether the request ends its session and the
+// STEP_UP it opens (follow-up.ts), the agent's state (record.ts: the decision's Outcome folded
+// as a reload folds its audit row, outcome.ts), the events of the trust zone and session, KYA
+// and promotion (follow-up.ts), and the response, audit row and events (respond.ts).
+// docs/decision-engine.md is the integrator's description of these files.
 //
 // Hot path: one call per authorization on the shard thread that owns the agent. No closures,
 // no regex compilation, no I/O; the objects built here are the response, the audit row and
-// the events the worker needs anyway.
+// the events the worker needs anyway, and the decision's Outcome (one flat object).
 
 import { newId } from '../domain/ids.js';
 import { parseAmount } from '../domain/money.js';
 import type { AgentState } from './agent-state.js';
 import { budgetEvents } from './caps.js';
 import { explainDecision } from './explain.js';
-import { followUp } from './follow-up.js';
+import { endSession, followUp, stepUpToRemember } from './follow-up.js';
 import { confirmStepUp, runGates } from './gates.js';
 import { loadAgentState } from './load.js';
 import { estimateStateBytes } from './memory.js';
@@ -72,13 +74,15 @@ export function evaluate(
   w.replay = replayInputsOf(w);
   if (state.shadow) w.shadow = { ...shadowDecision(w, w.replay, state.shadow), version: state.shadow.version };
   inspect?.(w);
-  recordDecision(state, req, w, nowMs);
-  if (isLimitTry(w.reasons, amount, w.mandate?.perTransaction ?? null)) noteTry(state, amount, nowMs);
-  budgetEvents(state.agentId, req, w);
   // The trust score of the response and events: this decision's, else the agent's last one.
   const trustScore = w.cts !== null ? w.cts.score : state.lastTrustScore;
+  const previousZone = state.lastZone;
   const stepUpExpiresAtMs = nowMs + state.derived.stepUpWindowMs;
-  const agentUpdate = followUp(state, req, w, trustScore, stepUpExpiresAtMs, nowMs);
+  const ended = endSession(state, req, w);
+  recordDecision(state, req, w, nowMs, stepUpToRemember(state, req, w, stepUpExpiresAtMs, nowMs));
+  if (isLimitTry(w.reasons, amount, w.mandate?.perTransaction ?? null)) noteTry(state, amount, nowMs);
+  budgetEvents(state.agentId, req, w);
+  const agentUpdate = followUp(state, req, w, trustScore, previousZone, ended, nowMs);
   const ev = respond(state, req, w, trustScore, stepUpExpiresAtMs, agentUpdate, nowMs);
   mark(w, STAGE_RECORD_END);
   return ev;

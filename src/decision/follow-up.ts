@@ -1,14 +1,14 @@
-// What follows a decision beyond the agent's windows, with the events it emits: a change of
-// trust zone into RED or CRITICAL, the end of a session, the STEP_UP remembered for
-// step_up_confirmed, and the KYA score and trust tier of the agent.
+// What follows a decision beyond the agent's windows: before it is recorded, whether the
+// request ends its session and which STEP_UP it opens for step_up_confirmed (both part of its
+// Outcome, outcome.ts); after, the events of a change of trust zone into RED or CRITICAL and of
+// the end of a session, and the KYA score and trust tier of the agent.
 import { newId } from '../domain/ids.js';
 import { hashStepUpCode, newStepUpCode } from '../domain/step-up-code.js';
 import type { AgentState, PendingStepUp, TrustLevel, Zone } from './agent-state.js';
 import { pointsToCompromise } from './evidence.js';
 import type { AuthorizeRequest } from './model/contract.js';
-import { recordInSession } from './sessions.js';
-import { addPendingStepUp, findPendingStepUp, UNCONFIRMED_STEP_UP } from './step-up.js';
-import { groupsOfMcc } from './taxonomy.js';
+import { sessionEnds, type TerminationReason } from './sessions.js';
+import { findPendingStepUp, UNCONFIRMED_STEP_UP } from './step-up.js';
 import { kyaScore, promotionOf, TIER_NAMES } from './trust.js';
 import { addGate, type Work } from './work.js';
 
@@ -23,18 +23,68 @@ function round2Text(n: number): string {
 }
 
 /**
- * A STEP_UP under the 'principal' policy (docs/step-up-confirmation.md): the same request asking
- * again while its step-up awaits the Principal gets that step-up back (no new code is sent);
- * otherwise a step-up is opened with a one-time code, whose hash the decision's audit row
- * carries into step_ups (migrations/0211) and whose code only step_up.created carries.
+ * Whether the request ends its session: consecutive DECLINEs that point to compromise reach
+ * session_max_consecutive_denials, or the trust score is CRITICAL. Adds the gate, reason code
+ * and detail session_terminated to the decision; the event follows once it is recorded (followUp).
  */
-function openStepUp(state: AgentState, req: AuthorizeRequest, w: Work, expiresAtMs: number, nowMs: number): void {
+export function endSession(state: AgentState, req: AuthorizeRequest, w: Work): TerminationReason | null {
+  const session = w.session;
+  if (session === null) return null;
+  const t = state.thresholds;
+  // The count of consecutive declines with this request (outcome.ts applyOutcome counts it so).
+  const denials =
+    w.decision === 'DECLINE' && pointsToCompromise(w.reasons)
+      ? session.consecutiveDenials + 1
+      : w.decision === 'APPROVE'
+        ? 0
+        : session.consecutiveDenials;
+  const critical = w.cts !== null && w.cts.zone === 'CRITICAL';
+  const ended = sessionEnds(session, denials, critical, t.session_max_consecutive_denials);
+  if (ended !== null) {
+    addGate(w, 'session_terminated');
+    if (!w.reasons.includes('session_terminated')) w.reasons.push('session_terminated');
+    w.details.push(
+      ended === 'critical_trust'
+        ? `session ${req.sessionId} is terminated: the trust score is CRITICAL`
+        : `session ${req.sessionId} is terminated after ${denials} consecutive declines that point to compromise (session_max_consecutive_denials ${t.session_max_consecutive_denials})`,
+    );
+  }
+  return ended;
+}
+
+/**
+ * The STEP_UP the state remembers for step_up_confirmed (null: not a STEP_UP, or one asking
+ * again for a step-up still open). Under the 'principal' policy (docs/step-up-confirmation.md)
+ * the same request asking again while its step-up awaits the Principal gets that step-up back
+ * (no new code is sent); otherwise a step-up is opened with a one-time code, whose hash the
+ * decision's audit row carries into step_ups (migrations/0211) and whose code only
+ * step_up.created carries.
+ */
+export function stepUpToRemember(
+  state: AgentState,
+  req: AuthorizeRequest,
+  w: Work,
+  expiresAtMs: number,
+  nowMs: number,
+): PendingStepUp | null {
+  if (w.decision !== 'STEP_UP') return null;
+  if (!state.stepUpByPrincipal) {
+    return {
+      authorizationId: w.authorizationId,
+      amount: w.amount,
+      currency: req.currency,
+      merchant: w.merchant,
+      expiresAtMs,
+      stepUpId: null,
+      confirmed: false,
+    };
+  }
   const idx = findPendingStepUp(state, w.amount, req.currency, w.merchant, nowMs, UNCONFIRMED_STEP_UP);
   const open = idx >= 0 ? (state.pendingStepUps[idx] as PendingStepUp) : null;
   if (open !== null && open.stepUpId !== null) {
     w.stepUpId = open.stepUpId;
     w.stepUpExpiresAtMs = open.expiresAtMs;
-    return;
+    return null;
   }
   const id = newId('stp');
   const code = newStepUpCode();
@@ -42,7 +92,7 @@ function openStepUp(state: AgentState, req: AuthorizeRequest, w: Work, expiresAt
   w.stepUpCode = code;
   w.stepUpCodeHash = hashStepUpCode(id, code);
   w.stepUpExpiresAtMs = expiresAtMs;
-  addPendingStepUp(state, {
+  return {
     authorizationId: w.authorizationId,
     amount: w.amount,
     currency: req.currency,
@@ -50,27 +100,27 @@ function openStepUp(state: AgentState, req: AuthorizeRequest, w: Work, expiresAt
     expiresAtMs,
     stepUpId: id,
     confirmed: false,
-  });
+  };
 }
 
 /**
- * Applies the follow-ups of the decision in `w` and pushes their events to `w.events`; returns
- * the agent row's update (KYA score, trust level), or null when neither changed.
+ * Pushes the events of the recorded decision in `w` to `w.events` (a zone change from
+ * `previousZone`, the end of its session) and updates the KYA score and trust tier; returns the
+ * agent row's update (KYA score, trust level), or null when neither changed.
  */
 export function followUp(
   state: AgentState,
   req: AuthorizeRequest,
   w: Work,
   trustScore: number | null,
-  stepUpExpiresAtMs: number,
+  previousZone: Zone | null,
+  ended: TerminationReason | null,
   nowMs: number,
 ): { trust_level?: string; kya_score?: string } | null {
   const t = state.thresholds;
-  const decision = w.decision;
-  const { amount, merchant, risk, cts, session, authorizationId, events } = w;
-  // Zone change into RED / CRITICAL.
+  const { cts, session, events } = w;
   if (cts !== null) {
-    const previous: Zone = state.lastZone ?? 'GREEN';
+    const previous: Zone = previousZone ?? 'GREEN';
     const type = zoneEventType(cts.zone);
     if (type !== null && previous !== cts.zone) {
       events.push({
@@ -85,61 +135,18 @@ export function followUp(
         },
       });
     }
-    state.lastZone = cts.zone;
-    state.lastTrustScore = cts.score;
   }
-
-  // Session: consecutive denials or a CRITICAL score terminate it (session.terminate once).
-  if (session !== null) {
-    const ended = recordInSession(
-      session,
-      decision === 'DECLINE' && pointsToCompromise(w.reasons),
-      decision === 'APPROVE',
-      cts !== null && cts.zone === 'CRITICAL',
-      req.intent.taskReference,
-      merchant,
-      t.session_max_merchants,
-      t.session_max_consecutive_denials,
-      nowMs,
-      req.intent.intentType,
-      groupsOfMcc(req.mcc),
-    );
-    if (ended !== null) {
-      addGate(w, 'session_terminated');
-      if (!w.reasons.includes('session_terminated')) w.reasons.push('session_terminated');
-      w.details.push(
-        ended === 'critical_trust'
-          ? `session ${req.sessionId} is terminated: the trust score is CRITICAL`
-          : `session ${req.sessionId} is terminated after ${session.consecutiveDenials} consecutive declines that point to compromise (session_max_consecutive_denials ${t.session_max_consecutive_denials})`,
-      );
-      events.push({
-        eventType: 'session.terminate',
-        data: {
-          agent_id: state.agentId,
-          session_id: req.sessionId,
-          reason: ended,
-          consecutive_denials: session.consecutiveDenials,
-          final_trust_score: trustScore,
-        },
-      });
-    }
-  }
-
-  // STEP_UP issued: remember it for step_up_confirmed.
-  if (decision === 'STEP_UP') {
-    if (risk?.outlier === true) state.unconfirmedOutlierMs = nowMs;
-    if (state.stepUpByPrincipal) openStepUp(state, req, w, stepUpExpiresAtMs, nowMs);
-    else {
-      addPendingStepUp(state, {
-        authorizationId,
-        amount,
-        currency: req.currency,
-        merchant,
-        expiresAtMs: stepUpExpiresAtMs,
-        stepUpId: null,
-        confirmed: false,
-      });
-    }
+  if (ended !== null && session !== null) {
+    events.push({
+      eventType: 'session.terminate',
+      data: {
+        agent_id: state.agentId,
+        session_id: req.sessionId,
+        reason: ended,
+        consecutive_denials: session.consecutiveDenials,
+        final_trust_score: trustScore,
+      },
+    });
   }
 
   // Trust: KYA score and promotion.
@@ -151,7 +158,7 @@ export function followUp(
     state.kyaText = round2Text(kya);
     agentUpdate = { kya_score: state.kyaText };
   }
-  if (decision === 'APPROVE') {
+  if (w.decision === 'APPROVE') {
     const next = promotionOf(state, nowMs);
     if (next !== null) {
       const previous: TrustLevel = state.trustLevel;

@@ -13,13 +13,7 @@ import { budgetExceeded } from './principal-budget.js';
 import { PROBE_MIN_TRIES, PROBE_WINDOW_MS } from './probing.js';
 import type { ReasonCode } from './reasons.js';
 import { assessRisk, COUNTRY_JUMP_THRESHOLD, type RiskResult } from './risk.js';
-import {
-  ANY_STEP_UP,
-  CONFIRMED_STEP_UP,
-  consumePendingStepUp,
-  findPendingStepUp,
-  UNCONFIRMED_STEP_UP,
-} from './step-up.js';
+import { ANY_STEP_UP, CONFIRMED_STEP_UP, findPendingStepUp, UNCONFIRMED_STEP_UP } from './step-up.js';
 import { scoresPastHardDecline } from './threshold-eval.js';
 import { type CtsResult, computeCts, effectiveLimit } from './trust.js';
 import { decline, mark, money, stepUp, type Work } from './work.js';
@@ -242,7 +236,10 @@ export function runGates(state: AgentState, req: AuthorizeRequest, w: Work, nowM
   w.limit = limit;
 }
 
-/** Step-up confirmation: clears STEP_UP gates only (never a DECLINE). */
+/**
+ * Step-up confirmation: clears STEP_UP gates only (never a DECLINE). The STEP_UP it matched is
+ * used once the decision is recorded (outcome.ts applyOutcome), as a reload does from the row.
+ */
 export function confirmStepUp(state: AgentState, req: AuthorizeRequest, w: Work, nowMs: number): void {
   const { amount, merchant } = w;
   let confirmed = false;
@@ -252,10 +249,9 @@ export function confirmStepUp(state: AgentState, req: AuthorizeRequest, w: Work,
     const kind = state.stepUpByPrincipal ? CONFIRMED_STEP_UP : ANY_STEP_UP;
     const idx = findPendingStepUp(state, amount, req.currency, merchant, nowMs, kind);
     if (idx >= 0) {
-      const p = consumePendingStepUp(state, idx);
+      const p = state.pendingStepUps[idx];
       confirmed = true;
       w.stepUpId = p?.stepUpId ?? null;
-      state.unconfirmedOutlierMs = Number.NEGATIVE_INFINITY;
       w.decision = 'APPROVE';
       w.gates.length = 0;
       w.reasons.length = 0;

@@ -115,24 +115,7 @@ export async function loadAgentState(sql: Sql, agentId: string, nowMs: number): 
   state.budget = budget;
 
   const history: HistoryRow[] = [];
-  for (let i = recent.length - 1; i >= 0; i--) {
-    const r = recent[i] as RecentRow;
-    history.push({
-      id: r.id,
-      amount: fromDb(r.amount) ?? 0n,
-      currency: r.currency,
-      mcc: r.mcc,
-      country: r.country,
-      decision: r.decision,
-      reasonCodes: r.reason_codes ?? [],
-      gatesFired: r.gates_fired ?? [],
-      merchant: merchantKeyOf(r.merchant_id, r.merchant_name),
-      sessionId: r.session_id,
-      trustScore: r.trust_score === null ? null : Number(r.trust_score),
-      atMs: dbTimeMs(r.created_at),
-      stepUpId: r.step_up_id,
-    });
-  }
+  for (let i = recent.length - 1; i >= 0; i--) history.push(historyRowOf(recent[i] as RecentRow));
   replayHistory(state, history, asOfMs);
   // The calendar windows above are those of asOfMs: no decision of this state goes before it.
   if (asOfMs > state.decidedUpToMs) state.decidedUpToMs = asOfMs;
@@ -212,8 +195,10 @@ function mandateRowsOf(sql: Sql, agentId: string, now: Date) {
   order by created_at desc, id desc`;
 }
 
-type RecentRow = {
+/** An audit row as recentRows reads it. */
+export interface RecentRow {
   id: string;
+  mandate_id: string | null;
   amount: string;
   currency: string;
   mcc: string | null;
@@ -227,13 +212,33 @@ type RecentRow = {
   trust_score: string | null;
   created_at: Date;
   step_up_id: string | null;
-};
+}
+
+/** The HistoryRow replayHistory folds of an audit row read back. */
+export function historyRowOf(r: RecentRow): HistoryRow {
+  return {
+    id: r.id,
+    amount: fromDb(r.amount) ?? 0n,
+    currency: r.currency,
+    mcc: r.mcc,
+    country: r.country,
+    decision: r.decision,
+    reasonCodes: r.reason_codes ?? [],
+    gatesFired: r.gates_fired ?? [],
+    merchant: merchantKeyOf(r.merchant_id, r.merchant_name),
+    sessionId: r.session_id,
+    trustScore: r.trust_score === null ? null : Number(r.trust_score),
+    atMs: dbTimeMs(r.created_at),
+    stepUpId: r.step_up_id,
+    mandateId: r.mandate_id,
+  };
+}
 
 /** The agent's RECENT_ROWS newest audit rows, newest first. */
 function recentRows(sql: Sql, agentId: string) {
   return sql<RecentRow[]>`
-    select id, amount::text as amount, currency, mcc, country, decision, reason_codes, gates_fired, merchant_id,
-           merchant_name, session_id, trust_score::text as trust_score, created_at, step_up_id
+    select id, mandate_id, amount::text as amount, currency, mcc, country, decision, reason_codes, gates_fired,
+           merchant_id, merchant_name, session_id, trust_score::text as trust_score, created_at, step_up_id
     from authorizations
     where agent_id = ${agentId}
     order by created_at desc, id desc
@@ -245,7 +250,7 @@ function recentRows(sql: Sql, agentId: string) {
  * which knows which ones the Principal confirmed and which were used (replayHistory leaves the
  * STEP_UP rows that have a step_up_id to this): unexpired, not USED, newest last.
  */
-interface OpenStepUpRow {
+export interface OpenStepUpRow {
   id: string;
   authorization_id: string;
   amount: string;
@@ -265,7 +270,8 @@ function openStepUpRows(sql: Sql, agentId: string, now: Date): Promise<readonly 
     limit ${MAX_PENDING_STEP_UPS}`;
 }
 
-function addOpenStepUps(state: AgentState, rows: readonly OpenStepUpRow[]): void {
+/** Adds the open step-ups read (newest first) to the state's pending ones, oldest first. */
+export function addOpenStepUps(state: AgentState, rows: readonly OpenStepUpRow[]): void {
   for (let i = rows.length - 1; i >= 0; i--) {
     const r = rows[i] as OpenStepUpRow;
     addPendingStepUp(state, {

@@ -1,45 +1,71 @@
-// What a decision changes in the agent's state, as if it were committed: the running totals of
-// its mandate, the time windows, the amount baselines and rings of recent requests, the outcome
-// ring and the merchants its declines flag.
+// What a decision changes in the agent's state, as if it were committed: the Outcome of the
+// request folded into its windows, baselines, rings, sessions and step-ups (outcome.ts, the
+// same fold a reload replays the audit rows with), then the counts a reload reads as sums
+// instead: the decision counts, the running totals of its mandate, its slice of the Principal
+// budget and the Principal's merchant evidence.
 
-import {
-  type AgentState,
-  OUTCOME_APPROVE,
-  OUTCOME_MANDATE_DECLINE,
-  OUTCOME_OTHER_DECLINE,
-  OUTCOME_STEP_UP,
-} from './agent-state.js';
-import { addMerchantDecline, learnApproval, MANDATE_GATES, pointsToCompromise } from './evidence.js';
+import type { AgentState, PendingStepUp } from './agent-state.js';
+import { MANDATE_GATES, pointsToCompromise } from './evidence.js';
 import type { AuthorizeRequest } from './model/contract.js';
+import { applyOutcome, type Outcome } from './outcome.js';
 import { spendBudget } from './principal-budget.js';
 import { recordMerchantEvidence } from './principal-evidence.js';
-import {
-  countryNovelty,
-  NOVEL_APPROVED,
-  NOVEL_CONFIRMED,
-  NOVEL_REFUSED,
-  noteApproval,
-  noteNovelCountry,
-} from './recent.js';
-import { recordOutcome } from './state.js';
 import type { Work } from './work.js';
 
-/** Post-processing: running totals, windows, baselines. */
-export function recordDecision(state: AgentState, req: AuthorizeRequest, w: Work, nowMs: number): void {
-  const t = state.thresholds;
-  const { amount, merchant, mandate, risk, confirmed } = w;
+/**
+ * The Outcome of a live decision. `pending` is the STEP_UP the state remembers for
+ * step_up_confirmed (follow-up.ts stepUpToRemember), null for other decisions.
+ */
+export function outcomeOfWork(req: AuthorizeRequest, w: Work, nowMs: number, pending: PendingStepUp | null): Outcome {
   const decision = w.decision;
+  const declined = decision === 'DECLINE';
+  let mandateDecline = false;
+  if (declined) for (const g of w.gates) if (MANDATE_GATES.has(g)) mandateDecline = true;
+  return {
+    atMs: nowMs,
+    authorizationId: w.authorizationId,
+    decision,
+    amount: w.amount,
+    currency: req.currency,
+    mcc: req.mcc,
+    country: req.country,
+    merchant: w.merchant,
+    cap: w.mandate?.perTransaction ?? null,
+    confirmed: w.confirmed,
+    large: decision === 'APPROVE' && w.risk?.large === true,
+    mandateDecline,
+    compromise: declined && pointsToCompromise(w.reasons),
+    outlier: decision === 'STEP_UP' && w.risk?.outlier === true,
+    trustScore: w.cts === null ? null : w.cts.score,
+    sessionId: req.sessionId,
+    sessionEnded: w.gates.includes('session_terminated'),
+    task: req.intent.taskReference,
+    intentType: req.intent.intentType,
+    stepUpId: w.stepUpId,
+    pending,
+  };
+}
+
+/** Post-processing: the decision's Outcome folded into the state, then its counts and totals. */
+export function recordDecision(
+  state: AgentState,
+  req: AuthorizeRequest,
+  w: Work,
+  nowMs: number,
+  pending: PendingStepUp | null,
+): void {
+  applyOutcome(state, outcomeOfWork(req, w, nowMs, pending), state.stats.approved);
+  countDecision(state, req, w, nowMs);
+}
+
+/**
+ * The counts and totals of a decision that a reload reads as sums over every audit row (the
+ * rollup and the rows since, windows.ts, the Principal budget) rather than from its newest rows.
+ */
+function countDecision(state: AgentState, req: AuthorizeRequest, w: Work, nowMs: number): void {
+  const { amount, merchant, mandate } = w;
   state.auditRowsSinceRollup++;
-  if (nowMs > state.decidedUpToMs) state.decidedUpToMs = nowMs;
-  state.requests.push(nowMs, t.rapid_fire_max_count + 1);
-  if (req.country !== null && countryNovelty(state, req.country, nowMs) > 0)
-    noteNovelCountry(
-      state,
-      req.country,
-      nowMs,
-      decision !== 'APPROVE' ? NOVEL_REFUSED : confirmed ? NOVEL_CONFIRMED : NOVEL_APPROVED,
-    );
-  if (decision === 'APPROVE') {
+  if (w.decision === 'APPROVE') {
     if (mandate !== null) {
       mandate.dayAmount += amount;
       mandate.dayCount++;
@@ -50,24 +76,11 @@ export function recordDecision(state: AgentState, req: AuthorizeRequest, w: Work
       mandate.totalAmount += amount;
     }
     spendBudget(state, req, amount, nowMs);
-    state.approvals.push(nowMs, t.risk_velocity_max_count + 1);
-    state.amounts.push(amount);
-    if (risk?.large === true && !confirmed) state.lastLargeMs = nowMs;
-    learnApproval(state, amount, req.currency, req.mcc, req.country, merchant, nowMs, mandate?.perTransaction ?? null);
-    noteApproval(state, merchant, nowMs, state.stats.approved);
     state.stats.approved++;
-    recordOutcome(state, OUTCOME_APPROVE);
-  } else if (decision === 'STEP_UP') {
+  } else if (w.decision === 'STEP_UP') {
     state.stats.stepUps++;
-    recordOutcome(state, OUTCOME_STEP_UP);
   } else {
     state.stats.declined++;
-    let mandateGate = false;
-    for (const g of w.gates) if (MANDATE_GATES.has(g)) mandateGate = true;
-    recordOutcome(state, mandateGate ? OUTCOME_MANDATE_DECLINE : OUTCOME_OTHER_DECLINE);
-    if (merchant !== '' && pointsToCompromise(w.reasons)) {
-      addMerchantDecline(state, merchant);
-      recordMerchantEvidence(state.principalId, merchant);
-    }
+    if (merchant !== '' && pointsToCompromise(w.reasons)) recordMerchantEvidence(state.principalId, merchant);
   }
 }

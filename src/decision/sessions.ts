@@ -1,9 +1,8 @@
 // Sessions (docs/decision-engine.md "Sessions"): session_id groups an agent's transactions;
 // consecutive DECLINEs that point to compromise (never pacing or spending caps alone) or a
 // CRITICAL trust score terminate a session for good. openSession opens a session's state for
-// a request and for the history load (history.ts) alike.
+// a request and for the fold of its outcome (outcome.ts), live and at a reload alike.
 import { type AgentState, MAX_SESSIONS, type SessionState } from './agent-state.js';
-import { taskRoot } from './intent.js';
 
 export type TerminationReason = 'consecutive_denials' | 'critical_trust';
 
@@ -44,42 +43,19 @@ export function addSessionMerchant(s: SessionState, merchant: string, max: numbe
 }
 
 /**
- * Records this request in its session (`declined`: a DECLINE that points to compromise,
- * evidence.ts pointsToCompromise). Returns why the session terminates with it, or null
- * (also null when it was already terminated: session.terminate is emitted once).
+ * Why the session ends with a request, or null (also null when it was already terminated:
+ * session.terminate is emitted once): a CRITICAL trust score, or `denials` (its consecutive
+ * DECLINEs that point to compromise, evidence.ts pointsToCompromise, with this request)
+ * reaching `maxDenials`. The request itself is recorded by outcome.ts applyOutcome.
  */
-export function recordInSession(
+export function sessionEnds(
   s: SessionState,
-  declined: boolean,
-  approved: boolean,
+  denials: number,
   critical: boolean,
-  task: string,
-  merchant: string,
-  maxMerchants: number,
   maxDenials: number,
-  nowMs: number,
-  intentType = '',
-  mccGroups = 0,
 ): TerminationReason | null {
-  s.lastSeenMs = nowMs;
-  if (s.task === null) {
-    s.task = task;
-    s.root = taskRoot(task);
-    s.intentType = intentType;
-    s.chars += task.length + s.root.length + intentType.length;
-  }
-  if (approved) s.groups |= mccGroups;
-  addSessionMerchant(s, merchant, maxMerchants);
-  if (declined) s.consecutiveDenials++;
-  else if (approved) s.consecutiveDenials = 0;
   if (s.terminated) return null;
-  if (critical) {
-    s.terminated = true;
-    return 'critical_trust';
-  }
-  if (s.consecutiveDenials >= maxDenials) {
-    s.terminated = true;
-    return 'consecutive_denials';
-  }
+  if (critical) return 'critical_trust';
+  if (denials >= maxDenials) return 'consecutive_denials';
   return null;
 }

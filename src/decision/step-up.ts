@@ -22,13 +22,8 @@ export function findPendingStepUp(
   nowMs: number,
   kind = ANY_STEP_UP,
 ): number {
+  dropExpiredStepUps(state, nowMs);
   const list = state.pendingStepUps;
-  let w = 0;
-  for (let i = 0; i < list.length; i++) {
-    const p = list[i] as PendingStepUp;
-    if (p.expiresAtMs > nowMs) list[w++] = p;
-  }
-  list.length = w;
   for (let i = 0; i < list.length; i++) {
     const p = list[i] as PendingStepUp;
     if (p.amount !== amount || p.currency !== currency || p.merchant !== merchant) continue;
@@ -39,9 +34,15 @@ export function findPendingStepUp(
   return -1;
 }
 
-export function consumePendingStepUp(state: AgentState, index: number): PendingStepUp | null {
-  const removed = state.pendingStepUps.splice(index, 1);
-  return removed[0] ?? null;
+/** Forgets the step-ups expired at `nowMs`. */
+export function dropExpiredStepUps(state: AgentState, nowMs: number): void {
+  const list = state.pendingStepUps;
+  let w = 0;
+  for (let i = 0; i < list.length; i++) {
+    const p = list[i] as PendingStepUp;
+    if (p.expiresAtMs > nowMs) list[w++] = p;
+  }
+  list.length = w;
 }
 
 /** Remembers an issued STEP_UP; the oldest is forgotten beyond MAX_PENDING_STEP_UPS. */
