@@ -31,9 +31,10 @@ import { shardOf } from '../decision/model/shard-of.js';
 import { STAGE_COMMITTED, STAGE_SIGNED } from '../decision/model/timing.js';
 import type { Environment } from '../domain/environment.js';
 import type { Sql } from '../storage/db.js';
-import { type Breaker, DEADLINE, isUnavailable } from './breaker.js';
+import { type Breaker, isUnavailable } from './breaker.js';
 import type { CommitOutcome, GroupCommitter } from './committer.js';
 import type { DbGate } from './db-queue.js';
+import { beforeDeadline, deadlineAt, isDeadline } from './deadline.js';
 import { requestFingerprint } from './idempotency.js';
 import type { AuthorizeResult } from './protocol.js';
 import { attachReceipt } from './receipt.js';
@@ -435,7 +436,7 @@ export class ActorSystem {
       } catch (err) {
         actor.state = null;
         if (isUnavailable(err)) db.breaker.failure(Date.now());
-        else if ((err as { code?: unknown }).code === DEADLINE) {
+        else if (isDeadline(err)) {
           if (!joined) db.breaker.slow(Date.now());
           // A load can miss its deadline because the agent's history past its rollup is long:
           // bring the rollup forward in the background so the next load is short.
@@ -727,10 +728,8 @@ export class ActorSystem {
    * be done: its receive time plus the load deadline, relaxed while the database has behaved.
    */
   #loadUntil(db: ShardDatabase, request: AuthorizeRequest): number {
-    return (
-      request.receivedAtMs +
-      db.breaker.deadline(this.#options.loadDeadlineMs, this.#options.relaxedLoadDeadlineMs, Date.now())
-    );
+    const { loadDeadlineMs, relaxedLoadDeadlineMs } = this.#options;
+    return deadlineAt(db.breaker, request.receivedAtMs, loadDeadlineMs, relaxedLoadDeadlineMs, Date.now());
   }
 
   /**
@@ -762,7 +761,7 @@ export class ActorSystem {
       } catch (err) {
         markStale(actor);
         if (isUnavailable(err)) db.breaker.failure(Date.now());
-        else if ((err as { code?: unknown }).code === DEADLINE) db.breaker.slow(Date.now());
+        else if (isDeadline(err)) db.breaker.slow(Date.now());
         this.#log.error({ err, agent_id: actor.agentId }, 'cannot grow the Principal budget slice');
         return false;
       }
@@ -855,22 +854,6 @@ export class ActorSystem {
 }
 
 /** The actor's state no longer holds: reload it before the next decision. */
-/** `work`, or a rejection with code DEADLINE (`<what> deadline passed`) at `until` (ms since the epoch). */
-async function beforeDeadline<T>(work: Promise<T>, until: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(Object.assign(new Error(`${what} deadline passed`), { code: DEADLINE })),
-      Math.max(0, until - Date.now()),
-    );
-  });
-  try {
-    return await Promise.race([work, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 function markStale(actor: Actor): void {
   actor.stale = true;
   actor.generation++;

@@ -13,6 +13,7 @@
 // answer, not the next `troubleMemoryMs`). Without an answer, the strict ones apply for
 // `troubleMemoryMs` after the last trouble.
 import { isDatabaseUnavailable } from '../storage/unavailable.js';
+import { isDeadline } from './deadline.js';
 
 export class Breaker {
   readonly #openMs: number;
@@ -86,18 +87,15 @@ export class Breaker {
   }
 }
 
-/** `code` of the errors this service raises when a database step misses its deadline. */
-export const DEADLINE = 'DEADLINE';
-
 /**
  * What counts against the breaker: the database unreachable or refusing work
  * (isDatabaseUnavailable, the one classifier), and an error with no code at all (a failure of
  * the driver itself rather than an answer of the database); never a missed deadline (the
- * breaker counts those as slow) nor a statement error.
+ * breaker counts those as slow, src/shard/deadline.ts) nor a statement error.
  */
 export function isUnavailable(err: unknown): boolean {
+  if (isDeadline(err)) return false;
   const code = (err as { code?: unknown } | null)?.code;
-  if (code === DEADLINE) return false;
   if (typeof code !== 'string') return true;
   return isDatabaseUnavailable(err);
 }

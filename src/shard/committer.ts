@@ -26,8 +26,6 @@
 // good row commits and only the offending ones are answered as failed (their actors reload
 // from the database, so the state keeps nothing of them). One bad row among n costs about
 // 2·log2(n) extra transactions, all inside the same deadline.
-// Length (~470 lines): GroupCommitter is one state machine (batching, fencing, deadlines,
-// row-fault isolation) over one transaction; its helpers already live outside the class.
 
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
@@ -38,8 +36,9 @@ import { makeEnvelope } from '../events/envelope.js';
 import { type OutboxTuple, tupleOf } from '../events/outbox.js';
 import { BATCH_SIZE_BUCKETS, LATENCY_BUCKETS_SECONDS, LocalHistogram } from '../observability/metrics.js';
 import type { Sql } from '../storage/db.js';
-import { type Breaker, DEADLINE, isUnavailable } from './breaker.js';
+import { type Breaker, isUnavailable } from './breaker.js';
 import type { DbGate } from './db-queue.js';
+import { DeadlineError, deadlineAt } from './deadline.js';
 
 export interface CommitItem {
   readonly request: AuthorizeRequest;
@@ -114,13 +113,6 @@ interface Batch {
 
 // biome-ignore lint/complexity/noBannedTypes: postgres.js's own default type parameter
 type Tx = postgres.ReservedSql<{}>;
-
-class DeadlineError extends Error {
-  readonly code = DEADLINE;
-  constructor() {
-    super('commit deadline passed');
-  }
-}
 
 export interface CommitterStats {
   commits: number;
@@ -239,8 +231,8 @@ export class GroupCommitter {
     let oldest = Number.POSITIVE_INFINITY;
     for (const e of batch.entries) if (e.item.request.receivedAtMs < oldest) oldest = e.item.request.receivedAtMs;
     const now = Date.now();
-    const deadlineMs = this.#breaker.deadline(this.#options.deadlineMs, this.#options.relaxedDeadlineMs, now);
-    const remaining = oldest + deadlineMs - now;
+    const remaining =
+      deadlineAt(this.#breaker, oldest, this.#options.deadlineMs, this.#options.relaxedDeadlineMs, now) - now;
     const answer = this.#options.answerDeadlineMs;
     if (answer !== undefined) batch.answerBy = oldest + answer * (1 - ANSWER_MARGIN_SHARE);
     if (remaining <= 0 || !this.#breaker.allows(Date.now())) {
@@ -381,7 +373,7 @@ export class GroupCommitter {
     if (batch.abandoned) {
       // The deadline passed while the batch waited for its connection: nothing is sent.
       tx.release();
-      throw new DeadlineError();
+      throw new DeadlineError('commit');
     }
     const sentAt = performance.now();
     batch.committing = true;
@@ -456,7 +448,7 @@ export class GroupCommitter {
       if ((err as { code?: unknown } | null)?.code === COMMIT_TOO_LATE) {
         batch.abandoned = true;
         this.#breaker.slow(Date.now());
-        throw new DeadlineError();
+        throw new DeadlineError('commit');
       }
       throw err;
     } finally {

@@ -3,7 +3,8 @@
 // and a database refusing work are outages; an error in a statement is not; the breaker also
 // counts a driver failure without a code, never a missed deadline.
 import { describe, expect, it } from 'vitest';
-import { DEADLINE, isUnavailable } from '../../src/shard/breaker.js';
+import { isUnavailable } from '../../src/shard/breaker.js';
+import { DEADLINE } from '../../src/shard/deadline.js';
 import { isDatabaseUnavailable } from '../../src/storage/unavailable.js';
 
 const err = (code?: string) => Object.assign(new Error('x'), code === undefined ? {} : { code });
