@@ -9,11 +9,12 @@ import type { Logger } from 'pino';
 // Before uws-pack: the settings its native library reads as it loads.
 import './uws-env.js';
 import * as uWS from 'uws-pack';
+import type { AuthContext } from '../auth/types.js';
 import type { Config } from '../config/config.js';
 import { newId } from '../domain/ids.js';
 import { ApiError } from '../errors/registry.js';
 import type { ServiceMetrics } from '../observability/metrics.js';
-import type { Databases } from '../storage/db.js';
+import type { Databases, Sql } from '../storage/db.js';
 import { assertMetadataSize, metadataPaths } from '../validation/metadata.js';
 import { assertStorable, jsonTextDeeperThan, MAX_JSON_DEPTH } from '../validation/storable.js';
 import { assertStorableFields, assertStorableText } from '../validation/storable-text.js';
@@ -23,7 +24,7 @@ import { DeadlineSweeper } from './deadline.js';
 import { errorEnvelope } from './envelope.js';
 import type { RequestLimits } from './rate-limit.js';
 import type { Router } from './router.js';
-import type { Authenticator, HttpMethod, Reply, RequestContext, RouteDef } from './types.js';
+import type { Authenticator, AuthMode, HttpMethod, Reply, RequestContext, RouteDef, RouteFor } from './types.js';
 
 const STATUS_TEXT: Record<number, string> = {
   200: '200 OK',
@@ -62,6 +63,13 @@ export interface DrainResult {
   readonly durationMs: number;
 }
 const HEAD = 'HEAD' as HttpMethod;
+/** The kind of caller each authenticated auth mode admits (src/http/types.ts AuthOf). */
+const CALLER_KIND: Readonly<Record<Exclude<AuthMode, 'none'>, AuthContext['kind']>> = Object.freeze({
+  admin: 'admin',
+  client: 'client',
+  principal: 'principal',
+  principal_key: 'principal',
+});
 /** Headers that frame the message or name its target: a second copy is a smuggling attempt. */
 const SINGLE_HEADERS = new Set(['content-length', 'transfer-encoding', 'host']);
 /** Refuses bytes that are not UTF-8 (RFC 8259 8.1) instead of replacing them with U+FFFD. */
@@ -284,12 +292,18 @@ export class HttpServer {
         performance.now(),
       );
       if (route.auth !== 'none') {
-        ctx.auth = await this.#deps.authenticator.authenticate(ctx, route);
-        if (ctx.auth !== null && ctx.auth.kind !== 'admin') {
-          this.#deps.rateLimiter?.check(ctx.auth.credentialId, ctx.auth.clientId, performance.now());
-          ctx.db = this.#deps.dbs.forEnv(ctx.auth.environment);
+        const auth = await this.#deps.authenticator.authenticate(ctx, route);
+        // The one check of who calls: the caller is the kind the route's auth mode admits, which
+        // is what its handler's context is typed for (RequestContext<A>), so handlers read it as is.
+        if (auth === null || auth.kind !== CALLER_KIND[route.auth]) throw new ApiError('unauthorized');
+        (ctx as { auth: AuthContext | null }).auth = auth;
+        if (auth.kind !== 'admin') {
+          this.#deps.rateLimiter?.check(auth.credentialId, auth.clientId, performance.now());
+          (ctx as { db: Sql | null }).db = this.#deps.dbs.forEnv(auth.environment);
         }
       }
+      // From here the context holds what the route's auth mode promises (checked above).
+      const typed = route as RouteFor<AuthMode>;
       assertStorableFields(ctx.params);
       assertStorableFields(ctx.query);
       if (route.body !== undefined) {
@@ -297,7 +311,7 @@ export class HttpServer {
         const body = parseBody(ctx, route);
         // A refused body answers the schema's errors and the route's cross-field ones together.
         if (!validator.check(body))
-          throw validationError(schemaErrors(validator, body), route.fieldErrors?.(ctx, body));
+          throw validationError(schemaErrors(validator, body), typed.fieldErrors?.(ctx, body));
         ctx.body = body;
         const metadata = metadataPaths(route.body);
         if (metadata.length > 0) assertMetadataSize(ctx.body, metadata, this.#deps.config.metadataMaxBytes);
@@ -309,7 +323,7 @@ export class HttpServer {
         assertOwnPrincipal(ctx);
       }
       if (route.query !== undefined) validate(getValidator(route.query), ctx.query);
-      const reply = await route.handler(ctx);
+      const reply = await typed.handler(ctx);
       this.#write(res, ctx, pending, reply);
     } catch (err) {
       // A route that must never answer 5xx (POST /authorize) answers its own fault reply instead.

@@ -1,7 +1,7 @@
 // The contract between the HTTP edge and the handlers of every area: a route declares its
-// method, path, credential plane and schemas; its handler gets a RequestContext and returns a
-// Reply or throws an ApiError.
-import type { AuthContext } from '../auth/types.js';
+// method, path, credential plane and schemas; its handler gets a RequestContext typed by the
+// route's credential plane and returns a Reply or throws an ApiError.
+import type { AdminAuth, AuthContext, ClientAuth, PrincipalAuth } from '../auth/types.js';
 import type { ErrorDetail } from '../errors/registry.js';
 import type { Sql } from '../storage/db.js';
 
@@ -17,7 +17,34 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
  */
 export type AuthMode = 'none' | 'admin' | 'client' | 'principal' | 'principal_key';
 
-export interface RequestContext {
+/**
+ * The caller the edge lets through to a route of each auth mode: the authenticator answers that
+ * kind or refuses the request, and the edge checks it once (src/http/server.ts), so a handler
+ * reads its caller without checking it again.
+ */
+export interface AuthOf {
+  none: null;
+  admin: AdminAuth;
+  client: ClientAuth;
+  principal: PrincipalAuth;
+  principal_key: PrincipalAuth;
+}
+
+/** The database of the caller's environment, set for the credentials that carry one. */
+export interface DbOf {
+  none: null;
+  admin: null;
+  client: Sql;
+  principal: Sql;
+  principal_key: Sql;
+}
+
+/**
+ * A request as its handler sees it. `RequestContext<'principal'>` is a route's of auth mode
+ * 'principal' (its caller a PrincipalAuth, its database set); `RequestContext` (every mode) is
+ * what code sees before authentication or whatever the route (the edge, onFault).
+ */
+export interface RequestContext<A extends AuthMode = AuthMode> {
   readonly requestId: string;
   readonly method: HttpMethod;
   /** Path without the query string, e.g. /api/v1/principals/prn_x/agents. */
@@ -32,10 +59,10 @@ export interface RequestContext {
   readonly rawBody: Buffer;
   /** Parsed and schema-validated body (defaults applied); undefined without a body. */
   body: unknown;
-  /** Set by the edge for authenticated routes. */
-  auth: AuthContext | null;
-  /** The database of the credential's environment; set by the edge for authenticated routes. */
-  db: Sql | null;
+  /** Who is calling, set by the edge once it has authenticated the request (null before). */
+  readonly auth: AuthOf[A];
+  /** The database of the credential's environment, set by the edge with `auth`. */
+  readonly db: DbOf[A];
   /** Monotonic start time (performance.now()), for processing_time_ms. */
   readonly startedAt: number;
 }
@@ -50,11 +77,12 @@ export interface Reply {
   headers?: Record<string, string>;
 }
 
-export interface RouteDef {
+/** A route of one auth mode: its handler and field rules get the context of that mode. */
+export interface RouteFor<A extends AuthMode> {
   method: HttpMethod;
   /** Path with :params, e.g. /api/v1/principals/:principal_id/agents. */
   path: string;
-  auth: AuthMode;
+  auth: A;
   /** Name of the schema (schemas/<name>.json) validating the JSON body. */
   body?: string;
   /** The body may be left out (an empty body is `{}`); documents requestBody as not required. */
@@ -78,12 +106,12 @@ export interface RouteDef {
    * that one answer lists the schema's errors and these together; fields the schema already
    * named are not repeated. On a body the schema passed, the handler applies them itself.
    */
-  fieldErrors?: (ctx: RequestContext, body: unknown) => ErrorDetail[];
-  handler: (ctx: RequestContext) => Reply | Promise<Reply>;
+  fieldErrors?: (ctx: RequestContext<A>, body: unknown) => ErrorDetail[];
+  handler: (ctx: RequestContext<A>) => Reply | Promise<Reply>;
   /**
-   * The reply for an unexpected fault anywhere in the request (authentication included; any
-   * error but a 4xx ApiError), in place of the 5xx envelope. POST /authorize answers its safe
-   * decision (SPEC.md rule 6: it never answers 500).
+   * The reply for an unexpected fault anywhere in the request (authentication included, so its
+   * context may have no caller yet; any error but a 4xx ApiError), in place of the 5xx envelope.
+   * POST /authorize answers its safe decision (SPEC.md rule 6: it never answers 500).
    */
   onFault?: (ctx: RequestContext, err: unknown) => Reply;
   /**
@@ -93,13 +121,20 @@ export interface RouteDef {
   deadlineMs?: number;
 }
 
+/**
+ * A route of any of the modes in `A` (every mode by default): a union by `auth`, so a route
+ * written in a `RouteDef[]` gets its handler's context from its own `auth`.
+ */
+export type RouteDef<A extends AuthMode = AuthMode> = { [M in A]: RouteFor<M> }[A];
+
 export function json(status: number, body: unknown, headers?: Record<string, string>): Reply {
   return headers === undefined ? { status, body } : { status, body, headers };
 }
 
 /**
  * Authenticates a request for a route; throws ApiError (401 unauthorized, 403 forbidden) or
- * returns who the caller is. Implemented in src/auth/authenticator.ts; the edge's port to it.
+ * returns who the caller is: the kind `AuthOf` names for the route's auth mode. Implemented in
+ * src/auth/authenticator.ts; the edge's port to it.
  */
 export interface Authenticator {
   authenticate(ctx: RequestContext, route: RouteDef): Promise<AuthContext | null>;

@@ -49,14 +49,13 @@ export function requestHash(ctx: Pick<RequestContext, 'method' | 'path' | 'body'
  * Runs `work` in a transaction of the request's database, under the request's Idempotency-Key
  * when it carries one. Only 2xx answers are remembered; an error releases the key.
  */
-export async function withIdempotency(ctx: RequestContext, work: (tx: Tx) => Promise<Reply>): Promise<Reply> {
-  const db = ctx.db;
-  const auth = ctx.auth;
+export async function withIdempotency(
+  ctx: RequestContext<'client' | 'principal'>,
+  work: (tx: Tx) => Promise<Reply>,
+): Promise<Reply> {
+  const { db, auth } = ctx;
   // Keys are scoped to the calling Client, or to the calling Principal on the runtime plane
   // (holds: src/runtime/holds-routes.ts); both live in idempotency_keys.client_id.
-  if (db === null || auth === null || (auth.kind !== 'client' && auth.kind !== 'principal')) {
-    throw new ApiError('unauthorized');
-  }
   const owner = auth.kind === 'client' ? auth.clientId : auth.principalId;
   const key = ctx.headers[HEADER];
   if (key === undefined) return db.begin((tx) => work(tx)) as Promise<Reply>;

@@ -10,7 +10,7 @@ import { json, type RequestContext, type RouteDef } from '../http/types.js';
 import type { Sql } from '../storage/db.js';
 import { assertStorable } from '../validation/storable.js';
 import { type AgentInput, createAgent, findClientAgent, listAgentSummaries, summaryOf } from './agents.js';
-import { clientAuth, isLookupId } from './checks.js';
+import { isLookupId } from './checks.js';
 import { withIdempotency } from './idempotency.js';
 import { createMandate, type MandateInput, mandateAmountPaths } from './mandates.js';
 import {
@@ -45,7 +45,7 @@ export function onboardingRoutes(engine: Pick<DecisionEngine, 'invalidateAgent'>
       successStatus: 201,
       summary: 'Create a Principal, its first Agent and a Mandate atomically (202 when verification is pending)',
       handler: (ctx) => {
-        const { auth } = clientAuth(ctx);
+        const { auth } = ctx;
         assertStorable(ctx.body);
         exactAmounts(ctx, ONBOARD_AMOUNTS);
         const body = ctx.body as { principal: PrincipalInput; agent: AgentInput; mandate: MandateInput };
@@ -67,7 +67,7 @@ export function onboardingRoutes(engine: Pick<DecisionEngine, 'invalidateAgent'>
       successStatus: 201,
       summary: 'Register a Principal and enroll it in Programs (202 when verification is pending)',
       handler: (ctx) => {
-        const { auth } = clientAuth(ctx);
+        const { auth } = ctx;
         assertStorable(ctx.body);
         return withIdempotency(ctx, async (tx) => {
           const { record, pending } = await createPrincipal(tx, auth.clientId, ctx.body as PrincipalInput);
@@ -82,7 +82,6 @@ export function onboardingRoutes(engine: Pick<DecisionEngine, 'invalidateAgent'>
       response: 'Principal',
       summary: "The calling Principal's own record",
       handler: async (ctx) => {
-        if (ctx.auth === null || ctx.auth.kind !== 'principal' || ctx.db === null) throw new ApiError('unauthorized');
         if (ctx.params.principal_id !== ctx.auth.principalId) {
           throw new ApiError('forbidden', 'A Principal may read only its own record.');
         }
@@ -100,7 +99,7 @@ export function onboardingRoutes(engine: Pick<DecisionEngine, 'invalidateAgent'>
       successStatus: 200,
       summary: 'Enroll a Principal in a Program (idempotent)',
       handler: async (ctx) => {
-        const { auth, db } = clientAuth(ctx);
+        const { auth, db } = ctx;
         const principalId = principalParam(ctx);
         assertStorable(ctx.body);
         const { program_id } = ctx.body as { program_id: string };
@@ -117,7 +116,7 @@ export function onboardingRoutes(engine: Pick<DecisionEngine, 'invalidateAgent'>
       successStatus: 201,
       summary: 'Register an Agent under a Principal',
       handler: (ctx) => {
-        const { auth } = clientAuth(ctx);
+        const { auth } = ctx;
         const principalId = principalParam(ctx);
         assertStorable(ctx.body);
         return withIdempotency(ctx, async (tx) => {
@@ -133,7 +132,7 @@ export function onboardingRoutes(engine: Pick<DecisionEngine, 'invalidateAgent'>
       response: 'OnboardAgentList',
       summary: "A Principal's agents",
       handler: async (ctx) => {
-        const { auth, db } = clientAuth(ctx);
+        const { auth, db } = ctx;
         const principal = await findClientPrincipal(db, auth.clientId, principalParam(ctx));
         const agents = await listAgentSummaries(db, principal.id);
         return json(200, { principal_id: principal.id, agents, count: agents.length });
@@ -148,7 +147,7 @@ export function onboardingRoutes(engine: Pick<DecisionEngine, 'invalidateAgent'>
       successStatus: 201,
       summary: 'Grant a Mandate to an Agent',
       handler: async (ctx) => {
-        const { auth } = clientAuth(ctx);
+        const { auth } = ctx;
         const agentId = ctx.params.agent_id;
         if (!isLookupId(agentId)) throw new ApiError('principal_not_found', 'Agent not found for this Client.');
         assertStorable(ctx.body);
@@ -176,7 +175,7 @@ export function onboardingRoutes(engine: Pick<DecisionEngine, 'invalidateAgent'>
       successStatus: 201,
       summary: 'Issue a sandbox API key for a Principal (sandbox Client key only)',
       handler: async (ctx) => {
-        const { auth, db } = clientAuth(ctx);
+        const { auth, db } = ctx;
         if (auth.environment !== 'sandbox') throw new ApiError('sandbox_only');
         const principal = await findClientPrincipal(db, auth.clientId, principalParam(ctx));
         const issued = await db.begin(async (tx) => {

@@ -9,7 +9,7 @@ import { newId } from '../domain/ids.js';
 import { ApiError } from '../errors/registry.js';
 import { json, type RouteDef } from '../http/types.js';
 import { type AgentRow, type AgentStatus, agentView, listAgents, loadOwnedAgent } from './agent-store.js';
-import { bodyOf, callerOf, idParam } from './context.js';
+import { bodyOf, idParam } from './context.js';
 import { invalidateAgent } from './engine-handle.js';
 import { agentMetrics } from './metrics.js';
 import { checkRegistrationProof, type Ed25519Jwk } from './registration-proof.js';
@@ -61,25 +61,25 @@ export function agentsRoutes(services: Services): RouteDef[] {
       successStatus: 201,
       summary: 'Register an agent under the calling Principal',
       handler: async (ctx) => {
-        const caller = callerOf(ctx);
+        const { auth, db } = ctx;
         const b = bodyOf<CreateBody>(ctx);
-        if (b.principal_id !== undefined && b.principal_id !== caller.principalId) {
+        if (b.principal_id !== undefined && b.principal_id !== auth.principalId) {
           throw new ApiError('forbidden', "principal_id must be the caller's own Principal.");
         }
         const did = resolveDid(b);
         if (b.public_key_jwk !== undefined && b.registration_proof !== undefined) {
           const problem = checkRegistrationProof(b.public_key_jwk, b.registration_proof, {
-            principalId: caller.principalId,
+            principalId: auth.principalId,
             displayName: b.display_name,
             did: b.did ?? null,
           });
           if (problem !== null) throw invalid('registration_proof', problem);
         }
-        const principals = await caller.db<{ client_id: string; programs: string[] }[]>`
+        const principals = await db<{ client_id: string; programs: string[] }[]>`
           select p.client_id,
             coalesce((select array_agg(pp.program_id order by pp.program_id) from principal_programs pp
               where pp.principal_id = p.id), '{}') as programs
-          from principals p where p.id = ${caller.principalId}`;
+          from principals p where p.id = ${auth.principalId}`;
         const principal = principals[0];
         if (principal === undefined) throw new ApiError('principal_not_found');
         const programId = principal.programs.length === 1 ? (principal.programs[0] as string) : null;
@@ -87,13 +87,13 @@ export function agentsRoutes(services: Services): RouteDef[] {
         const id = newId('agt');
         let rows: AgentRow[];
         try {
-          rows = await caller.db<AgentRow[]>`
+          rows = await db<AgentRow[]>`
             insert into agents (id, principal_id, client_id, program_id, name, did, did_method, status,
               trust_level, capabilities, metadata, public_key_jwk)
-            values (${id}, ${caller.principalId}, ${principal.client_id}, ${programId}, ${b.display_name},
+            values (${id}, ${auth.principalId}, ${principal.client_id}, ${programId}, ${b.display_name},
               ${did}, ${didMethod(did) as string}, 'ACTIVE', 'REGISTERED', ${b.capabilities},
-              ${b.metadata === undefined ? null : caller.db.json(b.metadata as never)},
-              ${jwk === null ? null : caller.db.json(jwk)})
+              ${b.metadata === undefined ? null : db.json(b.metadata as never)},
+              ${jwk === null ? null : db.json(jwk)})
             returning id, principal_id, program_id, name, did, did_method, status, trust_level,
               kya_score::text as kya_score, capabilities, metadata, created_at, '0' as total, '0' as declined`;
         } catch (err) {
@@ -116,10 +116,10 @@ export function agentsRoutes(services: Services): RouteDef[] {
       response: 'RuntimeAgentList',
       summary: "The caller's agents, newest first, paged",
       handler: async (ctx) => {
-        const caller = callerOf(ctx);
+        const { auth, db } = ctx;
         const page = Number(ctx.query.page ?? '1');
         const pageSize = Number(ctx.query.page_size ?? '20');
-        const result = await listAgents(caller.db, caller.principalId, {
+        const result = await listAgents(db, auth.principalId, {
           status: ctx.query.status ?? null,
           trustLevel: ctx.query.trust_level ?? null,
           limit: pageSize,
@@ -135,10 +135,10 @@ export function agentsRoutes(services: Services): RouteDef[] {
       response: 'RuntimeAgent',
       summary: "One of the caller's agents",
       handler: async (ctx) => {
-        const caller = callerOf(ctx);
+        const { auth, db } = ctx;
         return json(
           200,
-          agentView(await loadOwnedAgent(caller.db, caller.principalId, idParam(ctx, 'agent_id', 'agent_not_found'))),
+          agentView(await loadOwnedAgent(db, auth.principalId, idParam(ctx, 'agent_id', 'agent_not_found'))),
         );
       },
     },
@@ -149,11 +149,8 @@ export function agentsRoutes(services: Services): RouteDef[] {
       response: 'RuntimeAgentMetrics',
       summary: "An agent's decision counts and trust promotion eligibility",
       handler: async (ctx) => {
-        const caller = callerOf(ctx);
-        return json(
-          200,
-          await agentMetrics(caller.db, caller.principalId, idParam(ctx, 'agent_id', 'agent_not_found')),
-        );
+        const { auth, db } = ctx;
+        return json(200, await agentMetrics(db, auth.principalId, idParam(ctx, 'agent_id', 'agent_not_found')));
       },
     },
     {
@@ -164,18 +161,18 @@ export function agentsRoutes(services: Services): RouteDef[] {
       response: 'RuntimeAgentStatusResponse',
       summary: 'Suspend, reactivate or revoke an agent (REVOKED is final)',
       handler: async (ctx) => {
-        const caller = callerOf(ctx);
+        const { auth, db } = ctx;
         const agentId = idParam(ctx, 'agent_id', 'agent_not_found');
         const { status, reason } = bodyOf<{ status: AgentStatus; reason: string }>(ctx);
         // One statement, so a concurrent revoke cannot be undone by a racing reactivation; the
         // previous status (locked) and the security record share its transaction.
-        const rows = await caller.db.begin(async (tx) => {
+        const rows = await db.begin(async (tx) => {
           const before = await tx<{ status: AgentStatus }[]>`
-            select status from agents where id = ${agentId} and principal_id = ${caller.principalId} for update`;
+            select status from agents where id = ${agentId} and principal_id = ${auth.principalId} for update`;
           const changed = await tx<{ id: string; status: AgentStatus; trust_level: string; name: string }[]>`
             update agents set status = ${status}, updated_at = now(),
               status_reason = case when status = 'REVOKED' then status_reason else ${reason} end
-            where id = ${agentId} and principal_id = ${caller.principalId}
+            where id = ${agentId} and principal_id = ${auth.principalId}
               and (status <> 'REVOKED' or ${status} = 'REVOKED')
             returning id, status, trust_level, name`;
           if (changed.length > 0) {
@@ -190,13 +187,13 @@ export function agentsRoutes(services: Services): RouteDef[] {
         });
         const row = rows[0];
         if (row === undefined) {
-          await loadOwnedAgent(caller.db, caller.principalId, agentId); // 404 when not the caller's
+          await loadOwnedAgent(db, auth.principalId, agentId); // 404 when not the caller's
           throw new ApiError(
             'invalid_status_transition',
             `The agent is REVOKED, which is final; it cannot become ${status}.`,
           );
         }
-        await invalidateAgent(services, caller.environment, agentId);
+        await invalidateAgent(services, auth.environment, agentId);
         return json(200, { id: row.id, status: row.status, trust_level: row.trust_level, display_name: row.name });
       },
     },

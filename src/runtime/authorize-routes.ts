@@ -90,11 +90,6 @@ const REPLAYED: Readonly<Record<string, string>> = Object.freeze({ 'idempotent-r
 const DEFAULT_LOG_LIMIT = 50;
 const MAX_LOG_LIMIT = 200;
 
-function principalOf(auth: AuthContext | null): PrincipalAuth {
-  if (auth === null || auth.kind !== 'principal') throw new ApiError('unauthorized');
-  return auth;
-}
-
 /**
  * Cross-field rules the schema cannot express with clear messages, over a body of any shape
  * (each field's type is checked: the edge also runs them on a body the schema refused, so that
@@ -379,8 +374,12 @@ export function authorizeRoutes(deps: AuthorizeRouteDeps): RouteDef[] {
   }
 
   /** The security-log record of one dry run, in the caller's environment's database. */
-  async function auditDryRun(ctx: RequestContext, request: AuthorizeRequest, reply: DecisionReply): Promise<void> {
-    await recordSecurityEvent(ctx.db as Sql, ctx, {
+  async function auditDryRun(
+    ctx: RequestContext<'principal'>,
+    request: AuthorizeRequest,
+    reply: DecisionReply,
+  ): Promise<void> {
+    await recordSecurityEvent(ctx.db, ctx, {
       action: 'authorization.dry_run',
       targetType: 'agent',
       targetId: request.agentId,
@@ -395,8 +394,8 @@ export function authorizeRoutes(deps: AuthorizeRouteDeps): RouteDef[] {
   }
 
   /** POST /authorize, or with `dryRun` POST /authorize/explain (the same path to the owning actor). */
-  async function authorize(ctx: RequestContext, dryRun = false): Promise<Reply> {
-    const auth = principalOf(ctx.auth);
+  async function authorize(ctx: RequestContext<'principal'>, dryRun = false): Promise<Reply> {
+    const auth = ctx.auth;
     const body = ctx.body as AuthorizeBody;
     let request = buildRequest(ctx, auth, body);
     if (dryRun) request = { ...request, dryRun };
@@ -404,7 +403,7 @@ export function authorizeRoutes(deps: AuthorizeRouteDeps): RouteDef[] {
     let engineAt = 0;
     try {
       if (body.agent_id === undefined) {
-        const found = await dids.resolve(ctx.db as Sql, auth.environment, auth.clientId, body.agent_did as string);
+        const found = await dids.resolve(ctx.db, auth.environment, auth.clientId, body.agent_did as string);
         if (found === null || found.principalId !== auth.principalId) throw new ApiError('agent_not_found');
         request = { ...request, agentId: found.agentId };
       }
@@ -462,7 +461,7 @@ export function authorizeRoutes(deps: AuthorizeRouteDeps): RouteDef[] {
       handler: (ctx) => {
         const full = fullDisclosure(ctx.auth);
         if (!full) {
-          const credentialId = principalOf(ctx.auth).credentialId;
+          const credentialId = ctx.auth.credentialId;
           const verdict = narrowDryRuns.take(credentialId, performance.now());
           if (!verdict.allowed) {
             onDryRun?.('refused');
@@ -490,8 +489,7 @@ export function authorizeRoutes(deps: AuthorizeRouteDeps): RouteDef[] {
       response: 'AuthorizationLogEntry',
       summary: 'One authorization audit log entry of the calling Principal',
       handler: async (ctx) => {
-        const auth = principalOf(ctx.auth);
-        const sql = ctx.db as Sql;
+        const { auth, db: sql } = ctx;
         const id = ctx.params.authorization_id as string;
         const rows = await reading(
           () => sql<StoredAuthorization[]>`
@@ -527,8 +525,7 @@ export function authorizeRoutes(deps: AuthorizeRouteDeps): RouteDef[] {
       response: 'AuthorizationLogPage',
       summary: "An agent's authorization log, newest first, cursor-paged",
       handler: async (ctx) => {
-        const auth = principalOf(ctx.auth);
-        const sql = ctx.db as Sql;
+        const { auth, db: sql } = ctx;
         const agentId = ctx.params.agent_id as string;
         const limit =
           ctx.query.limit === undefined ? DEFAULT_LOG_LIMIT : Math.min(Number(ctx.query.limit), MAX_LOG_LIMIT);

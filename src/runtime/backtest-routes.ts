@@ -7,7 +7,6 @@ import { mergeThresholds, type Thresholds, validateThresholdOverrides } from '..
 import { ApiError, type ErrorDetail } from '../errors/registry.js';
 import { json, type RouteDef } from '../http/types.js';
 import { RANGE_DEFAULT_ROWS, summaryOf } from './audit-range.js';
-import { callerOf } from './context.js';
 import type { RangeRunner } from './range-runner.js';
 import { loadOverrides } from './thresholds-routes.js';
 
@@ -45,7 +44,8 @@ export function backtestRoutes(ranges: RangeRunner): RouteDef[] {
       summary: "Replay the Principal's recorded decisions of a time range under proposed thresholds",
       fieldErrors: (_ctx, raw) => backtestFieldErrors(raw),
       handler: async (ctx) => {
-        const { db, principalId, environment } = callerOf(ctx);
+        const { db } = ctx;
+        const { principalId, environment } = ctx.auth;
         const body = ctx.body as BacktestBody;
         const problems = backtestFieldErrors(body);
         if (problems.length > 0) throw new ApiError('validation_error', undefined, { details: problems });

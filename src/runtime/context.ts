@@ -1,34 +1,17 @@
-// What every runtime-plane handler needs from its request: the calling Principal, its Client,
-// the environment and that environment's database. Routes are declared auth 'principal', so the
-// edge has already authenticated a Principal key or Bearer token.
+// What runtime-plane handlers share beyond the caller itself. Routes are declared auth
+// 'principal', so their context (RequestContext<'principal'>) carries the calling Principal
+// (ctx.auth) and its environment's database (ctx.db), set by the edge.
 
 import type { PrincipalAuth } from '../auth/types.js';
-import type { Environment } from '../domain/environment.js';
 import { ApiError, type ErrorCode } from '../errors/registry.js';
 import type { RequestContext } from '../http/types.js';
 import { isLookupId } from '../onboarding/checks.js';
-import type { Sql } from '../storage/db.js';
 import { assertStorable } from '../validation/storable.js';
 
-export interface Caller {
-  readonly principalId: string;
-  readonly clientId: string;
-  readonly environment: Environment;
-  readonly db: Sql;
-}
-
-export function callerOf(ctx: RequestContext): Caller {
-  const auth = ctx.auth;
-  if (auth === null || auth.kind !== 'principal' || ctx.db === null) throw new ApiError('unauthorized');
-  const p: PrincipalAuth = auth;
-  return { principalId: p.principalId, clientId: p.clientId, environment: p.environment, db: ctx.db };
-}
-
 /** The caller, when the path's :principal_id is its own Principal (else 404). */
-export function ownPrincipal(ctx: RequestContext): Caller {
-  const caller = callerOf(ctx);
-  if (ctx.params.principal_id !== caller.principalId) throw new ApiError('principal_not_found');
-  return caller;
+export function ownPrincipal(ctx: RequestContext<'principal'>): PrincipalAuth {
+  if (ctx.params.principal_id !== ctx.auth.principalId) throw new ApiError('principal_not_found');
+  return ctx.auth;
 }
 
 /**

@@ -11,7 +11,7 @@ import { ApiError } from '../errors/registry.js';
 import { amountText } from '../http/json-source.js';
 import { json, type Reply, type RequestContext, type RouteDef } from '../http/types.js';
 import { withIdempotency } from '../onboarding/idempotency.js';
-import { callerOf, idParam } from './context.js';
+import { idParam } from './context.js';
 import { invalidateAgent } from './engine-handle.js';
 import { captureHold, refundAuthorization, releaseHold } from './holds-store.js';
 
@@ -39,25 +39,25 @@ async function amountOf(ctx: RequestContext, currencyOf: () => Promise<string | 
 export function holdsRoutes(services: Services): RouteDef[] {
   /** Runs one operation under the request's Idempotency-Key, then reloads the agent's actor. */
   async function operate(
-    ctx: RequestContext,
+    ctx: RequestContext<'principal'>,
     work: (
       tx: Parameters<Parameters<typeof withIdempotency>[1]>[0],
       principalId: string,
       id: string,
     ) => Promise<{ agentId: string } & Record<string, unknown>>,
   ): Promise<Reply> {
-    const caller = callerOf(ctx);
+    const { auth } = ctx;
     const id = idParam(ctx, 'authorization_id', 'authorization_not_found');
     let agentId: string | null = null;
     const reply = await withIdempotency(ctx, async (tx) => {
-      const { agentId: agent, ...body } = await work(tx, caller.principalId, id);
+      const { agentId: agent, ...body } = await work(tx, auth.principalId, id);
       agentId = agent;
       return json(200, body);
     });
     if (agentId !== null) {
-      services.events.nudge(caller.environment);
+      services.events.nudge(auth.environment);
       try {
-        await invalidateAgent(services, caller.environment, agentId);
+        await invalidateAgent(services, auth.environment, agentId);
       } catch (err) {
         // Committed: the actor keeps counting the old (higher) usage until its next reload.
         services.log.warn({ err, agent_id: agentId }, 'hold change committed; agent reload failed');
@@ -66,11 +66,11 @@ export function holdsRoutes(services: Services): RouteDef[] {
     return reply;
   }
 
-  const currencyOf = (ctx: RequestContext) => async (): Promise<string | null> => {
-    const caller = callerOf(ctx);
-    const rows = await caller.db<{ currency: string }[]>`
+  const currencyOf = (ctx: RequestContext<'principal'>) => async (): Promise<string | null> => {
+    const { auth, db } = ctx;
+    const rows = await db<{ currency: string }[]>`
       select currency from authorizations where id = ${ctx.params.authorization_id ?? ''}
-        and principal_id = ${caller.principalId}`;
+        and principal_id = ${auth.principalId}`;
     return rows[0]?.currency ?? null;
   };
 

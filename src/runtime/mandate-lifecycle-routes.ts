@@ -9,7 +9,7 @@ import { ApiError } from '../errors/registry.js';
 import { exactAmounts } from '../http/json-source.js';
 import { json, type Reply, type RequestContext, type RouteDef } from '../http/types.js';
 import { withIdempotency } from '../onboarding/idempotency.js';
-import { bodyOf, callerOf, idParam } from './context.js';
+import { bodyOf, idParam } from './context.js';
 import { invalidateAgent } from './engine-handle.js';
 import {
   AMENDABLE_FIELDS,
@@ -25,26 +25,26 @@ import { mandateUsage } from './mandate-usage.js';
 export function mandateLifecycleRoutes(services: Services): RouteDef[] {
   /** Runs the change under the Idempotency-Key, reloads the owning actor, answers the mandate. */
   async function change(
-    ctx: RequestContext,
+    ctx: RequestContext<'principal'>,
     work: (
       tx: Parameters<Parameters<typeof withIdempotency>[1]>[0],
       principalId: string,
       id: string,
     ) => Promise<Outcome>,
   ): Promise<Reply> {
-    const caller = callerOf(ctx);
+    const { auth } = ctx;
     const id = idParam(ctx, 'mandate_id', 'mandate_not_found');
     let outcome: Outcome | null = null;
     const reply = await withIdempotency(ctx, async (tx) => {
-      outcome = await work(tx, caller.principalId, id);
-      const row = await loadOwnedMandate(tx, caller.principalId, id);
+      outcome = await work(tx, auth.principalId, id);
+      const row = await loadOwnedMandate(tx, auth.principalId, id);
       return json(200, { ...mandateView(row), usage: await mandateUsage(tx, row) });
     });
     const done = outcome as Outcome | null;
     if (done?.changed === true) {
-      services.events.nudge(caller.environment);
+      services.events.nudge(auth.environment);
       // Before answering: "200" means the agent's next decision sees the change.
-      await invalidateAgent(services, caller.environment, done.agentId);
+      await invalidateAgent(services, auth.environment, done.agentId);
     }
     return reply;
   }

@@ -10,7 +10,7 @@ import { ApiError, type ErrorDetail } from '../errors/registry.js';
 import { exactAmounts } from '../http/json-source.js';
 import { json, type RouteDef } from '../http/types.js';
 import { assertOwnedAgent } from './agent-store.js';
-import { bodyOf, callerOf, idParam } from './context.js';
+import { bodyOf, idParam } from './context.js';
 import { invalidateAgent } from './engine-handle.js';
 import {
   countries,
@@ -73,7 +73,7 @@ export function mandatesRoutes(services: Services): RouteDef[] {
       successStatus: 201,
       summary: "Grant one of the caller's agents a mandate",
       handler: async (ctx) => {
-        const caller = callerOf(ctx);
+        const { auth, db } = ctx;
         exactAmounts(ctx, AMOUNT_PATHS);
         const b = bodyOf<CreateBody>(ctx);
         const problems: ErrorDetail[] = [];
@@ -96,9 +96,9 @@ export function mandatesRoutes(services: Services): RouteDef[] {
           throw new ApiError('validation_error', undefined, { details: problems });
 
         // One transaction: the agent check, the per-agent mandate bound and the insert.
-        const created = await caller.db.begin(async (tx) => {
+        const created = await db.begin(async (tx) => {
           const agents = await tx<{ program_id: string | null; status: string }[]>`
-            select program_id, status from agents where id = ${b.agent_id} and principal_id = ${caller.principalId}`;
+            select program_id, status from agents where id = ${b.agent_id} and principal_id = ${auth.principalId}`;
           const agent = agents[0];
           if (agent === undefined) throw new ApiError('agent_not_found');
           if (agent.status === 'REVOKED') {
@@ -119,7 +119,7 @@ export function mandatesRoutes(services: Services): RouteDef[] {
           const id = newId('mnd');
           const hash = runtimeMandateHash({
             agent_id: b.agent_id,
-            principal_id: caller.principalId,
+            principal_id: auth.principalId,
             rails,
             limits: {
               currency: b.currency,
@@ -146,7 +146,7 @@ export function mandatesRoutes(services: Services): RouteDef[] {
               allowed_countries, blocked_countries, allowed_chains, allowed_assets, allowed_counterparties,
               crypto, valid_from, valid_until, mandate_hash, max_weekly_amount, max_yearly_amount, max_total_amount,
               max_daily_count, max_monthly_count, hold_expiry_seconds, budget_alert_share)
-            values (${id}, ${b.agent_id}, ${caller.principalId}, ${agent.program_id}, 'ACTIVE', ${rails},
+            values (${id}, ${b.agent_id}, ${auth.principalId}, ${agent.program_id}, 'ACTIVE', ${rails},
               ${b.currency}, ${toDb(perTx)}, ${daily === null ? null : toDb(daily)},
               ${monthly === null ? null : toDb(monthly)}, ${allowedMccs}, ${blockedMccs}, ${allowedCountries},
               ${blockedCountries}, ${chains}, ${assets}, ${counterparties},
@@ -156,8 +156,8 @@ export function mandatesRoutes(services: Services): RouteDef[] {
             returning m.id`;
           return (rows[0] as { id: string }).id;
         });
-        await invalidateAgent(services, caller.environment, b.agent_id);
-        return json(201, mandateView(await loadOwnedMandate(caller.db, caller.principalId, created)));
+        await invalidateAgent(services, auth.environment, b.agent_id);
+        return json(201, mandateView(await loadOwnedMandate(db, auth.principalId, created)));
       },
     },
     {
@@ -167,14 +167,10 @@ export function mandatesRoutes(services: Services): RouteDef[] {
       response: 'RuntimeMandate',
       summary: "One of the caller's mandates",
       handler: async (ctx) => {
-        const caller = callerOf(ctx);
-        const row = await loadOwnedMandate(
-          caller.db,
-          caller.principalId,
-          idParam(ctx, 'mandate_id', 'mandate_not_found'),
-        );
+        const { auth, db } = ctx;
+        const row = await loadOwnedMandate(db, auth.principalId, idParam(ctx, 'mandate_id', 'mandate_not_found'));
         // Used, held and remaining per cap in its current window (mandate-usage.ts).
-        return json(200, { ...mandateView(row), usage: await mandateUsage(caller.db, row) });
+        return json(200, { ...mandateView(row), usage: await mandateUsage(db, row) });
       },
     },
     {
@@ -185,11 +181,11 @@ export function mandatesRoutes(services: Services): RouteDef[] {
       response: 'RuntimeMandateList',
       summary: "The mandates of one of the caller's agents, newest first",
       handler: async (ctx) => {
-        const caller = callerOf(ctx);
+        const { auth, db } = ctx;
         const agentId = idParam(ctx, 'agent_id', 'agent_not_found');
-        await assertOwnedAgent(caller.db, caller.principalId, agentId);
+        await assertOwnedAgent(db, auth.principalId, agentId);
         const status = (ctx.query.status as MandateStatus | undefined) ?? null;
-        const rows = await listAgentMandates(caller.db, agentId, status);
+        const rows = await listAgentMandates(db, agentId, status);
         return json(200, { mandates: rows.map(mandateView), total: rows.length });
       },
     },

@@ -101,8 +101,9 @@ export function principalBudgetRoutes(services: Services): RouteDef[] {
       response: 'PrincipalBudget',
       summary: "The Principal's budget for all of its agents and its usage in the current window",
       handler: async (ctx) => {
-        const caller = ownPrincipal(ctx);
-        const view = await budgetView(caller.db, caller.principalId, Date.now());
+        const auth = ownPrincipal(ctx);
+        const { db } = ctx;
+        const view = await budgetView(db, auth.principalId, Date.now());
         if (view === null) throw new ApiError('principal_budget_not_found');
         return json(200, view);
       },
@@ -115,7 +116,8 @@ export function principalBudgetRoutes(services: Services): RouteDef[] {
       response: 'PrincipalBudget',
       summary: "Set the Principal's budget for all of its agents (per day, week, month or year)",
       handler: async (ctx) => {
-        const caller = ownPrincipal(ctx);
+        const auth = ownPrincipal(ctx);
+        const { db } = ctx;
         exactAmounts(ctx, AMOUNT_PATHS);
         const b = bodyOf<BudgetBody>(ctx);
         if (!isIsoCurrency(b.currency)) {
@@ -131,28 +133,28 @@ export function principalBudgetRoutes(services: Services): RouteDef[] {
           });
         }
         const share = b.alert_share ?? 0.8;
-        await caller.db.begin(async (tx) => {
+        await db.begin(async (tx) => {
           const [old] = await tx<{ currency: string; budget_window: string }[]>`
-            select currency, budget_window from principal_budgets where principal_id = ${caller.principalId} for update`;
+            select currency, budget_window from principal_budgets where principal_id = ${auth.principalId} for update`;
           if (old === undefined) {
             await tx`insert into principal_budgets (principal_id, amount, currency, budget_window, alert_share)
-              values (${caller.principalId}, ${toDb(amount as Units)}, ${b.currency}, ${b.window}, ${share})`;
+              values (${auth.principalId}, ${toDb(amount as Units)}, ${b.currency}, ${b.window}, ${share})`;
           } else if (old.currency !== b.currency || old.budget_window !== b.window) {
             // Another currency or window is another budget: it starts afresh from now.
-            await tx`delete from principal_budget_slices where principal_id = ${caller.principalId}`;
-            await tx`delete from principal_budget_pools where principal_id = ${caller.principalId}`;
+            await tx`delete from principal_budget_slices where principal_id = ${auth.principalId}`;
+            await tx`delete from principal_budget_pools where principal_id = ${auth.principalId}`;
             await tx`update principal_budgets set amount = ${toDb(amount as Units)}, currency = ${b.currency},
                 budget_window = ${b.window}, alert_share = ${share}, effective_from = now(),
                 version = nextval('principal_budget_versions'), updated_at = now()
-              where principal_id = ${caller.principalId}`;
+              where principal_id = ${auth.principalId}`;
           } else {
             await tx`update principal_budgets set amount = ${toDb(amount as Units)}, alert_share = ${share},
                 version = nextval('principal_budget_versions'), updated_at = now()
-              where principal_id = ${caller.principalId}`;
+              where principal_id = ${auth.principalId}`;
           }
         });
-        await invalidatePrincipal(services, caller.environment, caller.principalId);
-        return json(200, await budgetView(caller.db, caller.principalId, Date.now()));
+        await invalidatePrincipal(services, auth.environment, auth.principalId);
+        return json(200, await budgetView(db, auth.principalId, Date.now()));
       },
     },
     {
@@ -162,15 +164,16 @@ export function principalBudgetRoutes(services: Services): RouteDef[] {
       successStatus: 204,
       summary: "Remove the Principal's budget (its agents are then bound by their mandates only)",
       handler: async (ctx) => {
-        const caller = ownPrincipal(ctx);
-        const removed = await caller.db.begin(async (tx) => {
-          const rows = await tx`delete from principal_budgets where principal_id = ${caller.principalId} returning 1`;
-          await tx`delete from principal_budget_slices where principal_id = ${caller.principalId}`;
-          await tx`delete from principal_budget_pools where principal_id = ${caller.principalId}`;
+        const auth = ownPrincipal(ctx);
+        const { db } = ctx;
+        const removed = await db.begin(async (tx) => {
+          const rows = await tx`delete from principal_budgets where principal_id = ${auth.principalId} returning 1`;
+          await tx`delete from principal_budget_slices where principal_id = ${auth.principalId}`;
+          await tx`delete from principal_budget_pools where principal_id = ${auth.principalId}`;
           return rows.length;
         });
         if (removed === 0) throw new ApiError('principal_budget_not_found');
-        await invalidatePrincipal(services, caller.environment, caller.principalId);
+        await invalidatePrincipal(services, auth.environment, auth.principalId);
         return { status: 204 };
       },
     },

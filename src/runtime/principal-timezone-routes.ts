@@ -18,11 +18,12 @@ export function principalTimezoneRoutes(services: Services): RouteDef[] {
       response: 'PrincipalTimezone',
       summary: "The Principal's time zone (calendar windows of the mandate caps)",
       handler: async (ctx) => {
-        const caller = ownPrincipal(ctx);
-        const [row] = await caller.db<{ timezone: string }[]>`
-          select timezone from principals where id = ${caller.principalId}`;
+        const auth = ownPrincipal(ctx);
+        const { db } = ctx;
+        const [row] = await db<{ timezone: string }[]>`
+          select timezone from principals where id = ${auth.principalId}`;
         if (row === undefined) throw new ApiError('principal_not_found');
-        return json(200, { principal_id: caller.principalId, timezone: row.timezone });
+        return json(200, { principal_id: auth.principalId, timezone: row.timezone });
       },
     },
     {
@@ -33,14 +34,15 @@ export function principalTimezoneRoutes(services: Services): RouteDef[] {
       response: 'PrincipalTimezone',
       summary: "Set the Principal's IANA time zone (default UTC)",
       handler: async (ctx) => {
-        const caller = ownPrincipal(ctx);
+        const auth = ownPrincipal(ctx);
+        const { db } = ctx;
         const { timezone } = bodyOf<{ timezone: string }>(ctx);
         if (!isTimeZone(timezone)) throw new ApiError('invalid_timezone');
-        const rows = await caller.db`
-          update principals set timezone = ${timezone} where id = ${caller.principalId} returning id`;
+        const rows = await db`
+          update principals set timezone = ${timezone} where id = ${auth.principalId} returning id`;
         if (rows.length === 0) throw new ApiError('principal_not_found');
-        await invalidatePrincipal(services, caller.environment, caller.principalId);
-        return json(200, { principal_id: caller.principalId, timezone });
+        await invalidatePrincipal(services, auth.environment, auth.principalId);
+        return json(200, { principal_id: auth.principalId, timezone });
       },
     },
   ];

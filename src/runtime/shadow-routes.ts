@@ -24,7 +24,6 @@ import { json, type RouteDef } from '../http/types.js';
 import type { Sql } from '../storage/db.js';
 import { RANGE_DEFAULT_ROWS, summaryOf } from './audit-range.js';
 import { rangeErrors } from './backtest-routes.js';
-import { callerOf } from './context.js';
 import { invalidatePrincipal } from './engine-handle.js';
 import { loadOverrides } from './thresholds-routes.js';
 
@@ -70,7 +69,8 @@ export function shadowRoutes(services: Services): RouteDef[] {
       response: 'ShadowThresholdsView',
       summary: 'The shadow thresholds evaluated next to every decision without effect',
       handler: async (ctx) => {
-        const { db, principalId } = callerOf(ctx);
+        const { db } = ctx;
+        const { principalId } = ctx.auth;
         const live = await loadOverrides(db, principalId);
         const shadow = await loadShadow(db, principalId);
         return json(200, { ...view(live, shadow.overrides), updated_at: shadow.updatedAt?.toISOString() ?? null });
@@ -85,30 +85,30 @@ export function shadowRoutes(services: Services): RouteDef[] {
       summary: 'Set shadow thresholds (a patch; null removes a field from the shadow set)',
       fieldErrors: (_ctx, raw) => replayablePatchErrors(raw, ''),
       handler: async (ctx) => {
-        const caller = callerOf(ctx);
+        const { auth, db } = ctx;
         const patch = ctx.body as Record<string, unknown>;
         const problems = replayablePatchErrors(patch, '');
         if (problems.length > 0) throw new ApiError('validation_error', undefined, { details: problems });
         if (Object.keys(patch).length === 0) throw new ApiError('no_fields_to_update');
-        const result = await caller.db.begin(async (tx) => {
-          await tx`insert into shadow_thresholds (principal_id) values (${caller.principalId})
+        const result = await db.begin(async (tx) => {
+          await tx`insert into shadow_thresholds (principal_id) values (${auth.principalId})
             on conflict (principal_id) do nothing`;
           const rows = await tx<{ overrides: Record<string, unknown> }[]>`
-            select overrides from shadow_thresholds where principal_id = ${caller.principalId} for update`;
+            select overrides from shadow_thresholds where principal_id = ${auth.principalId} for update`;
           const before = cleanShadow(rows[0]?.overrides);
           const next: Record<string, number> = { ...before };
           for (const [k, v] of Object.entries(patch)) {
             if (v === null) delete next[k];
             else next[k] = v as number;
           }
-          const live = await loadOverrides(tx as unknown as Sql, caller.principalId);
+          const live = await loadOverrides(tx as unknown as Sql, auth.principalId);
           // The shadow set laid over the live overrides must keep the cross-field order.
           if (Object.keys(next).length > 0) {
             const checked = validateThresholdOverrides(next, live);
             if (!checked.ok) throw new ApiError('invalid_thresholds', undefined, { details: checked.problems });
           }
           await tx`update shadow_thresholds set overrides = ${tx.json(next)}, updated_at = now()
-            where principal_id = ${caller.principalId}`;
+            where principal_id = ${auth.principalId}`;
           const was = shadowThresholdsOf(live, before);
           const now = shadowThresholdsOf(live, next);
           const versionOf = (t: Thresholds | null) => (t === null ? null : thresholdsVersion(t));
@@ -117,12 +117,12 @@ export function shadowRoutes(services: Services): RouteDef[] {
           await recordSecurityEvent(tx, ctx, {
             action: 'thresholds.shadow_updated',
             targetType: 'thresholds',
-            targetId: caller.principalId,
+            targetId: auth.principalId,
             changes: { fields_changed: fieldsChanged, requested: patch, shadow_overrides: next },
           });
           return { live, next, changed: versionOf(was) !== versionOf(now), fieldsChanged };
         });
-        if (result.changed) await invalidatePrincipal(services, caller.environment, caller.principalId);
+        if (result.changed) await invalidatePrincipal(services, auth.environment, auth.principalId);
         return json(200, {
           status: 'updated',
           fields_changed: result.fieldsChanged,
@@ -137,20 +137,20 @@ export function shadowRoutes(services: Services): RouteDef[] {
       response: 'ThresholdsResetResponse',
       summary: 'Stop evaluating shadow thresholds',
       handler: async (ctx) => {
-        const caller = callerOf(ctx);
-        const removed = await caller.db.begin(async (tx) => {
+        const { auth, db } = ctx;
+        const removed = await db.begin(async (tx) => {
           const rows = await tx<{ overrides: Record<string, unknown> }[]>`
-            delete from shadow_thresholds where principal_id = ${caller.principalId} returning overrides`;
+            delete from shadow_thresholds where principal_id = ${auth.principalId} returning overrides`;
           const had = cleanShadow(rows[0]?.overrides);
           await recordSecurityEvent(tx, ctx, {
             action: 'thresholds.shadow_reset',
             targetType: 'thresholds',
-            targetId: caller.principalId,
+            targetId: auth.principalId,
             changes: { removed_shadow_overrides: had },
           });
           return Object.keys(had).length > 0;
         });
-        if (removed) await invalidatePrincipal(services, caller.environment, caller.principalId);
+        if (removed) await invalidatePrincipal(services, auth.environment, auth.principalId);
         return json(200, {
           status: 'reset',
           message: removed
@@ -167,7 +167,7 @@ export function shadowRoutes(services: Services): RouteDef[] {
       response: 'ShadowReport',
       summary: 'Where the shadow decisions of a time range differ from the real ones',
       handler: async (ctx) => {
-        const { principalId, environment } = callerOf(ctx);
+        const { principalId, environment } = ctx.auth;
         const to = ctx.query.to === undefined ? new Date() : new Date(ctx.query.to);
         const from = ctx.query.from === undefined ? new Date(to.getTime() - DAY_MS) : new Date(ctx.query.from);
         const problems = rangeErrors({ from: from.toISOString(), to: to.toISOString() });

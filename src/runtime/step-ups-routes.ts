@@ -18,7 +18,7 @@ import { iso } from '../domain/timestamp.js';
 import { ApiError } from '../errors/registry.js';
 import { json, type RequestContext, type RouteDef } from '../http/types.js';
 import type { Sql } from '../storage/db.js';
-import { bodyOf, callerOf, idParam, ownPrincipal } from './context.js';
+import { bodyOf, idParam, ownPrincipal } from './context.js';
 import { invalidateAgent, invalidatePrincipal } from './engine-handle.js';
 
 /** Wrong codes after which a step-up can be confirmed only with the Principal's credential. */
@@ -111,11 +111,12 @@ export function stepUpsRoutes(services: Services): RouteDef[] {
       response: 'PrincipalStepUpPolicy',
       summary: 'Who clears a STEP_UP of the Principal agents: the agent (default) or the Principal',
       handler: async (ctx) => {
-        const caller = ownPrincipal(ctx);
-        const [row] = await caller.db<{ step_up_confirmation: string }[]>`
-          select step_up_confirmation from principals where id = ${caller.principalId}`;
+        const auth = ownPrincipal(ctx);
+        const { db } = ctx;
+        const [row] = await db<{ step_up_confirmation: string }[]>`
+          select step_up_confirmation from principals where id = ${auth.principalId}`;
         if (row === undefined) throw new ApiError('principal_not_found');
-        return json(200, { principal_id: caller.principalId, confirmation: row.step_up_confirmation });
+        return json(200, { principal_id: auth.principalId, confirmation: row.step_up_confirmation });
       },
     },
     {
@@ -126,24 +127,25 @@ export function stepUpsRoutes(services: Services): RouteDef[] {
       response: 'PrincipalStepUpPolicy',
       summary: 'Set who clears a STEP_UP: agent (re-send with step_up_confirmed) or principal (confirm first)',
       handler: async (ctx) => {
-        const caller = ownPrincipal(ctx);
+        const auth = ownPrincipal(ctx);
+        const { db } = ctx;
         const { confirmation } = bodyOf<{ confirmation: 'agent' | 'principal' }>(ctx);
         // The change and its security record commit together; the previous value is locked.
-        await caller.db.begin(async (tx) => {
+        await db.begin(async (tx) => {
           const [before] = await tx<{ step_up_confirmation: string }[]>`
-            select step_up_confirmation from principals where id = ${caller.principalId} for update`;
+            select step_up_confirmation from principals where id = ${auth.principalId} for update`;
           if (before === undefined) throw new ApiError('principal_not_found');
-          await tx`update principals set step_up_confirmation = ${confirmation} where id = ${caller.principalId}`;
+          await tx`update principals set step_up_confirmation = ${confirmation} where id = ${auth.principalId}`;
           await recordSecurityEvent(tx, ctx, {
             action: 'step_up_policy.updated',
             targetType: 'principal',
-            targetId: caller.principalId,
+            targetId: auth.principalId,
             changes: { from: before.step_up_confirmation, to: confirmation },
           });
         });
         // Before answering: every actor of the Principal decides under the new policy.
-        await invalidatePrincipal(services, caller.environment, caller.principalId);
-        return json(200, { principal_id: caller.principalId, confirmation });
+        await invalidatePrincipal(services, auth.environment, auth.principalId);
+        return json(200, { principal_id: auth.principalId, confirmation });
       },
     },
     {
@@ -153,11 +155,8 @@ export function stepUpsRoutes(services: Services): RouteDef[] {
       response: 'StepUp',
       summary: 'Where a step-up stands (PENDING, CONFIRMED, USED, EXPIRED)',
       handler: async (ctx) => {
-        const caller = callerOf(ctx);
-        return json(
-          200,
-          view(await loadOwned(caller.db, caller.principalId, idParam(ctx, 'step_up_id', 'step_up_not_found'))),
-        );
+        const { auth, db } = ctx;
+        return json(200, view(await loadOwned(db, auth.principalId, idParam(ctx, 'step_up_id', 'step_up_not_found'))));
       },
     },
     {
@@ -174,22 +173,20 @@ export function stepUpsRoutes(services: Services): RouteDef[] {
   ];
 }
 
-async function confirm(services: Services, ctx: RequestContext) {
-  const caller = callerOf(ctx);
-  const auth = ctx.auth as PrincipalAuth;
+async function confirm(services: Services, ctx: RequestContext<'principal'>) {
+  const { auth, db } = ctx;
   const id = idParam(ctx, 'step_up_id', 'step_up_not_found');
   const { code } = (ctx.body ?? {}) as { code?: string };
   if (code === undefined && !ownCredential(auth)) throw new ApiError('step_up_confirmation_forbidden');
   const hash = code === undefined ? null : hashStepUpCode(id, code);
-  const db = caller.db;
   const [row] = await db<StepUpRow[]>`
     update step_ups set status = 'CONFIRMED', confirmed_at = now(),
       confirmed_via = ${hash === null ? 'credential' : 'code'}, confirmed_by_credential = ${auth.credentialId}
-    where id = ${id} and principal_id = ${caller.principalId} and status = 'PENDING' and expires_at > now()
+    where id = ${id} and principal_id = ${auth.principalId} and status = 'PENDING' and expires_at > now()
       ${hash === null ? db`` : db`and failed_attempts < ${MAX_CODE_ATTEMPTS} and code_hash = ${hash}`}
     returning ${COLUMNS(db)}`;
-  if (row === undefined) throw await refusal(db, caller.principalId, id, hash);
+  if (row === undefined) throw await refusal(db, auth.principalId, id, hash);
   // Before answering: the actor holding the agent, on whatever instance, reloads and sees it.
-  await invalidateAgent(services, caller.environment, row.agent_id);
+  await invalidateAgent(services, auth.environment, row.agent_id);
   return json(200, view(row));
 }

@@ -15,7 +15,6 @@ import {
 import { ApiError } from '../errors/registry.js';
 import { json, type RouteDef } from '../http/types.js';
 import type { Sql } from '../storage/db.js';
-import { callerOf } from './context.js';
 import { invalidatePrincipal } from './engine-handle.js';
 
 export async function loadOverrides(db: Sql, principalId: string): Promise<ThresholdOverrides> {
@@ -57,7 +56,8 @@ export function thresholdsRoutes(services: Services): RouteDef[] {
       response: 'ThresholdsView',
       summary: 'Effective decision thresholds, the overrides and the platform defaults',
       handler: async (ctx) => {
-        const { db, principalId } = callerOf(ctx);
+        const { db } = ctx;
+        const { principalId } = ctx.auth;
         const overrides = await loadOverrides(db, principalId);
         return json(200, {
           thresholds: mergeThresholds(overrides),
@@ -74,32 +74,32 @@ export function thresholdsRoutes(services: Services): RouteDef[] {
       response: 'ThresholdsUpdateResponse',
       summary: 'Override any subset of thresholds; null reverts a field to its default',
       handler: async (ctx) => {
-        const caller = callerOf(ctx);
+        const { auth, db } = ctx;
         const patch = ctx.body as Record<string, unknown>;
         if (Object.keys(patch).length === 0) throw new ApiError('no_fields_to_update');
         // The row is locked so two concurrent PUTs merge one after the other, never lose a field.
-        const result = await caller.db.begin(async (tx) => {
-          await tx`insert into thresholds (principal_id) values (${caller.principalId})
+        const result = await db.begin(async (tx) => {
+          await tx`insert into thresholds (principal_id) values (${auth.principalId})
             on conflict (principal_id) do nothing`;
           const rows = await tx<{ overrides: Record<string, unknown> }[]>`
-            select overrides from thresholds where principal_id = ${caller.principalId} for update`;
+            select overrides from thresholds where principal_id = ${auth.principalId} for update`;
           const checked = validateThresholdOverrides(patch, cleanOverrides(rows[0]?.overrides ?? {}));
           if (!checked.ok) {
             const code = fieldsValid(patch) ? 'invalid_thresholds' : 'validation_error';
             throw new ApiError(code, undefined, { details: checked.problems.map((p) => ({ ...p })) });
           }
           await tx`update thresholds set overrides = ${tx.json(checked.overrides as Record<string, number>)},
-            updated_at = now() where principal_id = ${caller.principalId}`;
+            updated_at = now() where principal_id = ${auth.principalId}`;
           await recordSecurityEvent(tx, ctx, {
             action: 'thresholds.updated',
             targetType: 'thresholds',
-            targetId: caller.principalId,
+            targetId: auth.principalId,
             changes: { fields_changed: checked.fieldsChanged, requested: patch, overrides: checked.overrides },
           });
           return checked;
         });
         if (result.fieldsChanged.length > 0) {
-          await invalidatePrincipal(services, caller.environment, caller.principalId);
+          await invalidatePrincipal(services, auth.environment, auth.principalId);
         }
         return json(200, {
           status: 'updated',
@@ -115,20 +115,20 @@ export function thresholdsRoutes(services: Services): RouteDef[] {
       response: 'ThresholdsResetResponse',
       summary: 'Remove every threshold override',
       handler: async (ctx) => {
-        const caller = callerOf(ctx);
-        const deleted = await caller.db.begin(async (tx) => {
-          const removed = await tx`delete from thresholds where principal_id = ${caller.principalId}
+        const { auth, db } = ctx;
+        const deleted = await db.begin(async (tx) => {
+          const removed = await tx`delete from thresholds where principal_id = ${auth.principalId}
             returning overrides`;
           await recordSecurityEvent(tx, ctx, {
             action: 'thresholds.reset',
             targetType: 'thresholds',
-            targetId: caller.principalId,
+            targetId: auth.principalId,
             changes: { removed_overrides: cleanOverrides(removed[0]?.overrides ?? {}) },
           });
           return removed;
         });
         const had = deleted.length > 0 && Object.keys(cleanOverrides(deleted[0]?.overrides ?? {})).length > 0;
-        if (had) await invalidatePrincipal(services, caller.environment, caller.principalId);
+        if (had) await invalidatePrincipal(services, auth.environment, auth.principalId);
         return json(200, {
           status: 'reset',
           message: had

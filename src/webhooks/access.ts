@@ -1,7 +1,5 @@
 // What the webhook routes share: the row as listed, and the calling Principal's access to it.
-import type { PrincipalAuth } from '../auth/types.js';
 import { ApiError } from '../errors/registry.js';
-import type { RequestContext } from '../http/types.js';
 import type { Sql } from '../storage/db.js';
 
 export interface WebhookRow {
@@ -19,12 +17,6 @@ export interface WebhookRow {
 
 export const COLUMNS =
   'seq, id, url, event_types, description, active, consecutive_failures, last_delivery_at, last_status_code, created_at';
-
-export function principal(ctx: RequestContext): { auth: PrincipalAuth; sql: Sql } {
-  const auth = ctx.auth;
-  if (auth === null || auth.kind !== 'principal' || ctx.db === null) throw new ApiError('unauthorized');
-  return { auth, sql: ctx.db };
-}
 
 export async function load(sql: Sql, principalId: string, webhookId: string): Promise<WebhookRow> {
   const rows = await sql<WebhookRow[]>`

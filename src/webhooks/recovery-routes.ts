@@ -10,7 +10,7 @@ import { json, type RouteDef } from '../http/types.js';
 import { rangeErrors } from '../runtime/backtest-routes.js';
 import type { SecretBox } from '../secrets/box.js';
 import { webhookPreviousSecretAad, webhookSecret, webhookSecretAad } from '../secrets/service.js';
-import { load, principal } from './access.js';
+import { load } from './access.js';
 import { generateSigningSecret } from './signature.js';
 
 /** Default grace period of a secret rotation: 24 hours. */
@@ -40,7 +40,7 @@ export function webhookRecoveryRoutes(events: EventsRuntime, secrets: SecretBox)
       response: 'WebhookSecretRotated',
       summary: 'Rotate the signing secret; deliveries carry both signatures during the grace period',
       handler: async (ctx) => {
-        const { auth, sql } = principal(ctx);
+        const { auth, db: sql } = ctx;
         const id = ctx.params.webhook_id as string;
         const grace =
           (ctx.body as { grace_period_seconds?: number }).grace_period_seconds ?? DEFAULT_SECRET_GRACE_SECONDS;
@@ -85,7 +85,7 @@ export function webhookRecoveryRoutes(events: EventsRuntime, secrets: SecretBox)
       summary: 'Deliver again one event, or the failed deliveries of a time range (bounded per call)',
       fieldErrors: (_ctx, raw) => redeliverFieldErrors(raw as RedeliverBody),
       handler: async (ctx) => {
-        const { auth, sql } = principal(ctx);
+        const { auth, db: sql } = ctx;
         const id = ctx.params.webhook_id as string;
         const body = ctx.body as RedeliverBody;
         const problems = redeliverFieldErrors(body);

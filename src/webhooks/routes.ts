@@ -9,7 +9,7 @@ import type { EventsRuntime } from '../events/service.js';
 import { json, type RouteDef } from '../http/types.js';
 import type { SecretBox } from '../secrets/box.js';
 import { webhookSecretAad } from '../secrets/service.js';
-import { COLUMNS, load, principal, type WebhookRow } from './access.js';
+import { COLUMNS, load, type WebhookRow } from './access.js';
 import { webhookRecoveryRoutes } from './recovery-routes.js';
 import { generateSigningSecret, signedHeaders } from './signature.js';
 import { SECRET_SELECT, type SecretColumns, signingSecrets } from './signing-secrets.js';
@@ -82,7 +82,7 @@ function managementRoutes(config: Config, events: EventsRuntime, secrets: Secret
       successStatus: 201,
       summary: 'Register a webhook (the signing secret is returned once)',
       handler: async (ctx) => {
-        const { auth, sql } = principal(ctx);
+        const { auth, db: sql } = ctx;
         const body = ctx.body as { url: string; event_types: string[]; description?: string };
         const url = checkedUrl(body.url, config);
         const secret = generateSigningSecret();
@@ -114,7 +114,7 @@ function managementRoutes(config: Config, events: EventsRuntime, secrets: Secret
       response: 'WebhookList',
       summary: "List the Principal's webhooks, oldest first, with a cursor",
       handler: async (ctx) => {
-        const { auth, sql } = principal(ctx);
+        const { auth, db: sql } = ctx;
         const limit = ctx.query.limit === undefined ? 20 : Number(ctx.query.limit);
         const after = ctx.query.cursor ?? '0';
         // The schema admits 19 digits; seq is a bigint, and a larger cursor was a 500 from the cast.
@@ -141,7 +141,7 @@ function managementRoutes(config: Config, events: EventsRuntime, secrets: Secret
       response: 'Webhook',
       summary: 'Get one webhook',
       handler: async (ctx) => {
-        const { auth, sql } = principal(ctx);
+        const { auth, db: sql } = ctx;
         return json(200, view(await load(sql, auth.principalId, ctx.params.webhook_id as string)));
       },
     },
@@ -153,7 +153,7 @@ function managementRoutes(config: Config, events: EventsRuntime, secrets: Secret
       response: 'Webhook',
       summary: 'Update a webhook; active: true re-enables it and resets the failure counter',
       handler: async (ctx) => {
-        const { auth, sql } = principal(ctx);
+        const { auth, db: sql } = ctx;
         const body = (ctx.body ?? {}) as {
           url?: string;
           event_types?: string[];
@@ -207,7 +207,7 @@ function managementRoutes(config: Config, events: EventsRuntime, secrets: Secret
       successStatus: 204,
       summary: 'Delete a webhook (pending deliveries are dropped)',
       handler: async (ctx) => {
-        const { auth, sql } = principal(ctx);
+        const { auth, db: sql } = ctx;
         const rows = await sql.begin(async (tx) => {
           const removed = await tx<{ id: string; url: string }[]>`
             delete from webhooks where id = ${ctx.params.webhook_id as string} and principal_id = ${auth.principalId}
@@ -237,7 +237,7 @@ function managementRoutes(config: Config, events: EventsRuntime, secrets: Secret
       // It waits for the receiver (WEBHOOK_TIMEOUT_MS) on top of its own work.
       deadlineMs: config.webhookTimeoutMs + config.requestDeadlineMs,
       handler: async (ctx) => {
-        const { auth, sql } = principal(ctx);
+        const { auth, db: sql } = ctx;
         const id = ctx.params.webhook_id as string;
         const hook = await load(sql, auth.principalId, id);
         if (!hook.active)
@@ -277,7 +277,7 @@ function managementRoutes(config: Config, events: EventsRuntime, secrets: Secret
       response: 'WebhookDeliveryList',
       summary: "A webhook's recent deliveries, newest first, with their attempts",
       handler: async (ctx) => {
-        const { auth, sql } = principal(ctx);
+        const { auth, db: sql } = ctx;
         const id = ctx.params.webhook_id as string;
         await load(sql, auth.principalId, id);
         const limit = ctx.query.limit === undefined ? 20 : Number(ctx.query.limit);
@@ -352,7 +352,7 @@ function managementRoutes(config: Config, events: EventsRuntime, secrets: Secret
       successStatus: 202,
       summary: 'Deliver an event again (e.g. one that ran out of retries), with a fresh retry budget',
       handler: async (ctx) => {
-        const { auth, sql } = principal(ctx);
+        const { auth, db: sql } = ctx;
         const id = ctx.params.webhook_id as string;
         const eventId = ctx.params.event_id as string;
         const hook = await load(sql, auth.principalId, id);
