@@ -200,7 +200,7 @@ export interface AgentState {
   readonly requests: TimeWindow;
   /** APPROVE decisions (velocity window). */
   readonly approvals: TimeWindow;
-  /** Dry runs and real requests at a limit, remembered to see probing (probing.ts; memory only). */
+  /** Dry runs and real requests at a limit, remembered to see probing (probing.ts; a reload finds the real ones only). */
   readonly probes: ProbeMemory;
   /** Last OUTCOME_HISTORY_SIZE outcomes (OUTCOME_* codes), ring. */
   readonly outcomes: Uint8Array;

@@ -22,7 +22,6 @@ import type { AuthorizeRequest, DecisionCore, Evaluation } from './model/contrac
 import { ROLLUP_AFTER_ROWS, refreshRollup } from './model/rollup.js';
 import { STAGE_GATES_END, STAGE_MANDATE, STAGE_RECORD_END, STAGE_SLOTS } from './model/timing.js';
 import { budgetLow, budgetNeed, grantBudget, poolAvailable, returnBudget, takeSlack } from './principal-budget.js';
-import { isLimitTry, noteTry } from './probing.js';
 import { recordDecision } from './record.js';
 import { respond } from './respond.js';
 import { openSession } from './sessions.js';
@@ -80,7 +79,6 @@ export function evaluate(
   const stepUpExpiresAtMs = nowMs + state.derived.stepUpWindowMs;
   const ended = endSession(state, req, w);
   recordDecision(state, req, w, nowMs, stepUpToRemember(state, req, w, stepUpExpiresAtMs, nowMs));
-  if (isLimitTry(w.reasons, amount, w.mandate?.perTransaction ?? null)) noteTry(state, amount, nowMs);
   budgetEvents(state.agentId, req, w);
   const agentUpdate = followUp(state, req, w, trustScore, previousZone, ended, nowMs);
   const ev = respond(state, req, w, trustScore, stepUpExpiresAtMs, agentUpdate, nowMs);

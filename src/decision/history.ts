@@ -9,6 +9,7 @@ import { isLargeAmount } from './amount-stats.js';
 import { capOf, MANDATE_GATES, pointsToCompromise } from './evidence.js';
 import type { Decision } from './model/contract.js';
 import { applyOutcome, type Outcome } from './outcome.js';
+import { isLimitTry } from './probing.js';
 import { dropExpiredStepUps } from './step-up.js';
 
 /** One audit row as read back at load, oldest first. */
@@ -35,7 +36,8 @@ export interface HistoryRow {
  * The Outcome of an audit row, given the state folded from the rows before it: what the row
  * does not carry is judged from that state as the live decision judged it (whether an approved
  * amount was large), or taken from the mandates now loaded (the per-transaction limit of the
- * row's mandate, else of the first mandate in its currency). The row has no task_reference or
+ * row's mandate, else of the first mandate in its currency: the shares baseline, tries at a
+ * limit). The row has no task_reference or
  * intent_type (task and intentType are null), and under the 'principal' policy a STEP_UP with
  * a step-up is left to the step_ups rows load.ts reads.
  */
@@ -47,7 +49,9 @@ export function outcomeOfRow(state: AgentState, r: HistoryRow): Outcome {
   let mandateDecline = false;
   if (declined) for (const g of r.gatesFired) if (MANDATE_GATES.has(g)) mandateDecline = true;
   const stepUpId = r.stepUpId ?? null;
+  // The mandate it was decided under while load.ts still keeps it, else the first in its currency.
   const mandate = r.mandateId ? state.mandates.find((m) => m.id === r.mandateId) : undefined;
+  const cap = mandate !== undefined ? mandate.perTransaction : r.mandateId === null ? null : capOf(state, r.currency);
   return {
     atMs: r.atMs,
     authorizationId: r.id,
@@ -57,7 +61,8 @@ export function outcomeOfRow(state: AgentState, r: HistoryRow): Outcome {
     mcc: r.mcc ?? null,
     country: r.country ?? null,
     merchant: r.merchant,
-    cap: mandate !== undefined ? mandate.perTransaction : capOf(state, r.currency),
+    cap,
+    limitTry: isLimitTry(r.reasonCodes, r.amount, cap),
     confirmed,
     large: approved && !confirmed && isLargeAmount(state, r.currency, r.amount),
     mandateDecline,

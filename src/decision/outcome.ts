@@ -23,6 +23,7 @@ import {
 import { addMerchantDecline, learnApproval } from './evidence.js';
 import { taskRoot } from './intent.js';
 import type { Decision } from './model/contract.js';
+import { noteTry } from './probing.js';
 import {
   countryNovelty,
   isBurst,
@@ -52,6 +53,8 @@ export interface Outcome {
   readonly merchant: string;
   /** Per-transaction limit of the mandate it was decided under (the shares baseline); null: none. */
   readonly cap: Units | null;
+  /** A try at a limit: refused by one, or approved just below one (probing.ts isLimitTry). */
+  readonly limitTry: boolean;
   /** An APPROVE that a confirmed STEP_UP cleared (reason code step_up_confirmed). */
   readonly confirmed: boolean;
   /** An APPROVE of an amount large for the agent (amount-stats.ts isLargeAmount, as risk.ts judged it). */
@@ -84,7 +87,7 @@ export interface Outcome {
 
 /**
  * Applies one decided request to the agent's state: the windows of requests and approvals,
- * the outcome ring, what approvals teach (amounts, baselines, countries, categories, known
+ * the tries at a limit (probing.ts), the outcome ring, what approvals teach (amounts, baselines, countries, categories, known
  * merchants, the ring of recent approvals and the agent's pace), requests in new countries,
  * flagged merchants, the session, the step-ups awaiting confirmation, the large amounts and
  * outliers not confirmed, and the last trust score. `approvedBefore` is the agent's all-time
@@ -95,6 +98,7 @@ export function applyOutcome(state: AgentState, o: Outcome, approvedBefore: numb
   const approved = o.decision === 'APPROVE';
   if (o.atMs > state.decidedUpToMs) state.decidedUpToMs = o.atMs;
   state.requests.push(o.atMs, t.rapid_fire_max_count + 1);
+  if (o.limitTry) noteTry(state, o.amount, o.atMs);
   if (o.country !== null && countryNovelty(state, o.country, o.atMs) > 0)
     noteNovelCountry(
       state,

@@ -5,8 +5,9 @@
 // PROBE_WINDOW_MS is the risk signal `limit_probing` (a STEP_UP the Principal confirms). A cart
 // checked again and again at one amount is not probing.
 //
-// The tries are kept in memory only: dry runs are not in the audit log, so a reload of the
-// agent (eviction, restart, a shard moving) forgets them (docs/decision-engine.md).
+// A real request's try is folded with its outcome (outcome.ts), so a reload of the agent
+// (eviction, restart, a shard moving) finds it again in its audit row; dry runs are kept in
+// memory only (they write no audit row), so a reload forgets them (docs/decision-engine.md).
 import type { Units } from '../domain/money.js';
 import type { AgentState, ProbeMemory } from './agent-state.js';
 

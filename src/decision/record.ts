@@ -10,6 +10,7 @@ import type { AuthorizeRequest } from './model/contract.js';
 import { applyOutcome, type Outcome } from './outcome.js';
 import { spendBudget } from './principal-budget.js';
 import { recordMerchantEvidence } from './principal-evidence.js';
+import { isLimitTry } from './probing.js';
 import type { Work } from './work.js';
 
 /**
@@ -19,6 +20,7 @@ import type { Work } from './work.js';
 export function outcomeOfWork(req: AuthorizeRequest, w: Work, nowMs: number, pending: PendingStepUp | null): Outcome {
   const decision = w.decision;
   const declined = decision === 'DECLINE';
+  const cap = w.mandate?.perTransaction ?? null;
   let mandateDecline = false;
   if (declined) for (const g of w.gates) if (MANDATE_GATES.has(g)) mandateDecline = true;
   return {
@@ -30,7 +32,8 @@ export function outcomeOfWork(req: AuthorizeRequest, w: Work, nowMs: number, pen
     mcc: req.mcc,
     country: req.country,
     merchant: w.merchant,
-    cap: w.mandate?.perTransaction ?? null,
+    cap,
+    limitTry: isLimitTry(w.reasons, w.amount, cap),
     confirmed: w.confirmed,
     large: decision === 'APPROVE' && w.risk?.large === true,
     mandateDecline,

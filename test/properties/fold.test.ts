@@ -32,12 +32,12 @@ import { newAgentState } from '../../src/decision/state.js';
 import { DAY, mandate, request, T0 } from '../pipeline/support.js';
 
 /**
- * Fields of AgentState the fold does not rebuild, and why. Restored at load by other reads:
- * `mandates` (their running totals are SQL sums over every row: rollup.ts, windows.ts; covered
- * by test/pipeline/state-load.test.ts) and `mandateBytes` with them. Not restorable: `probes`
- * (dry runs and limit tries are kept in memory only; a dry run writes no audit row).
+ * Fields of AgentState the fold does not rebuild: `mandates`, whose running totals a load reads
+ * as SQL sums over every row (rollup.ts, windows.ts; test/pipeline/state-load.test.ts), and
+ * `mandateBytes` with them. (`probes` is compared: these sequences have no dry run, the one try
+ * a reload cannot find again.)
  */
-const NOT_FOLDED = ['mandates', 'mandateBytes', 'probes'] as const;
+const NOT_FOLDED = ['mandates', 'mandateBytes'] as const;
 
 /** Live only: the task_reference and intent_type a session took (the audit row has neither). */
 const SESSION_LIVE_ONLY: ReadonlySet<string> = new Set(['task', 'root', 'intentType', 'chars']);
@@ -359,7 +359,7 @@ function view(state: AgentState, asOfMs: number): Record<string, unknown> {
     // NOT_FOLDED
     mandates: _m,
     mandateBytes: _b,
-    probes: _p,
+    probes,
     requests,
     approvals,
     amounts: _a,
@@ -384,6 +384,7 @@ function view(state: AgentState, asOfMs: number): Record<string, unknown> {
     requests: windowFrom(requests, asOfMs - d.rapidWindowMs),
     approvals: windowFrom(approvals, asOfMs - d.velocityWindowMs),
     amounts: amountsOf(state),
+    probes: ordered(probes.ms, probes.head).map((ms, i) => [ms, ordered(probes.amounts, probes.head)[i]]),
     outcomes: ordered(outcomes, state.outcomeHead),
     baselines: [...baselines].map(([k, b]) => [k, b.count, ordered(b.logs, b.head)]),
     recent: ordered(recentMs, recentHead).map((ms, i) => [ms, ordered(recentMerchants, recentHead)[i]]),
