@@ -54,7 +54,6 @@ export function outcomeOfRow(state: AgentState, r: HistoryRow): Outcome {
   const cap = mandate !== undefined ? mandate.perTransaction : r.mandateId === null ? null : capOf(state, r.currency);
   return {
     atMs: r.atMs,
-    authorizationId: r.id,
     decision,
     amount: r.amount,
     currency: r.currency,

@@ -42,7 +42,6 @@ import { groupsOfMcc } from './taxonomy.js';
 export interface Outcome {
   /** Decision time, ms (the audit row's created_at). */
   readonly atMs: number;
-  readonly authorizationId: string;
   readonly decision: Decision;
   readonly amount: Units;
   readonly currency: string;

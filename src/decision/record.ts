@@ -25,7 +25,6 @@ export function outcomeOfWork(req: AuthorizeRequest, w: Work, nowMs: number, pen
   if (declined) for (const g of w.gates) if (MANDATE_GATES.has(g)) mandateDecline = true;
   return {
     atMs: nowMs,
-    authorizationId: w.authorizationId,
     decision,
     amount: w.amount,
     currency: req.currency,
