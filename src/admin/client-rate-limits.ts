@@ -10,6 +10,7 @@ import { ApiError } from '../errors/registry.js';
 import type { ClientLimitOverride, RequestLimits } from '../http/rate-limit.js';
 import { json, type RouteDef } from '../http/types.js';
 import type { Databases, Sql } from '../storage/db.js';
+import { PeriodicJob } from '../storage/periodic-job.js';
 import { clientExists } from './provisioning.js';
 
 /** How often each instance reads the overrides again (milliseconds). */
@@ -85,10 +86,13 @@ export function syncClientLimits(
   dbs: Databases,
   limits: RequestLimits,
   log: Logger,
-): { ready: Promise<void>; stop(): void } {
+): { ready: Promise<void>; stop(): Promise<void> } {
   let known = new Set<string>();
-  const read = async () => {
-    try {
+  const job = new PeriodicJob({
+    intervalMs: CLIENT_LIMITS_POLL_MS,
+    log,
+    failed: 'client rate limits not read; keeping the last ones',
+    round: async () => {
       const rows = await dbs.live<Row[]>`select * from client_rate_limits`;
       const seen = new Set<string>();
       for (const row of rows) {
@@ -97,13 +101,10 @@ export function syncClientLimits(
       }
       for (const id of known) if (!seen.has(id)) limits.setOverride(id, null);
       known = seen;
-    } catch (err) {
-      log.warn({ err }, 'client rate limits not read; keeping the last ones');
-    }
-  };
-  const timer = setInterval(() => void read(), CLIENT_LIMITS_POLL_MS);
-  timer.unref();
-  return { ready: read(), stop: () => clearInterval(timer) };
+    },
+  });
+  job.start();
+  return { ready: job.run(), stop: () => job.close() };
 }
 
 export function clientRateLimitRoutes(dbs: Databases, limits: RequestLimits, defaults: LimitDefaults): RouteDef[] {

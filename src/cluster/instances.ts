@@ -17,6 +17,7 @@ import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import { ConfigError } from '../config/config.js';
 import type { Sql } from '../storage/db.js';
+import { PeriodicJob } from '../storage/periodic-job.js';
 
 /** The event bus an instance runs on (src/events/bus.ts). */
 export type BusKind = 'nats' | 'memory';
@@ -74,15 +75,19 @@ export class InstanceRegistry {
   readonly #log: Logger;
   readonly #options: InstanceRegistryOptions;
   readonly #listeners: ((live: number) => void)[] = [];
+  readonly #heartbeat: PeriodicJob;
   #live = 1;
-  #timer: NodeJS.Timeout | null = null;
-  #beating: Promise<void> | null = null;
-  #closed = false;
 
   private constructor(sql: Sql, log: Logger, options: InstanceRegistryOptions) {
     this.#sql = sql;
     this.#log = log;
     this.#options = options;
+    this.#heartbeat = new PeriodicJob({
+      intervalMs: options.heartbeatMs,
+      log: log.child({ instance: this.id }),
+      failed: 'instance heartbeat failed; keeping the last live count',
+      round: () => this.#beat(),
+    });
   }
 
   /**
@@ -93,8 +98,7 @@ export class InstanceRegistry {
     const registry = new InstanceRegistry(sql, log, options);
     await registry.#join();
     await registry.beat();
-    registry.#timer = setInterval(() => void registry.beat(), options.heartbeatMs);
-    registry.#timer.unref();
+    registry.#heartbeat.start();
     return registry;
   }
 
@@ -157,48 +161,40 @@ export class InstanceRegistry {
     this.#listeners.push(fn);
   }
 
-  /** One heartbeat: refresh (or re-claim) this row, sweep dead rows, count the live ones. */
+  /**
+   * One heartbeat: refresh (or re-claim) this row, sweep dead rows, count the live ones (a beat
+   * already running is joined; a failed one keeps the last live count).
+   */
   beat(): Promise<void> {
-    this.#beating ??= this.#beat().finally(() => {
-      this.#beating = null;
-    });
-    return this.#beating;
+    return this.#heartbeat.run();
   }
 
   async #beat(): Promise<void> {
-    if (this.#closed) return;
     const ttlSeconds = this.#options.ttlMs / 1000;
-    try {
-      const [row] = await this.#sql<{ live: number }[]>`
-        with me as (
-          insert into instances (id, bus, host, pid) values (${this.id}, ${this.#options.bus}, ${hostname()}, ${process.pid})
-          on conflict (id) do update set heartbeat_at = now()
-          returning id
-        ), dead as (
-          delete from instances where id in (
-            select id from instances where heartbeat_at < now() - make_interval(secs => ${ttlSeconds * 2})
-            for update skip locked)
-        )
-        select (select count(*) from instances
-                 where heartbeat_at >= now() - make_interval(secs => ${ttlSeconds}) and id <> ${this.id})::int + 1
-               as live`;
-      const live = Math.max(1, row?.live ?? 1);
-      if (live !== this.#live) {
-        this.#log.info({ instance: this.id, live }, 'live service instances changed');
-        this.#live = live;
-        for (const fn of this.#listeners) fn(live);
-      }
-    } catch (err) {
-      this.#log.warn({ err, instance: this.id }, 'instance heartbeat failed; keeping the last live count');
+    const [row] = await this.#sql<{ live: number }[]>`
+      with me as (
+        insert into instances (id, bus, host, pid) values (${this.id}, ${this.#options.bus}, ${hostname()}, ${process.pid})
+        on conflict (id) do update set heartbeat_at = now()
+        returning id
+      ), dead as (
+        delete from instances where id in (
+          select id from instances where heartbeat_at < now() - make_interval(secs => ${ttlSeconds * 2})
+          for update skip locked)
+      )
+      select (select count(*) from instances
+               where heartbeat_at >= now() - make_interval(secs => ${ttlSeconds}) and id <> ${this.id})::int + 1
+             as live`;
+    const live = Math.max(1, row?.live ?? 1);
+    if (live !== this.#live) {
+      this.#log.info({ instance: this.id, live }, 'live service instances changed');
+      this.#live = live;
+      for (const fn of this.#listeners) fn(live);
     }
   }
 
   /** Stops beating and removes this instance's row, so the others count it out at once. */
   async close(): Promise<void> {
-    if (this.#timer !== null) clearInterval(this.#timer);
-    this.#timer = null;
-    await this.#beating;
-    this.#closed = true;
+    await this.#heartbeat.close();
     try {
       await this.#sql`delete from instances where id = ${this.id}`;
     } catch (err) {

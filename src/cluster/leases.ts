@@ -26,6 +26,7 @@
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type { Sql } from '../storage/db.js';
+import { PeriodicJob } from '../storage/periodic-job.js';
 
 /** Virtual shards of the agent keyspace. */
 export const SHARD_COUNT = 1024;
@@ -122,10 +123,8 @@ export class ShardLeases {
   #clockOffsetMs: number | null = null;
   /** Leases are valid here until this performance.now() time. */
   #validUntil = 0;
-  #timer: NodeJS.Timeout | null = null;
-  #beating: Promise<void> | null = null;
-  #again = false;
-  #closed = false;
+  /** The beats: overlapping calls run once more (a nudge must be seen by a beat that reads after it). */
+  readonly #beats: PeriodicJob;
   #changeWaiters: (() => void)[] = [];
 
   constructor(live: Sql, sandbox: Sql, instanceId: string, hooks: LeaseHooks, log: Logger, options: ShardLeaseOptions) {
@@ -137,6 +136,19 @@ export class ShardLeases {
     this.#ttlMs = options.ttlMs;
     this.#renewMs = options.renewMs;
     this.#movesPerBeat = options.movesPerBeat ?? 128;
+    this.#beats = new PeriodicJob({
+      intervalMs: options.renewMs,
+      log: this.#log,
+      failed: 'shard lease beat failed',
+      overlap: 'again',
+      round: async () => {
+        try {
+          await this.#beat();
+        } finally {
+          this.#wake();
+        }
+      },
+    });
   }
 
   get instanceId(): string {
@@ -146,8 +158,7 @@ export class ShardLeases {
   /** Beats once (this instance's first shards are claimed when it is alone), then every renewMs. */
   async start(): Promise<void> {
     await this.beat();
-    this.#timer = setInterval(() => void this.beat(), this.#renewMs);
-    this.#timer.unref();
+    this.#beats.start();
   }
 
   /** The epoch this instance serves `shard` under now, or null when it must not decide for it. */
@@ -198,26 +209,17 @@ export class ShardLeases {
 
   /** One beat now (also on a nudge from another instance); overlapping calls run once more. */
   beat(): Promise<void> {
-    if (this.#beating !== null) {
-      this.#again = true;
-      return this.#beating;
-    }
-    this.#beating = (async () => {
-      do {
-        this.#again = false;
-        await this.#beat();
-      } while (this.#again && !this.#closed);
-    })().finally(() => {
-      this.#beating = null;
-      const waiters = this.#changeWaiters;
-      this.#changeWaiters = [];
-      for (const w of waiters) w();
-    });
-    return this.#beating;
+    return this.#beats.run();
+  }
+
+  /** Resolves the changed() waiters: a beat has ended. */
+  #wake(): void {
+    const waiters = this.#changeWaiters;
+    this.#changeWaiters = [];
+    for (const w of waiters) w();
   }
 
   async #beat(): Promise<void> {
-    if (this.#closed) return;
     const sentAt = performance.now();
     const reachable = this.#hooks.reachable();
     const offset = this.#clockOffsetMs;
@@ -393,10 +395,7 @@ export class ShardLeases {
 
   /** Hands every shard over and stops beating (SIGTERM). */
   async close(): Promise<void> {
-    if (this.#timer !== null) clearInterval(this.#timer);
-    this.#timer = null;
-    await this.#beating;
-    this.#closed = true;
+    await this.#beats.close();
     const all = [...this.#owned.keys()];
     if (all.length > 0) {
       // Others must not prefer this instance any more: leave the registry first.

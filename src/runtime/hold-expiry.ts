@@ -7,7 +7,8 @@
 import type { Logger } from 'pino';
 import type { DecisionEngine } from '../decision/model/contract.js';
 import type { Environment } from '../domain/environment.js';
-import type { Databases } from '../storage/db.js';
+import type { Databases, Sql } from '../storage/db.js';
+import { PeriodicJob } from '../storage/periodic-job.js';
 import { expireDueHolds } from './holds-store.js';
 
 /** Holds expired per statement; a round repeats while a statement fills up (bounded). */
@@ -15,12 +16,10 @@ const BATCH = 200;
 const MAX_BATCHES = 20;
 
 export class HoldExpirySweep {
-  readonly #dbs: Pick<Databases, 'forEnv' | 'isOpen'>;
   readonly #engine: DecisionEngine;
   readonly #nudge: (env: Environment) => void;
   readonly #log: Logger;
-  readonly #timer: NodeJS.Timeout;
-  #running: Promise<void> | null = null;
+  readonly #job: PeriodicJob;
 
   constructor(
     dbs: Pick<Databases, 'forEnv' | 'isOpen'>,
@@ -29,40 +28,30 @@ export class HoldExpirySweep {
     log: Logger,
     intervalMs: number,
   ) {
-    this.#dbs = dbs;
     this.#engine = engine;
     this.#nudge = nudge;
     this.#log = log;
-    this.#timer = setInterval(() => void this.run(), intervalMs);
-    this.#timer.unref();
+    this.#job = PeriodicJob.perDatabase({
+      dbs,
+      intervalMs,
+      log,
+      failed: 'hold expiry sweep failed; retried at the next interval',
+      round: (sql, env) => this.#sweep(sql, env),
+    });
+    this.#job.start();
     // At start: holds that fell due while no instance ran.
     void this.run();
   }
 
-  /**
-   * One round over both databases (a round already running is joined, not doubled); the
-   * embedded sandbox before its first use holds no holds and is not opened for it.
-   */
+  /** One round over the open databases (a round already running is joined, not doubled). */
   run(): Promise<void> {
-    this.#running ??= (async () => {
-      for (const env of ['live', 'sandbox'] as const) {
-        if (!this.#dbs.isOpen(env)) continue;
-        try {
-          await this.#sweep(env);
-        } catch (err) {
-          this.#log.warn({ err, env }, 'hold expiry sweep failed; retried at the next interval');
-        }
-      }
-    })().finally(() => {
-      this.#running = null;
-    });
-    return this.#running;
+    return this.#job.run();
   }
 
-  async #sweep(env: Environment): Promise<void> {
+  async #sweep(sql: Sql, env: Environment): Promise<void> {
     const agents = new Set<string>();
     for (let i = 0; i < MAX_BATCHES; i++) {
-      const expired = await expireDueHolds(this.#dbs.forEnv(env), BATCH);
+      const expired = await expireDueHolds(sql, BATCH);
       for (const a of expired) agents.add(a);
       if (expired.length === 0) break;
     }
@@ -72,8 +61,7 @@ export class HoldExpirySweep {
     this.#log.info({ env, agents: agents.size }, 'holds expired');
   }
 
-  async close(): Promise<void> {
-    clearInterval(this.#timer);
-    await this.#running;
+  close(): Promise<void> {
+    return this.#job.close();
   }
 }

@@ -16,6 +16,7 @@
 // with a session advisory lock and skips it when another instance holds it.
 import type { Logger } from 'pino';
 import type { Databases, Sql } from './db.js';
+import { PeriodicJob } from './periodic-job.js';
 
 /** How long an idempotency key replays its answer (SPEC.md: "roughly 24 hours"). */
 export const IDEMPOTENCY_RETENTION_SECONDS = 24 * 60 * 60;
@@ -33,45 +34,32 @@ export interface IdempotencySweepOptions {
 }
 
 export class IdempotencySweep {
-  readonly #dbs: Pick<Databases, 'forEnv' | 'isOpen'>;
   readonly #log: Logger;
   readonly #options: IdempotencySweepOptions;
-  readonly #timer: NodeJS.Timeout;
-  #running: Promise<void> | null = null;
+  readonly #job: PeriodicJob;
   /** Per database, its time at the start of this instance's last sweep of it. */
   readonly #checkedUpTo = new Map<Sql, Date>();
 
   constructor(dbs: Pick<Databases, 'forEnv' | 'isOpen'>, log: Logger, options: IdempotencySweepOptions) {
-    this.#dbs = dbs;
     this.#log = log;
     this.#options = options;
-    this.#timer = setInterval(() => void this.run(), options.intervalMs);
-    this.#timer.unref();
-  }
-
-  /**
-   * One sweep of every open database (a sweep already running is joined, not doubled); the
-   * embedded sandbox before its first use holds nothing to sweep and is not opened for it.
-   */
-  run(): Promise<void> {
-    this.#running ??= (async () => {
-      for (const env of ['live', 'sandbox'] as const) {
-        if (!this.#dbs.isOpen(env)) continue;
-        try {
-          await this.#sweep(this.#dbs.forEnv(env));
-        } catch (err) {
-          this.#log.warn({ err }, 'idempotency sweep failed; retried at the next interval');
-        }
-      }
-    })().finally(() => {
-      this.#running = null;
+    this.#job = PeriodicJob.perDatabase({
+      dbs,
+      intervalMs: options.intervalMs,
+      log,
+      failed: 'idempotency sweep failed; retried at the next interval',
+      round: (sql) => this.#sweep(sql),
     });
-    return this.#running;
+    this.#job.start();
   }
 
-  async close(): Promise<void> {
-    clearInterval(this.#timer);
-    await this.#running;
+  /** One sweep of every open database (a sweep already running is joined, not doubled). */
+  run(): Promise<void> {
+    return this.#job.run();
+  }
+
+  close(): Promise<void> {
+    return this.#job.close();
   }
 
   async #sweep(sql: Sql): Promise<void> {
