@@ -111,7 +111,7 @@ export class ActorLoader {
         const work =
           lookupKey === null
             ? loading.then((state) => ({ state, stored: null }))
-            : Promise.all([loading, db.gate.run(() => storedKey(db.sql, request.principalId, lookupKey))]).then(
+            : Promise.all([loading, db.queue.run(() => storedKey(db.sql, request.principalId, lookupKey))]).then(
                 ([state, stored]) => ({ state, stored }),
               );
         const { state, stored } = await beforeDeadline(work, loadUntil(db, this.#options, request), 'load');
@@ -149,7 +149,7 @@ export class ActorLoader {
   #stateLoad(actor: Actor, db: ShardDatabase, request: AuthorizeRequest): Promise<unknown> {
     if (actor.loading !== null && actor.loadingGeneration === actor.generation) return actor.loading;
     const generation = ++actor.generation;
-    const loading = db.gate.run(() => this.#core.load(db.sql, actor.agentId, this.decisionTime(null, request)));
+    const loading = db.queue.run(() => this.#core.load(db.sql, actor.agentId, this.decisionTime(null, request)));
     actor.loading = loading;
     actor.loadingGeneration = generation;
     loading.then(
@@ -196,7 +196,7 @@ export class ActorLoader {
       const db = this.#dbs[env];
       if (!db.breaker.allows(Date.now())) continue;
       try {
-        await db.gate.run(() => maintain(db.sql, agentId, Date.now()));
+        await db.queue.run(() => maintain(db.sql, agentId, Date.now()));
       } catch (err) {
         this.#log.warn({ err, agent_id: agentId }, 'audit rollup upkeep failed; retried at the next trigger');
       }

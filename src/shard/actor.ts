@@ -9,13 +9,13 @@ import type { Environment } from '../domain/environment.js';
 import type { Sql } from '../storage/db.js';
 import type { Breaker } from './breaker.js';
 import type { GroupCommitter } from './committer.js';
-import type { DbGate } from './db-queue.js';
+import type { DbQueue } from './db-queue.js';
 import type { AuthorizeResult } from './protocol.js';
 
-/** One database as seen from a shard: its pool, the serialising gate, breaker and committer. */
+/** One database as seen from a shard: its pool, the serialising queue, breaker and committer. */
 export interface ShardDatabase {
   readonly sql: Sql;
-  readonly gate: DbGate;
+  readonly queue: DbQueue;
   readonly breaker: Breaker;
   readonly committer: GroupCommitter;
 }

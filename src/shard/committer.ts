@@ -37,7 +37,7 @@ import { type OutboxTuple, tupleOf } from '../events/outbox.js';
 import { BATCH_SIZE_BUCKETS, LATENCY_BUCKETS_SECONDS, LocalHistogram } from '../observability/metrics.js';
 import type { Sql } from '../storage/db.js';
 import { type Breaker, isUnavailable } from './breaker.js';
-import type { DbGate } from './db-queue.js';
+import type { DbQueue } from './db-queue.js';
 import { DeadlineError, deadlineAt } from './deadline.js';
 
 export interface CommitItem {
@@ -142,7 +142,7 @@ export function isRowFault(err: unknown): boolean {
 
 export class GroupCommitter {
   readonly #sql: Sql;
-  readonly #gate: DbGate;
+  readonly #queue: DbQueue;
   readonly #breaker: Breaker;
   /** Half the last batch's round trip: the way back from the database, taken off commit_by. */
   #returnMs = 0;
@@ -159,9 +159,9 @@ export class GroupCommitter {
   /** Seconds from sending a batch to its transaction's outcome, successful or not. */
   readonly commitSeconds = new LocalHistogram(LATENCY_BUCKETS_SECONDS);
 
-  constructor(sql: Sql, gate: DbGate, breaker: Breaker, options: CommitterOptions, log: Logger) {
+  constructor(sql: Sql, queue: DbQueue, breaker: Breaker, options: CommitterOptions, log: Logger) {
     this.#sql = sql;
-    this.#gate = gate;
+    this.#queue = queue;
     this.#breaker = breaker;
     this.#options = options;
     this.#log = log;
@@ -262,7 +262,7 @@ export class GroupCommitter {
     let deadline = setTimeout(onDeadline, remaining);
     const startedAt = performance.now();
     try {
-      const replays = await this.#gate.run(() => this.#write(batch));
+      const replays = await this.#queue.run(() => this.#write(batch));
       clearTimeout(deadline);
       if (batch.settled) {
         // Committed before its commit_by, answered after the edge had answered: the one window

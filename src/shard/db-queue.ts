@@ -1,8 +1,8 @@
 // Embedded PGlite serves one statement at a time and must not see pipelined queries on a
 // connection, so in embedded mode every use of a worker's connection goes through this queue.
-// On real PostgreSQL the gate is a pass-through.
+// On real PostgreSQL the queue is a pass-through.
 
-export class DbGate {
+export class DbQueue {
   readonly #serial: boolean;
   #tail: Promise<unknown> = Promise.resolve();
 

@@ -77,7 +77,7 @@ export class ActorEscrow {
     if (state === null || !db.breaker.allows(Date.now())) return null;
     try {
       const available = await beforeDeadline(
-        db.gate.run(() => escrow.available(db.sql, state)),
+        db.queue.run(() => escrow.available(db.sql, state)),
         loadUntil(db, this.#options, request),
         'dry-run budget read',
       );
@@ -193,7 +193,7 @@ export class ActorEscrow {
    */
   #work<T>(actor: Actor, work: () => Promise<T>): Promise<T> {
     actor.inflight++;
-    const p = this.#dbs[actor.env].gate.run(work);
+    const p = this.#dbs[actor.env].queue.run(work);
     p.then(
       () => this.#host.done(actor),
       () => {

@@ -16,7 +16,7 @@ import { connect, type Sql } from '../storage/db.js';
 import { ActorSystem, type ShardDatabase } from './actors.js';
 import { Breaker } from './breaker.js';
 import { GroupCommitter } from './committer.js';
-import { DbGate } from './db-queue.js';
+import { DbQueue } from './db-queue.js';
 import {
   type AuthorizeResult,
   type AuthorizeWireResult,
@@ -69,7 +69,7 @@ export async function createShard(
    * rather than when a request's load or commit, each bound by a strict deadline, first manages
    * to open connections from scratch.
    */
-  function probeWhileFailing(sql: Sql, gate: DbGate, breaker: Breaker): () => void {
+  function probeWhileFailing(sql: Sql, queue: DbQueue, breaker: Breaker): () => void {
     let probing = false;
     return () => {
       if (probing || closing) return;
@@ -80,7 +80,7 @@ export async function createShard(
             await new Promise((resolve) => setTimeout(resolve, PROBE_INTERVAL_MS));
             if (closing || breaker.failures === 0) return;
             try {
-              await gate.run(() => sql`select 1`);
+              await queue.run(() => sql`select 1`);
               breaker.success();
             } catch {
               // still away: try again
@@ -101,11 +101,11 @@ export async function createShard(
         embedded: data.embedded,
         connectTimeoutMs: data.connectTimeoutMs,
       });
-    const gate = new DbGate(data.embedded);
+    const queue = new DbQueue(data.embedded);
     const breaker = new Breaker(data.breakerOpenMs);
     const committer = new GroupCommitter(
       sql,
-      gate,
+      queue,
       breaker,
       {
         batchRows: data.batchRows,
@@ -119,8 +119,8 @@ export async function createShard(
       },
       log.child({ env }),
     );
-    breaker.onFailure = probeWhileFailing(sql, gate, breaker);
-    return { sql, gate, breaker, committer };
+    breaker.onFailure = probeWhileFailing(sql, queue, breaker);
+    return { sql, queue, breaker, committer };
   }
 
   const dbs: Record<Environment, ShardDatabase> = { live: openDatabase('live'), sandbox: openDatabase('sandbox') };
