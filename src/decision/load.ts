@@ -6,7 +6,7 @@ import { type AgentState, MAX_PENDING_STEP_UPS, type MandateState, type TrustLev
 import { markReached } from './caps.js';
 import { pointsToCompromise } from './evidence.js';
 import { type HistoryRow, replayHistory } from './history.js';
-import { dbTimeMs, type MandateRow, mandateFromRow } from './mandate-row.js';
+import { dbTimeMs, type LoadedMandateRow, mandateFromRow } from './mandate-row.js';
 import { dayStartMs, monthStartMs, windowsOf } from './model/calendar.js';
 import { carried, fold, type MandateSums, rollupOf, totals } from './model/rollup.js';
 import type { ThresholdOverrides } from './model/thresholds.js';
@@ -171,7 +171,7 @@ function agentRow(sql: Sql, agentId: string) {
  * over the years are neither all read nor all kept.
  */
 function mandateRowsOf(sql: Sql, agentId: string, now: Date) {
-  return sql<MandateRow[]>`
+  return sql<LoadedMandateRow[]>`
   with m as (
     select id, rails, currency, max_amount_per_transaction::text as max_amount_per_transaction,
            max_daily_amount::text as max_daily_amount, max_monthly_amount::text as max_monthly_amount,

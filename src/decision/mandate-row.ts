@@ -2,6 +2,7 @@
 // once at load so that the mandate gate compares without converting.
 import { toAlpha3 } from '../domain/country.js';
 import { fromDb, type Units } from '../domain/money.js';
+import type { MandateExtraLimitColumn, MandateRow } from '../storage/rows/mandates.js';
 import type { MandateState } from './agent-state.js';
 import { windowsOf } from './model/calendar.js';
 
@@ -40,33 +41,31 @@ function moneyOf(value: unknown): Units | null {
   return fromDb(String(value));
 }
 
-export interface MandateRow {
-  id: string;
-  rails: string[] | null;
-  currency: string;
-  max_amount_per_transaction: string;
-  max_daily_amount: string | null;
-  max_monthly_amount: string | null;
-  /** Migration 0160 (absent in older fixtures: no such limit). */
-  max_weekly_amount?: string | null;
-  max_yearly_amount?: string | null;
-  max_total_amount?: string | null;
-  max_daily_count?: number | null;
-  max_monthly_count?: number | null;
-  hold_expiry_seconds?: number | null;
-  budget_alert_share?: string | null;
-  allowed_mccs: string[] | null;
-  blocked_mccs: string[] | null;
-  allowed_countries: string[] | null;
-  blocked_countries: string[] | null;
-  allowed_chains: string[] | null;
-  allowed_assets: string[] | null;
-  allowed_counterparties: string[] | null;
-  crypto: Record<string, unknown> | null;
-  valid_from: Date;
-  valid_until: Date;
-  created_at: Date;
-}
+/**
+ * The columns of a mandates row mandateFromRow reads (load.ts selects them); the limits of
+ * migration 0160 may be absent (older fixtures): no such limit.
+ */
+export type LoadedMandateRow = Pick<
+  MandateRow,
+  | 'id'
+  | 'rails'
+  | 'currency'
+  | 'max_amount_per_transaction'
+  | 'max_daily_amount'
+  | 'max_monthly_amount'
+  | 'allowed_mccs'
+  | 'blocked_mccs'
+  | 'allowed_countries'
+  | 'blocked_countries'
+  | 'allowed_chains'
+  | 'allowed_assets'
+  | 'allowed_counterparties'
+  | 'crypto'
+  | 'valid_from'
+  | 'valid_until'
+  | 'created_at'
+> &
+  Partial<Pick<MandateRow, MandateExtraLimitColumn>>;
 
 /** Builds a MandateState from a mandates row (exported for tests and fixtures). */
 /** A manual hold lives 7 days unless its mandate says otherwise (hold_expiry_seconds). */
@@ -80,7 +79,7 @@ function countOf(value: unknown): number | null {
   return Number.isSafeInteger(n) ? n : null;
 }
 
-export function mandateFromRow(row: MandateRow, nowMs: number, timeZone = 'UTC'): MandateState {
+export function mandateFromRow(row: LoadedMandateRow, nowMs: number, timeZone = 'UTC'): MandateState {
   const crypto = row.crypto && typeof row.crypto === 'object' ? row.crypto : null;
   const rails = (row.rails ?? ['card']).map((r) => r.toLowerCase());
   const allowedChains = setOf(row.allowed_chains ?? asStrings(crypto?.chains), 'lower');

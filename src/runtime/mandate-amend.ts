@@ -27,7 +27,7 @@ import {
   limit,
   readExtraLimits,
 } from './mandate-limits.js';
-import { COLUMNS, type MandateRow } from './mandate-store.js';
+import { COLUMNS, type RuntimeMandateRow } from './mandate-store.js';
 
 // biome-ignore lint/complexity/noBannedTypes: postgres.js's own default type parameter
 type Tx = postgres.TransactionSql<{}>;
@@ -93,7 +93,7 @@ const money = (text: string | null | undefined): string | null => {
  * mandate_hash terms of a stored mandate, in the shape POST /api/v1/mandates builds them (the
  * crypto block also names an onboarding mandate's max_transfer, so it is part of the terms).
  */
-export function termsOf(row: MandateRow): Record<string, unknown> {
+export function termsOf(row: RuntimeMandateRow): Record<string, unknown> {
   const extra: ExtraLimits = {
     weekly: units(row.max_weekly_amount),
     yearly: units(row.max_yearly_amount),
@@ -137,9 +137,9 @@ function problem(problems: ErrorDetail[], field: string, message: string, code?:
 }
 
 /** The amended row: `row` with the body's fields applied and checked as at creation. */
-export function amended(row: MandateRow, body: PatchBody, nowMs: number): MandateRow {
+export function amended(row: RuntimeMandateRow, body: PatchBody, nowMs: number): RuntimeMandateRow {
   const problems: ErrorDetail[] = [];
-  const next: MandateRow = { ...row };
+  const next: RuntimeMandateRow = { ...row };
   const set = next as unknown as Record<string, unknown>;
   if (body.valid_until !== undefined) {
     const until = new Date(body.valid_until);
@@ -203,7 +203,7 @@ export function amended(row: MandateRow, body: PatchBody, nowMs: number): Mandat
 }
 
 /** A field's value for the event's changes: amounts as canonical decimal strings (docs/events.md). */
-function shown(row: MandateRow, field: keyof PatchBody): unknown {
+function shown(row: RuntimeMandateRow, field: keyof PatchBody): unknown {
   const v = (row as unknown as Record<string, unknown>)[field];
   if (field === 'valid_until') return row.valid_until.toISOString();
   if ((MONEY as readonly string[]).includes(field)) {
@@ -220,8 +220,12 @@ function shown(row: MandateRow, field: keyof PatchBody): unknown {
 }
 
 /** The mandate's row, locked, if it is the caller's (through its agent); else 404. */
-async function lockOwned(tx: Tx, principalId: string, mandateId: string): Promise<MandateRow & { client_id: string }> {
-  const [row] = await tx<(MandateRow & { client_id: string })[]>`
+async function lockOwned(
+  tx: Tx,
+  principalId: string,
+  mandateId: string,
+): Promise<RuntimeMandateRow & { client_id: string }> {
+  const [row] = await tx<(RuntimeMandateRow & { client_id: string })[]>`
     select ${COLUMNS(tx)}, a.client_id from mandates m join agents a on a.id = m.agent_id
     where m.id = ${mandateId} and a.principal_id = ${principalId}
     for update of m`;
@@ -229,11 +233,15 @@ async function lockOwned(tx: Tx, principalId: string, mandateId: string): Promis
   return row;
 }
 
-function notActive(row: MandateRow, action: string): ApiError {
+function notActive(row: RuntimeMandateRow, action: string): ApiError {
   return new ApiError('mandate_not_active', `The mandate is ${row.status}: it can no longer be ${action}.`);
 }
 
-function eventTuple(row: MandateRow & { client_id: string }, type: string, data: Record<string, unknown>): OutboxTuple {
+function eventTuple(
+  row: RuntimeMandateRow & { client_id: string },
+  type: string,
+  data: Record<string, unknown>,
+): OutboxTuple {
   return outboxEvent({ clientId: row.client_id, principalId: row.principal_id }, type, data);
 }
 

@@ -16,6 +16,7 @@ import {
   type Units,
 } from '../domain/money.js';
 import type { ErrorDetail } from '../errors/registry.js';
+import type { MandateExtraLimitColumn, MandateRow } from '../storage/rows/mandates.js';
 
 export interface ExtraLimitsInput {
   max_weekly_amount?: string | number;
@@ -139,15 +140,7 @@ export function extraValues(x: ExtraLimits): (string | number | null)[] {
 }
 
 /** The stored columns (as text for NUMERIC) a view reads. */
-export interface ExtraLimitsRow {
-  max_weekly_amount?: string | null;
-  max_yearly_amount?: string | null;
-  max_total_amount?: string | null;
-  max_daily_count?: number | null;
-  max_monthly_count?: number | null;
-  hold_expiry_seconds?: number | null;
-  budget_alert_share?: string | null;
-}
+export type ExtraLimitsRow = Pick<MandateRow, MandateExtraLimitColumn>;
 
 const num = (text: string | null | undefined): number | null => {
   const u = fromDb(text ?? null);

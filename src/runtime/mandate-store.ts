@@ -14,38 +14,17 @@ import { ApiError } from '../errors/registry.js';
 type Sql = postgres.ISql<{}>;
 
 import { iso } from '../domain/timestamp.js';
-import { type ExtraLimitsRow, extraView } from './mandate-limits.js';
+import type { MandateRow, MandateStatus } from '../storage/rows/mandates.js';
+import { extraView } from './mandate-limits.js';
 
-export type MandateStatus = 'ACTIVE' | 'EXPIRED' | 'REVOKED';
+export type { MandateStatus };
 
-export interface MandateRow extends ExtraLimitsRow {
-  id: string;
-  agent_id: string;
-  principal_id: string;
-  status: MandateStatus;
-  valid_from: Date;
-  valid_until: Date;
-  currency: string;
-  max_amount_per_transaction: string;
-  max_daily_amount: string | null;
-  max_monthly_amount: string | null;
-  allowed_mccs: string[] | null;
-  blocked_mccs: string[] | null;
-  allowed_countries: string[] | null;
-  blocked_countries: string[] | null;
-  allowed_chains: string[] | null;
-  allowed_assets: string[] | null;
-  allowed_counterparties: string[] | null;
-  mandate_hash: string;
-  created_at: Date;
-  /** Migration 0210: the last amendment (PATCH), the revocation and its reason. */
-  updated_at: Date | null;
-  revoked_at: Date | null;
-  revocation_reason: string | null;
-  /** Terms of mandate_hash the view does not show (src/runtime/mandate-amend.ts). */
-  rails: string[];
-  crypto: Record<string, unknown> | null;
-}
+/**
+ * A mandate as COLUMNS selects it: every column but program_id, status as reported (a passed
+ * valid_until reads EXPIRED). rails and crypto are terms of mandate_hash the view does not show
+ * (src/runtime/mandate-amend.ts).
+ */
+export type RuntimeMandateRow = Omit<MandateRow, 'program_id'>;
 
 function amount(value: string | null): number | null {
   const units = fromDb(value);
@@ -53,7 +32,7 @@ function amount(value: string | null): number | null {
 }
 
 /** The runtime-plane mandate shape (SPEC.md "Mandate"): flat, amounts as JSON numbers. */
-export function mandateView(row: MandateRow): Record<string, unknown> {
+export function mandateView(row: RuntimeMandateRow): Record<string, unknown> {
   return {
     id: row.id,
     agent_id: row.agent_id,
@@ -97,8 +76,8 @@ export const COLUMNS = (
   m.budget_alert_share::text as budget_alert_share, m.updated_at, m.revoked_at, m.revocation_reason, m.rails,
   m.crypto`;
 
-export async function loadOwnedMandate(db: Sql, principalId: string, mandateId: string): Promise<MandateRow> {
-  const rows = await db<MandateRow[]>`
+export async function loadOwnedMandate(db: Sql, principalId: string, mandateId: string): Promise<RuntimeMandateRow> {
+  const rows = await db<RuntimeMandateRow[]>`
     select ${COLUMNS(db)} from mandates m join agents a on a.id = m.agent_id
     where m.id = ${mandateId} and a.principal_id = ${principalId}`;
   const row = rows[0];
@@ -107,9 +86,13 @@ export async function loadOwnedMandate(db: Sql, principalId: string, mandateId: 
 }
 
 /** The agent's mandates, newest first, optionally by reported status (EXPIRED as derived above). */
-export async function listAgentMandates(db: Sql, agentId: string, status: MandateStatus | null): Promise<MandateRow[]> {
+export async function listAgentMandates(
+  db: Sql,
+  agentId: string,
+  status: MandateStatus | null,
+): Promise<RuntimeMandateRow[]> {
   const filter = status === null ? db`` : db`and ${STATUS(db)} = ${status}`;
-  return db<MandateRow[]>`
+  return db<RuntimeMandateRow[]>`
     select ${COLUMNS(db)} from mandates m where m.agent_id = ${agentId} ${filter}
     order by m.created_at desc, m.id desc`;
 }

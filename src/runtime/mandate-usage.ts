@@ -8,11 +8,11 @@
 import { windowsOf } from '../decision/model/calendar.js';
 import { fromDb, toJsonNumber, type Units } from '../domain/money.js';
 import type { Db as Sql } from '../onboarding/idempotency.js';
-import type { MandateRow } from './mandate-store.js';
+import type { RuntimeMandateRow } from './mandate-store.js';
 
 type Window = 'day' | 'week' | 'month' | 'year' | 'total';
 
-const CAPS: readonly { name: keyof MandateRow; window: Window; kind: 'amount' | 'count' }[] = [
+const CAPS: readonly { name: keyof RuntimeMandateRow; window: Window; kind: 'amount' | 'count' }[] = [
   { name: 'max_daily_amount', window: 'day', kind: 'amount' },
   { name: 'max_weekly_amount', window: 'week', kind: 'amount' },
   { name: 'max_monthly_amount', window: 'month', kind: 'amount' },
@@ -48,7 +48,7 @@ const ZERO: Sums = {
   total_n: 0,
 };
 
-export async function mandateUsage(db: Sql, m: MandateRow): Promise<Record<string, Record<string, unknown>>> {
+export async function mandateUsage(db: Sql, m: RuntimeMandateRow): Promise<Record<string, Record<string, unknown>>> {
   const caps = CAPS.filter((c) => m[c.name] !== null && m[c.name] !== undefined);
   if (caps.length === 0) return {};
   const [tzRow] = await db<{ timezone: string }[]>`select timezone from principals where id = ${m.principal_id}`;

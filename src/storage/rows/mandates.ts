@@ -1,0 +1,60 @@
+// The `mandates` table (migrations/0001_core.sql, 0160_holds_and_limits.sql,
+// 0210_mandate_lifecycle.sql): a row as postgres.js returns it, NUMERIC as exact decimal text
+// (the service's pools keep NUMERIC as text: src/storage/connect.ts), timestamptz as Date,
+// jsonb parsed. Written by the onboarding and runtime planes, read by them and by the agent's
+// actor at load (src/decision/load.ts).
+
+export type MandateStatus = 'ACTIVE' | 'EXPIRED' | 'REVOKED';
+
+export interface MandateRow {
+  id: string;
+  agent_id: string;
+  principal_id: string;
+  program_id: string | null;
+  /** Stored ACTIVE or REVOKED; readers report a passed valid_until as EXPIRED (src/runtime/mandate-store.ts). */
+  status: MandateStatus;
+  /** 'card', 'crypto' (default '{card}'). */
+  rails: string[];
+  currency: string;
+  max_amount_per_transaction: string;
+  max_daily_amount: string | null;
+  max_monthly_amount: string | null;
+  allowed_mccs: string[] | null;
+  blocked_mccs: string[] | null;
+  /** ISO 3166-1 alpha-3. */
+  allowed_countries: string[] | null;
+  blocked_countries: string[] | null;
+  allowed_chains: string[] | null;
+  allowed_assets: string[] | null;
+  allowed_counterparties: string[] | null;
+  /** The onboarding plane's crypto block ({chains, assets, max_transfer}). */
+  crypto: Record<string, unknown> | null;
+  valid_from: Date;
+  valid_until: Date;
+  mandate_hash: string;
+  created_at: Date;
+  /** Migration 0160: calendar-week, year and whole-life caps, and day and month count caps (null: none). */
+  max_weekly_amount: string | null;
+  max_yearly_amount: string | null;
+  max_total_amount: string | null;
+  max_daily_count: number | null;
+  max_monthly_count: number | null;
+  /** Migration 0160: seconds a manual hold lives (null: 7 days). */
+  hold_expiry_seconds: number | null;
+  /** Migration 0160: share of a cap at which budget.threshold_reached is emitted (null: 0.8). */
+  budget_alert_share: string | null;
+  /** Migration 0210: the last amendment (PATCH), the revocation and its reason. */
+  updated_at: Date | null;
+  revoked_at: Date | null;
+  revocation_reason: string | null;
+}
+
+/** The limits of migration 0160 (src/runtime/mandate-limits.ts). */
+export type MandateExtraLimitColumn =
+  | 'max_weekly_amount'
+  | 'max_yearly_amount'
+  | 'max_total_amount'
+  | 'max_daily_count'
+  | 'max_monthly_count'
+  | 'hold_expiry_seconds'
+  | 'budget_alert_share';
