@@ -31,7 +31,7 @@ const app = await startApp(config).catch((err: unknown) => {
   }
   throw err;
 });
-// What runs: the Node release and the native uWebSockets.js build (docs/runtime.md).
+// What runs: the Node release and the native uWebSockets.js build (docs/node-runtime.md).
 app.services.log.info({ node: process.version, uws: uws.build }, 'runtime');
 let stopping = false;
 /**

@@ -3,7 +3,7 @@
 
 import { credentialCreated, recordSecurityEvent } from '../audit/security-log.js';
 import { credentialJson, issueCredential } from '../auth/credentials.js';
-import type { AuthRuntime } from '../auth/service.js';
+import type { AuthService } from '../auth/service.js';
 import type { Config } from '../config/config.js';
 import type { Environment } from '../domain/environment.js';
 import { hasPrefix } from '../domain/ids.js';
@@ -21,7 +21,7 @@ interface CredentialBody {
   expires_at?: string | null;
 }
 
-export function adminRoutes(config: Config, dbs: Databases, auth: AuthRuntime): RouteDef[] {
+export function adminRoutes(config: Config, dbs: Databases, auth: AuthService): RouteDef[] {
   return [
     {
       method: 'POST',

@@ -4,7 +4,7 @@ import { ApiError } from '../errors/registry.js';
 import { json, type Reply, type RequestContext, type RouteDef } from '../http/types.js';
 import { originNotAllowed } from './authenticator.js';
 import { AuthFailure } from './failure-guard.js';
-import type { AuthRuntime } from './service.js';
+import type { AuthService } from './service.js';
 
 interface TokenRequest {
   grant_type: string;
@@ -12,7 +12,7 @@ interface TokenRequest {
   client_secret?: unknown;
 }
 
-export function authRoutes(auth: AuthRuntime, tokenTtlSeconds: number): RouteDef[] {
+export function authRoutes(auth: AuthService, tokenTtlSeconds: number): RouteDef[] {
   return [
     {
       method: 'POST',
@@ -62,7 +62,7 @@ export function authRoutes(auth: AuthRuntime, tokenTtlSeconds: number): RouteDef
 }
 
 async function issueToken(
-  auth: AuthRuntime,
+  auth: AuthService,
   tokenTtlSeconds: number,
   ctx: RequestContext,
   body: TokenRequest,

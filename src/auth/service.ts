@@ -13,7 +13,7 @@ import { AuthFailureGuard, GuardedAuthenticator } from './failure-guard.js';
 import { ipAllowed } from './ip-allowlist.js';
 import { TokenService } from './tokens.js';
 
-export interface AuthRuntime {
+export interface AuthService {
   readonly authenticator: CredentialAuthenticator;
   /** What the edge calls: the authenticator behind the failed-authentication guard. */
   readonly edge: Authenticator;
@@ -27,7 +27,7 @@ export interface AuthRuntime {
   ipAllowed(cred: ResolvedCredential, ip: string): boolean;
 }
 
-export async function startAuth(config: Config, log: Logger, dbs: Databases, box: SecretBox): Promise<AuthRuntime> {
+export async function startAuth(config: Config, log: Logger, dbs: Databases, box: SecretBox): Promise<AuthService> {
   const credentials = new CredentialStore(dbs);
   await credentials.listen();
   const tokens = await TokenService.load(dbs.live, log, box);

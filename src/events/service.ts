@@ -14,7 +14,7 @@ import { OutboxRelay } from './relay.js';
 /** Longest idle poll of an embedded outbox relay, in milliseconds (a safety net: writes wake it). */
 const EMBEDDED_IDLE_POLL_MS = 1_000;
 
-export interface EventsRuntime {
+export interface EventsService {
   readonly bus: EventBus;
   readonly dispatcher: WebhookDispatcher;
   readonly client: WebhookHttpClient;
@@ -33,7 +33,7 @@ export async function startEvents(
   secrets: SecretBox,
   /** This instance's id (src/cluster/instances.ts): the holder of its claims on background work. */
   holder: string,
-): Promise<EventsRuntime> {
+): Promise<EventsService> {
   const elog = log.child({ component: 'events' });
   // Own connections, so relaying and delivery never queue behind request handling (and, on
   // embedded PGlite, the one-connection-per-pool rule holds for each of them).

@@ -1,5 +1,5 @@
 // uWebSockets.js ships one native build per platform and Node ABI. The service takes it from
-// `uws-pack` (docs/runtime.md): upstream's builds for Node 18, 20, 21 and 22 (ABI 108, 115, 120,
+// `uws-pack` (docs/node-runtime.md): upstream's builds for Node 18, 20, 21 and 22 (ABI 108, 115, 120,
 // 127) linked against glibc >= 2.27, ESM-only, and a loader that throws when no build fits
 // (there is no JavaScript fallback in it). Start-up imports it through `loadNativeUws()` before
 // the HTTP edge, so a wrong Node or platform stops the process with one line naming the build
@@ -32,7 +32,7 @@ function problem(why: string): string {
   return (
     `the native uWebSockets.js build ${uwsBinaryName()} did not load on Node ${process.version} ` +
     `(${process.platform}/${process.arch})${why}; this service runs only on a native build ` +
-    '(Node 22 on glibc >= 2.27: see docs/runtime.md), never on a JavaScript fallback'
+    '(Node 22 on glibc >= 2.27: see docs/node-runtime.md), never on a JavaScript fallback'
   );
 }
 

@@ -31,7 +31,7 @@ export function renderMetricsReference(families: readonly MetricFamily[] = metri
   return [
     '# Metrics reference',
     '',
-    '<!-- Generated from the metrics registry (src/observability/metrics.ts, runtime-metrics.ts) by `npm run docs`;',
+    '<!-- Generated from the metrics registry (src/observability/metrics.ts, node-metrics.ts) by `npm run docs`;',
     '     do not edit. test/ops/metrics-reference.test.ts fails when this page is stale',
     '     (UPDATE_DOCS=1 npx vitest run test/ops/metrics-reference.test.ts rewrites it). -->',
     '',
@@ -57,7 +57,7 @@ export function renderMetricsReference(families: readonly MetricFamily[] = metri
     '',
     "prom-client's default metrics of the process and of the main thread, under the `asas_` prefix, and the",
     "standard `nodejs_version_info`; the service replaces prom-client's GC histogram with one that counts every",
-    'pause and adds the event-loop busy time (`src/observability/runtime-metrics.ts`).',
+    'pause and adds the event-loop busy time (`src/observability/node-metrics.ts`).',
     '',
     ...table(runtime),
     '',

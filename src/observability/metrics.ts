@@ -1,9 +1,10 @@
 // Every metric the service exposes at GET /metrics (ServiceMetrics), its buckets, and what the
 // shard workers report for it. The families and the registry are in ./prometheus.ts (prom-client
-// underneath, read at scrape time); the process and runtime metrics in ./runtime-metrics.ts.
+// underneath, read at scrape time); the process and runtime metrics in ./node-metrics.ts.
+
+import { GC_PAUSE_BUCKETS_SECONDS, nodeMetrics } from './node-metrics.js';
 import { type LocalHistogramData, Registry } from './prometheus.js';
-import { GC_PAUSE_BUCKETS_SECONDS, runtimeMetrics } from './runtime-metrics.js';
-import type { ThreadRuntimeSnapshot } from './thread-runtime.js';
+import type { ThreadSnapshot } from './thread-monitor.js';
 
 export {
   Counter,
@@ -48,7 +49,7 @@ export interface ShardMetricsSnapshot {
   readonly waitSeconds?: LocalHistogramData;
   readonly authorizeSeconds?: LocalHistogramData;
   /** GC pauses and event-loop delay of the shard's thread. */
-  readonly runtime?: ThreadRuntimeSnapshot;
+  readonly runtime?: ThreadSnapshot;
 }
 
 /** Audit group-commit figures a shard worker returns with each batch (or on request). */
@@ -220,7 +221,7 @@ export class ServiceMetrics {
   constructor() {
     // prom-client's process and runtime metrics (asas_process_*, asas_nodejs_*), among them
     // asas_process_resident_memory_bytes, which this class exposed itself before.
-    this.registry.include(runtimeMetrics());
+    this.registry.include(nodeMetrics());
     this.processHeapBytes.collect(() => [[[], process.memoryUsage().heapUsed]]);
     this.processUptime.collect(() => [[[], process.uptime()]]);
   }

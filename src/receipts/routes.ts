@@ -1,12 +1,12 @@
 // POST /admin/v1/receipt-keys/rotate: the operator rotates the key that signs decision receipts
 // (src/receipts/keys.ts). Internal (X-Admin-Key), like the other operator routes.
 import { recordSecurityEvent } from '../audit/security-log.js';
-import type { AuthRuntime } from '../auth/service.js';
+import type { AuthService } from '../auth/service.js';
 import { json, type RouteDef } from '../http/types.js';
 import type { Databases } from '../storage/db.js';
 import { RECEIPT_KEY_LEAD_SECONDS, RECEIPT_KEY_RETENTION_DAYS } from './keys.js';
 
-export function receiptKeyRoutes(dbs: Databases, auth: AuthRuntime): RouteDef[] {
+export function receiptKeyRoutes(dbs: Databases, auth: AuthService): RouteDef[] {
   return [
     {
       method: 'POST',

@@ -6,7 +6,7 @@ import type { AuthorizeRequest } from '../decision/model/contract.js';
 import { type DecisionReply, toReply } from '../decision/model/reply.js';
 import type { Environment } from '../domain/environment.js';
 import type { LocalHistogramData } from '../observability/metrics.js';
-import type { ThreadRuntimeSnapshot } from '../observability/thread-runtime.js';
+import type { ThreadSnapshot } from '../observability/thread-monitor.js';
 import type { ReceiptKeyMaterial } from '../receipts/signer.js';
 
 export interface ShardWorkerData {
@@ -91,7 +91,7 @@ export interface ShardStats {
   /** The shard taking an authorization to its answer leaving (decision, batch wait, commit), seconds. */
   readonly authorizeSeconds: LocalHistogramData;
   /** GC pauses and event-loop delay of the shard's thread. */
-  readonly runtime: ThreadRuntimeSnapshot;
+  readonly runtime: ThreadSnapshot;
   readonly actors: number;
   /** Estimated bytes of the actors in the LRU (DecisionCore.sizeOf plus keys). */
   readonly actorBytes: number;

@@ -10,7 +10,7 @@ import type { Logger } from 'pino';
 import type { AuthorizeRequest, DecisionCore } from '../decision/model/contract.js';
 import type { Environment } from '../domain/environment.js';
 import { LATENCY_BUCKETS_SECONDS, LocalHistogram } from '../observability/metrics.js';
-import { ThreadRuntime } from '../observability/thread-runtime.js';
+import { ThreadMonitor } from '../observability/thread-monitor.js';
 import { useReceiptKey } from '../receipts/signer.js';
 import { connect, type Sql } from '../storage/db.js';
 import { ActorSystem, type ShardDatabase } from './actors.js';
@@ -59,7 +59,7 @@ export async function createShard(
   // has millisecond resolution; enough for the tail, which is what it is read for.
   const waitSeconds = new LocalHistogram(LATENCY_BUCKETS_SECONDS);
   const authorizeSeconds = new LocalHistogram(LATENCY_BUCKETS_SECONDS);
-  const runtime = new ThreadRuntime();
+  const runtime = new ThreadMonitor();
   useReceiptKey(data.receiptKey ?? null);
 
   /**

@@ -5,7 +5,7 @@
 //   events recorded in [from, to) ({from, to, limit}), bounded per call.
 import { recordSecurityEvent } from '../audit/security-log.js';
 import { ApiError, type ErrorDetail } from '../errors/registry.js';
-import type { EventsRuntime } from '../events/service.js';
+import type { EventsService } from '../events/service.js';
 import { json, type RouteDef } from '../http/types.js';
 import { rangeErrors } from '../runtime/backtest-routes.js';
 import type { SecretBox } from '../secrets/box.js';
@@ -29,7 +29,7 @@ function invalid(details: ErrorDetail[]): ApiError {
   return new ApiError('validation_error', 'The request failed validation.', { details });
 }
 
-export function webhookRecoveryRoutes(events: EventsRuntime, secrets: SecretBox): RouteDef[] {
+export function webhookRecoveryRoutes(events: EventsService, secrets: SecretBox): RouteDef[] {
   const base = '/api/v1/webhooks';
   return [
     {

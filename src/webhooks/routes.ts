@@ -5,7 +5,7 @@ import type { Config } from '../config/config.js';
 import { newId } from '../domain/ids.js';
 import { ApiError } from '../errors/registry.js';
 import { eventCatalog, samplePayload, WILDCARD_DESCRIPTION } from '../events/catalog.js';
-import type { EventsRuntime } from '../events/service.js';
+import type { EventsService } from '../events/service.js';
 import { json, type RouteDef } from '../http/types.js';
 import type { SecretBox } from '../secrets/box.js';
 import { webhookSecretAad } from '../secrets/service.js';
@@ -50,11 +50,11 @@ function webhookUpdateAction(wasActive: boolean, isActive: boolean): SecurityAct
   return 'webhook.updated';
 }
 
-export function webhookRoutes(config: Config, events: EventsRuntime, secrets: SecretBox): RouteDef[] {
+export function webhookRoutes(config: Config, events: EventsService, secrets: SecretBox): RouteDef[] {
   return [...managementRoutes(config, events, secrets), ...webhookRecoveryRoutes(events, secrets)];
 }
 
-function managementRoutes(config: Config, events: EventsRuntime, secrets: SecretBox): RouteDef[] {
+function managementRoutes(config: Config, events: EventsService, secrets: SecretBox): RouteDef[] {
   const base = '/api/v1/webhooks';
   return [
     {

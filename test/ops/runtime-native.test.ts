@@ -1,4 +1,4 @@
-// The runtime (docs/runtime.md): Node 22 for `npm start`, `npm test` and the image, the native
+// The runtime (docs/node-runtime.md): Node 22 for `npm start`, `npm test` and the image, the native
 // uWebSockets.js build loaded and named at start, and the refusal to start without one.
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';

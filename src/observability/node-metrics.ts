@@ -6,7 +6,7 @@ import { constants, type PerformanceEntry, PerformanceObserver, performance } fr
 import type { Counter, Histogram, Registry } from 'prom-client';
 import { promClient } from './prometheus.js';
 
-export const RUNTIME_METRICS_PREFIX = 'asas_';
+export const NODE_METRICS_PREFIX = 'asas_';
 
 /** GC pause buckets in seconds: minor collections take tens of µs to a few ms. */
 export const GC_PAUSE_BUCKETS_SECONDS = [
@@ -20,13 +20,13 @@ let shared: Registry | undefined;
  * each set of default collectors starts a GC observer and an event-loop delay monitor that
  * live as long as the thread, so there is one set, however many services a test process builds.
  */
-export function runtimeMetrics(): Registry {
+export function nodeMetrics(): Registry {
   if (shared !== undefined) return shared;
   const prom = promClient();
   const registry = new prom.Registry();
   prom.collectDefaultMetrics({
     register: registry,
-    prefix: RUNTIME_METRICS_PREFIX,
+    prefix: NODE_METRICS_PREFIX,
     // Resolution of the event-loop delay sampler, in milliseconds.
     eventLoopMonitoringPrecision: 10,
   });
@@ -41,7 +41,7 @@ export function runtimeMetrics(): Registry {
     registers: [registry],
   }).set({ version: process.version, major, minor, patch }, 1);
   const busy: Counter = new prom.Counter({
-    name: `${RUNTIME_METRICS_PREFIX}nodejs_eventloop_active_seconds_total`,
+    name: `${NODE_METRICS_PREFIX}nodejs_eventloop_active_seconds_total`,
     help: 'Time the event loop spent running callbacks (not waiting for I/O); its rate is the event-loop utilisation (0 to 1).',
     registers: [registry],
     collect() {
@@ -68,7 +68,7 @@ export const GC_KINDS: Record<number, string> = {
  * off; it keeps feeding its own histogram, now unregistered, at one observe() per batch.
  */
 function gcPauses(prom: ReturnType<typeof promClient>, registry: Registry): void {
-  const name = `${RUNTIME_METRICS_PREFIX}nodejs_gc_duration_seconds`;
+  const name = `${NODE_METRICS_PREFIX}nodejs_gc_duration_seconds`;
   registry.removeSingleMetric(name);
   const pauses: Histogram<'kind'> = new prom.Histogram({
     name,

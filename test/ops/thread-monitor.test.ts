@@ -1,11 +1,11 @@
-// A shard thread's GC pauses and event-loop delay (src/observability/thread-runtime.ts), the
+// A shard thread's GC pauses and event-loop delay (src/observability/thread-monitor.ts), the
 // figures behind asas_shard_gc_duration_seconds and asas_shard_eventloop_lag_*_seconds.
 import { describe, expect, it } from 'vitest';
-import { ThreadRuntime } from '../../dist/src/observability/thread-runtime.js';
+import { ThreadMonitor } from '../../dist/src/observability/thread-monitor.js';
 
-describe('ThreadRuntime', () => {
+describe('ThreadMonitor', () => {
   it('counts the GC pauses of its thread and measures its event-loop delay, restarting at each snapshot', async () => {
-    const rt = new ThreadRuntime();
+    const rt = new ThreadMonitor();
     try {
       // Allocate enough short-lived objects for young-generation collections.
       let keep: unknown[] = [];

@@ -8,10 +8,10 @@ import {
   type PerformanceEntry,
   PerformanceObserver,
 } from 'node:perf_hooks';
+import { GC_KINDS, GC_PAUSE_BUCKETS_SECONDS } from './node-metrics.js';
 import { LocalHistogram, type LocalHistogramData } from './prometheus.js';
-import { GC_KINDS, GC_PAUSE_BUCKETS_SECONDS } from './runtime-metrics.js';
 
-export interface ThreadRuntimeSnapshot {
+export interface ThreadSnapshot {
   /** GC pauses of the thread by kind (major, minor, incremental, weakcb), cumulative. */
   readonly gcSeconds: Readonly<Record<string, LocalHistogramData>>;
   /** Event-loop delay since the previous snapshot, seconds (null before any sample). */
@@ -19,7 +19,7 @@ export interface ThreadRuntimeSnapshot {
   readonly loopDelayMaxSeconds: number | null;
 }
 
-export class ThreadRuntime {
+export class ThreadMonitor {
   readonly #gc = new Map<string, LocalHistogram>();
   readonly #loop: IntervalHistogram;
   readonly #observer: PerformanceObserver;
@@ -38,13 +38,13 @@ export class ThreadRuntime {
       }
     });
     this.#observer.observe({ entryTypes: ['gc'] });
-    // Sampled every 10 ms, as the main thread's (runtime-metrics.ts).
+    // Sampled every 10 ms, as the main thread's (node-metrics.ts).
     this.#loop = monitorEventLoopDelay({ resolution: 10 });
     this.#loop.enable();
   }
 
   /** The GC histograms, and the event-loop delay since the previous call (then restarted). */
-  snapshot(): ThreadRuntimeSnapshot {
+  snapshot(): ThreadSnapshot {
     const gcSeconds: Record<string, LocalHistogramData> = {};
     for (const [kind, h] of this.#gc)
       gcSeconds[kind] = { bounds: h.bounds, counts: [...h.counts], sum: h.sum, count: h.count };
