@@ -21,7 +21,7 @@ import { LRUCache } from 'lru-cache';
 import type postgres from 'postgres';
 import type { ClientId, CredentialId, PrincipalId } from '../domain/ids.js';
 import { ApiError } from '../errors/registry.js';
-import { Availability } from '../storage/availability.js';
+import { Breaker } from '../storage/breaker.js';
 import type { Databases, Sql } from '../storage/db.js';
 import { CREDENTIAL_COLUMNS, type CredentialRow, credentialJson, type IssuedCredential } from './credentials.js';
 import { type CompiledAllowlist, compileAllowlist } from './ip-allowlist.js';
@@ -116,9 +116,9 @@ export class CredentialStore {
    */
   readonly #proven = new LRUCache<string, true>({ max: 100_000, ttl: 86_400_000 });
   /** Lookups on a cache miss fail at once while their database is known to be away. */
-  readonly #availability: Readonly<Record<Environment, Availability>> = {
-    live: new Availability(),
-    sandbox: new Availability(),
+  readonly #availability: Readonly<Record<Environment, Breaker>> = {
+    live: new Breaker(0),
+    sandbox: new Breaker(0),
   };
   #epoch = 0;
 

@@ -8,8 +8,8 @@ import type { AuthorizeRequest, DecisionCore } from '../decision/model/contract.
 import { decisionTime } from '../decision/model/decision-time.js';
 import type { Environment } from '../domain/environment.js';
 import type { Actor, ActorSystemOptions, ShardDatabase } from './actor.js';
-import { isUnavailable } from './breaker.js';
 import { beforeDeadline, deadlineAt, isDeadline } from './deadline.js';
+import { isUnavailable } from './faults.js';
 import { rememberStored, storedKey } from './key-memory.js';
 
 /** Agents queued for load upkeep per shard at most (see scheduleUpkeep). */

@@ -6,8 +6,8 @@
 import type { AuthorizeRequest } from '../decision/model/contract.js';
 import { safeDecision } from '../decision/model/safe-decision.js';
 import type { Environment } from '../domain/environment.js';
+import type { Breaker } from '../storage/breaker.js';
 import type { Sql } from '../storage/db.js';
-import type { Breaker } from './breaker.js';
 import type { GroupCommitter } from './committer.js';
 import type { DbQueue } from './db-queue.js';
 import type { AuthorizeResult } from './protocol.js';

@@ -35,10 +35,11 @@ import type { AuthorizeRequest, Evaluation } from '../decision/model/contract.js
 import { makeEnvelope } from '../events/envelope.js';
 import { type OutboxTuple, tupleOf } from '../events/outbox.js';
 import { BATCH_SIZE_BUCKETS, LATENCY_BUCKETS_SECONDS, LocalHistogram } from '../observability/metrics.js';
+import type { Breaker } from '../storage/breaker.js';
 import type { Sql } from '../storage/db.js';
-import { type Breaker, isUnavailable } from './breaker.js';
 import type { DbQueue } from './db-queue.js';
 import { DeadlineError, deadlineAt } from './deadline.js';
+import { isUnavailable } from './faults.js';
 
 export interface CommitItem {
   readonly request: AuthorizeRequest;

@@ -11,8 +11,8 @@ import type { AuthorizeRequest, BudgetEscrow, DecisionCore } from '../decision/m
 import type { Environment } from '../domain/environment.js';
 import { type Actor, type ActorSystemOptions, markStale, type ShardDatabase } from './actor.js';
 import { loadUntil } from './actor-loader.js';
-import { isUnavailable } from './breaker.js';
 import { beforeDeadline, isDeadline } from './deadline.js';
+import { isUnavailable } from './faults.js';
 
 /**
  * Pauses before asking the pool again after a grant found it short and recalled the slack of

@@ -12,9 +12,9 @@ import type { Environment } from '../domain/environment.js';
 import { LATENCY_BUCKETS_SECONDS, LocalHistogram } from '../observability/metrics.js';
 import { ThreadMonitor } from '../observability/thread-monitor.js';
 import { useReceiptKey } from '../receipts/signer.js';
+import { Breaker } from '../storage/breaker.js';
 import { connect, type Sql } from '../storage/db.js';
 import { ActorSystem, type ShardDatabase } from './actors.js';
-import { Breaker } from './breaker.js';
 import { GroupCommitter } from './committer.js';
 import { DbQueue } from './db-queue.js';
 import {

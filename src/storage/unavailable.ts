@@ -1,10 +1,10 @@
-// A leaf module (no imports): the shard workers' breaker and the edge both classify with it.
+// A leaf module (no imports): the breaker (at the edge and in the shard workers) classifies with it.
 /**
- * The one classifier of database availability (the edge's Availability and error envelope, the
- * shard workers' Breaker): true for a failure to reach the database or a database refusing
- * work, as opposed to an error in a query. postgres.js connection errors (CONNECT_TIMEOUT,
- * CONNECTION_CLOSED, CONNECTION_ENDED, CONNECTION_DESTROYED), socket errors (ECONNREFUSED,
- * ECONNRESET, ETIMEDOUT, EPIPE, EHOSTUNREACH...) and SQLSTATE classes 08 (connection), 53
+ * The one classifier of database availability (the one breaker, src/storage/breaker.ts, at the
+ * edge and in the shard workers, and the error envelope): true for a failure to reach the
+ * database or a database refusing work, as opposed to an error in a query. postgres.js
+ * connection errors (CONNECT_TIMEOUT, CONNECTION_CLOSED, CONNECTION_ENDED, CONNECTION_DESTROYED),
+ * socket errors (ECONNREFUSED, ECONNRESET, ETIMEDOUT, EPIPE, EHOSTUNREACH...) and SQLSTATE classes 08 (connection), 53
  * (insufficient resources), 57 (operator intervention: shutdown, terminated backends, a
  * cancelled statement) and 3D000 (the database does not exist).
  */

@@ -1,7 +1,7 @@
 // The breaker's choice of deadlines: strict after a failure or a missed deadline until the
 // database answers again; relaxed while it answers, however slowly.
 import { describe, expect, it } from 'vitest';
-import { Breaker } from '../../src/shard/breaker.js';
+import { Breaker, DatabaseUnavailableError } from '../../src/storage/breaker.js';
 
 const STRICT = 150;
 const RELAXED = 600;
@@ -31,5 +31,38 @@ describe('Breaker deadlines', () => {
     b.success(1_000);
     b.slow(2_000);
     expect(b.deadline(STRICT, RELAXED, 2_500)).toBe(STRICT);
+  });
+});
+
+describe('Breaker.run (the edge: calls without a deadline of their own)', () => {
+  const away = () => Promise.reject(Object.assign(new Error('refused'), { code: 'ECONNREFUSED' }));
+
+  it('after the database was found away, fails calls at once but one probe at a time; its success closes it', async () => {
+    const b = new Breaker(0);
+    await expect(b.run(away)).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+    let answer: (v: string) => void = () => {};
+    const probe = b.run(() => new Promise<string>((r) => (answer = r)));
+    // While the probe is out, every other call fails at once without touching the database.
+    let touched = false;
+    await expect(
+      b.run(async () => {
+        touched = true;
+        return 'x';
+      }),
+    ).rejects.toBeInstanceOf(DatabaseUnavailableError);
+    expect(touched).toBe(false);
+    answer('back');
+    await expect(probe).resolves.toBe('back');
+    await expect(b.run(async () => 'open again')).resolves.toBe('open again');
+  });
+
+  it('an error in a statement is an answer: it neither opens the breaker nor keeps it open', async () => {
+    const b = new Breaker(0);
+    const bad = () => Promise.reject(Object.assign(new Error('syntax'), { code: '42601' }));
+    await expect(b.run(bad)).rejects.toMatchObject({ code: '42601' });
+    await expect(b.run(async () => 1)).resolves.toBe(1);
+    await expect(b.run(away)).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+    await expect(b.run(bad)).rejects.toMatchObject({ code: '42601' });
+    await expect(b.run(async () => 2)).resolves.toBe(2);
   });
 });

@@ -1,10 +1,10 @@
 // The one classifier of database availability (src/storage/unavailable.ts), and what the shard
-// workers' breaker counts (src/shard/breaker.ts isUnavailable): connection and socket failures
+// workers' breaker counts (src/shard/faults.ts isUnavailable): connection and socket failures
 // and a database refusing work are outages; an error in a statement is not; the breaker also
 // counts a driver failure without a code, never a missed deadline.
 import { describe, expect, it } from 'vitest';
-import { isUnavailable } from '../../src/shard/breaker.js';
 import { DEADLINE } from '../../src/shard/deadline.js';
+import { isUnavailable } from '../../src/shard/faults.js';
 import { isDatabaseUnavailable } from '../../src/storage/unavailable.js';
 
 const err = (code?: string) => Object.assign(new Error('x'), code === undefined ? {} : { code });

@@ -1,7 +1,15 @@
-// A short circuit breaker in front of one database: after a connection-level failure (or
-// `slowLimit` deadlines missed in a row) it stays open for `openMs`, and every decision in that
-// window is answered with the safe decision at once instead of each waiting for a connect
-// attempt. After the window the next attempts go through; the first success closes it.
+// One circuit breaker in front of one database, for both threads: the shard workers' (their
+// decisions and commits, with the deadlines it picks) and the edge's (its credential lookups,
+// through run()). Both count failures by the one classifier (./unavailable.ts).
+//
+// After a connection-level failure (or `slowLimit` deadlines missed in a row) it stays open for
+// `openMs`, and every decision in that window is answered with the safe decision at once instead
+// of each waiting for a connect attempt. After the window the next attempts go through; the first
+// success closes it. Through run() (openMs 0 at the edge), calls fail at once after a failure
+// but one at a time that finds out whether the database is back: postgres.js queues a query
+// until a connection takes it and nothing takes a queued query back when its request has long
+// been answered, so without this every request of an outage left a lookup queued, and a
+// returning database first worked through that backlog of dead requests while live ones waited.
 //
 // It also picks the deadlines. While the database has behaved for `troubleMemoryMs`, the
 // relaxed deadlines apply (a busy machine is not an outage, and answering a healthy but slow
@@ -12,8 +20,17 @@
 // relaxed deadlines its round trips need (a missed deadline costs the decisions until its next
 // answer, not the next `troubleMemoryMs`). Without an answer, the strict ones apply for
 // `troubleMemoryMs` after the last trouble.
-import { isDatabaseUnavailable } from '../storage/unavailable.js';
-import { isDeadline } from './deadline.js';
+import { isDatabaseUnavailable } from './unavailable.js';
+
+/** The error a guarded call fails with while the database is known to be away. */
+export class DatabaseUnavailableError extends Error {
+  /** A postgres.js connection error code: isDatabaseUnavailable() and the envelope know it. */
+  readonly code = 'CONNECTION_CLOSED';
+  constructor() {
+    super('the database is unavailable');
+    this.name = 'DatabaseUnavailableError';
+  }
+}
 
 export class Breaker {
   readonly #openMs: number;
@@ -24,6 +41,8 @@ export class Breaker {
   #slow = 0;
   #lastTroubleAt = Number.NEGATIVE_INFINITY;
   #lastSuccessAt = Number.NEGATIVE_INFINITY;
+  /** A call of run() is out to find out whether the database is back. */
+  #probing = false;
   /** Called on every failure (the shard starts probing the database, see src/shard/shard.ts). */
   onFailure: (() => void) | null = null;
 
@@ -85,17 +104,29 @@ export class Breaker {
       this.failure(nowMs);
     }
   }
-}
 
-/**
- * What counts against the breaker: the database unreachable or refusing work
- * (isDatabaseUnavailable, the one classifier), and an error with no code at all (a failure of
- * the driver itself rather than an answer of the database); never a missed deadline (the
- * breaker counts those as slow, src/shard/deadline.ts) nor a statement error.
- */
-export function isUnavailable(err: unknown): boolean {
-  if (isDeadline(err)) return false;
-  const code = (err as { code?: unknown } | null)?.code;
-  if (typeof code !== 'string') return true;
-  return isDatabaseUnavailable(err);
+  /**
+   * Runs `fn` (a database call) through the breaker, for callers that hold no deadline of their
+   * own (the edge's credential lookups): while it is open, or once it has failed and until a call
+   * succeeds, the call fails at once with DatabaseUnavailableError, except ONE at a time that goes
+   * through to find out whether the database is back (half-open); its success closes it. A
+   * failure counts when the one classifier (isDatabaseUnavailable) says the database is away.
+   */
+  async run<T>(fn: () => Promise<T>): Promise<T> {
+    const now = Date.now();
+    const troubled = this.#failures > 0;
+    if (troubled && (now < this.#openUntil || this.#probing)) throw new DatabaseUnavailableError();
+    if (troubled) this.#probing = true;
+    try {
+      const result = await fn();
+      this.success();
+      return result;
+    } catch (err) {
+      if (isDatabaseUnavailable(err)) this.failure(Date.now());
+      else if (troubled) this.success();
+      throw err;
+    } finally {
+      if (troubled) this.#probing = false;
+    }
+  }
 }
