@@ -3,6 +3,8 @@
 
 import type { AuditRow } from '../decision/model/contract.js';
 import { fromDb, parseAmount, toJsonNumber } from '../domain/money.js';
+import type { AuthorizationRow } from '../storage/rows/authorizations.js';
+import type { HoldRow } from '../storage/rows/holds.js';
 
 export interface AuthorizationEntry {
   id: string;
@@ -81,30 +83,30 @@ export function entryFromAudit(row: AuditRow): AuthorizationEntry {
   return entry(row, toJsonNumber(units), row.created_at, row.capture_method, null);
 }
 
-/** A row of `authorizations` as postgres.js returns it (NUMERIC as text, timestamptz as Date). */
-export interface StoredAuthorization {
-  id: string;
-  agent_id: string;
-  mandate_id: string | null;
-  amount: string;
-  currency: string;
-  mcc: string | null;
-  merchant_id: string | null;
-  country: string | null;
-  decision: string;
-  reason_codes: string[];
-  kya_score: string | null;
-  trust_level: string | null;
-  processing_time_ms: number;
-  created_at: Date;
-  /** Migration 0120: what decided it (GET /authorize/log/{id} only). */
-  explanation?: Record<string, unknown> | null;
-  /** Migration 0241: the decision under the Principal's shadow thresholds (GET /authorize/log/{id} only). */
-  shadow?: { decision: string; gates_fired: string[]; thresholds_version: string } | null;
-  /** Migration 0160: the request's capture method and, for a hold, its current status (holds join). */
-  capture_method?: string | null;
-  hold_status?: string | null;
-}
+/**
+ * The columns of an `authorizations` row GET /authorize/log/{id} reads, with the status of its
+ * hold (holds join; null when none). explanation and shadow are read there only.
+ */
+export type StoredAuthorization = Pick<
+  AuthorizationRow,
+  | 'id'
+  | 'agent_id'
+  | 'mandate_id'
+  | 'amount'
+  | 'currency'
+  | 'mcc'
+  | 'merchant_id'
+  | 'country'
+  | 'decision'
+  | 'reason_codes'
+  | 'kya_score'
+  | 'trust_level'
+  | 'processing_time_ms'
+  | 'created_at'
+> &
+  Partial<Pick<AuthorizationRow, 'explanation' | 'shadow' | 'capture_method'>> & {
+    hold_status?: HoldRow['status'] | null;
+  };
 
 export function entryFromDb(row: StoredAuthorization): AuthorizationEntry {
   return entry(

@@ -2,13 +2,18 @@
 // (rollup.ts) and its newest audit rows, replayed by history.ts.
 import { fromDb } from '../domain/money.js';
 import type { Sql } from '../storage/db.js';
-import { type AgentState, MAX_PENDING_STEP_UPS, type MandateState, type TrustLevel } from './agent-state.js';
+import type { AgentRow } from '../storage/rows/agents.js';
+import type { AuthorizationRow } from '../storage/rows/authorizations.js';
+import type { PrincipalRow } from '../storage/rows/principals.js';
+import type { StepUpRow } from '../storage/rows/step-ups.js';
+import type { ShadowThresholdsRow, ThresholdsRow } from '../storage/rows/thresholds.js';
+import { type AgentState, MAX_PENDING_STEP_UPS, type MandateState } from './agent-state.js';
 import { markReached } from './caps.js';
 import { pointsToCompromise } from './evidence.js';
 import { type HistoryRow, replayHistory } from './history.js';
 import { dbTimeMs, type LoadedMandateRow, mandateFromRow } from './mandate-row.js';
 import { dayStartMs, monthStartMs, windowsOf } from './model/calendar.js';
-import { carried, fold, type MandateSums, rollupOf, totals } from './model/rollup.js';
+import { carried, fold, type JoinedRollup, rollupOf, totals } from './model/rollup.js';
 import type { ThresholdOverrides } from './model/thresholds.js';
 import { type BudgetRow, loadBudget } from './principal-budget.js';
 import { EVIDENCE_ROWS, EVIDENCE_WINDOW_MS, evidenceDue, seedMerchantEvidence } from './principal-evidence.js';
@@ -123,29 +128,24 @@ export async function loadAgentState(sql: Sql, agentId: string, nowMs: number): 
   return state;
 }
 
-/** The agent row with its Principal's settings, thresholds, budget and the agent's audit rollup. */
+/**
+ * The agent row with its Principal's settings, thresholds (live and shadow), budget and the
+ * agent's audit rollup, each left-joined (null: none).
+ */
+type AgentLoadRow = Pick<
+  AgentRow,
+  'id' | 'principal_id' | 'client_id' | 'status' | 'trust_level' | 'kya_score' | 'created_at' | 'capabilities'
+> & {
+  overrides: ThresholdsRow['overrides'] | null;
+  shadow_overrides: ShadowThresholdsRow['overrides'] | null;
+  timezone: PrincipalRow['timezone'] | null;
+  step_up_confirmation: PrincipalRow['step_up_confirmation'] | null;
+} & JoinedRollup &
+  BudgetRow;
+
+/** The agent's AgentLoadRow (none when the agent does not exist). */
 function agentRow(sql: Sql, agentId: string) {
-  return sql<
-    ({
-      id: string;
-      principal_id: string;
-      client_id: string;
-      status: string;
-      trust_level: TrustLevel;
-      kya_score: string | null;
-      created_at: Date;
-      capabilities: string[] | null;
-      overrides: Record<string, unknown> | null;
-      shadow_overrides: Record<string, unknown> | null;
-      rollup_upto: Date | null;
-      rollup_approved: string | null;
-      rollup_declined: string | null;
-      rollup_step_ups: string | null;
-      rollup_mandates: Record<string, MandateSums> | null;
-      timezone: string | null;
-      step_up_confirmation: string | null;
-    } & BudgetRow)[]
-  >`
+  return sql<AgentLoadRow[]>`
     select a.id, a.principal_id, a.client_id, a.status, a.trust_level, a.kya_score::text as kya_score,
            a.created_at, a.capabilities, t.overrides, s.overrides as shadow_overrides, r.upto as rollup_upto,
            r.approved::text as rollup_approved,
@@ -196,23 +196,24 @@ function mandateRowsOf(sql: Sql, agentId: string, now: Date) {
 }
 
 /** An audit row as recentRows reads it. */
-export interface RecentRow {
-  id: string;
-  mandate_id: string | null;
-  amount: string;
-  currency: string;
-  mcc: string | null;
-  country: string | null;
-  decision: string;
-  reason_codes: string[];
-  gates_fired: string[];
-  merchant_id: string | null;
-  merchant_name: string | null;
-  session_id: string | null;
-  trust_score: string | null;
-  created_at: Date;
-  step_up_id: string | null;
-}
+export type RecentRow = Pick<
+  AuthorizationRow,
+  | 'id'
+  | 'mandate_id'
+  | 'amount'
+  | 'currency'
+  | 'mcc'
+  | 'country'
+  | 'decision'
+  | 'reason_codes'
+  | 'gates_fired'
+  | 'merchant_id'
+  | 'merchant_name'
+  | 'session_id'
+  | 'trust_score'
+  | 'created_at'
+  | 'step_up_id'
+>;
 
 /** The HistoryRow replayHistory folds of an audit row read back. */
 export function historyRowOf(r: RecentRow): HistoryRow {
@@ -250,16 +251,10 @@ function recentRows(sql: Sql, agentId: string) {
  * which knows which ones the Principal confirmed and which were used (replayHistory leaves the
  * STEP_UP rows that have a step_up_id to this): unexpired, not USED, newest last.
  */
-export interface OpenStepUpRow {
-  id: string;
-  authorization_id: string;
-  amount: string;
-  currency: string;
-  merchant_id: string | null;
-  merchant_name: string | null;
-  status: string;
-  expires_at: Date;
-}
+export type OpenStepUpRow = Pick<
+  StepUpRow,
+  'id' | 'authorization_id' | 'amount' | 'currency' | 'merchant_id' | 'merchant_name' | 'status' | 'expires_at'
+>;
 
 function openStepUpRows(sql: Sql, agentId: string, now: Date): Promise<readonly OpenStepUpRow[]> {
   return sql<OpenStepUpRow[]>`
@@ -299,7 +294,7 @@ function sanitizeOverrides(raw: Record<string, unknown> | null): ThresholdOverri
  * this thread's Principal-wide evidence (principal-evidence.ts).
  */
 async function loadPrincipalEvidence(sql: Sql, principalId: string, nowMs: number): Promise<void> {
-  const rows = await sql<{ merchant_id: string | null; merchant_name: string | null; reason_codes: string[] }[]>`
+  const rows = await sql<Pick<AuthorizationRow, 'merchant_id' | 'merchant_name' | 'reason_codes'>[]>`
     select merchant_id, merchant_name, reason_codes from authorizations
     where principal_id = ${principalId} and decision = 'DECLINE'
       and created_at > ${new Date(nowMs - EVIDENCE_WINDOW_MS)}

@@ -11,6 +11,7 @@ import { currencyExponent } from '../domain/currency.js';
 import { fromDb, parseAmount, SCALE, toDb, type Units } from '../domain/money.js';
 import { type OutboxTuple, outboxEvent, writeOutbox } from '../events/outbox.js';
 import type { Sql } from '../storage/db.js';
+import type { PrincipalBudgetRow } from '../storage/rows/principal-budgets.js';
 import type { AgentState, BudgetState, BudgetWindow } from './agent-state.js';
 import { isoOf, type Windows, windowsOf } from './model/calendar.js';
 import type { AuthorizeRequest } from './model/contract.js';
@@ -22,12 +23,13 @@ const TOP_UP_PAUSE_MS = 1_000;
 /** Parts of the budget a grant adds at most beyond what the request needs. */
 const EXTRA_PARTS = 64n;
 
+/** The Principal's budget as the agent's load query left-joins it, renamed budget_* (all null: none). */
 export interface BudgetRow {
-  budget_amount: string | null;
-  budget_currency: string | null;
-  budget_window: BudgetWindow | null;
-  budget_effective_from: Date | null;
-  budget_version: string | null;
+  budget_amount: PrincipalBudgetRow['amount'] | null;
+  budget_currency: PrincipalBudgetRow['currency'] | null;
+  budget_window: PrincipalBudgetRow['budget_window'] | null;
+  budget_effective_from: PrincipalBudgetRow['effective_from'] | null;
+  budget_version: PrincipalBudgetRow['version'] | null;
 }
 
 function startOf(w: Windows, window: BudgetWindow): number {

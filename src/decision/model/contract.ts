@@ -7,6 +7,7 @@
 //   docs/decision-engine.md and is pure apart from loading an agent's state.
 import type { Environment } from '../../domain/environment.js';
 import type { Sql } from '../../storage/db.js';
+import type { AuthorizationWrite } from '../../storage/rows/authorizations.js';
 import type { Decision } from './decision.js';
 import type { DecisionReply } from './reply.js';
 
@@ -66,56 +67,11 @@ export interface AuthorizeRequest {
   readonly dryRun?: boolean;
 }
 
-/** A row of the authorizations table (migrations/0001_core.sql), money as exact decimal text. */
-export interface AuditRow {
-  id: string;
-  principal_id: string;
-  agent_id: string;
-  mandate_id: string | null;
-  amount: string;
-  currency: string;
-  mcc: string | null;
-  merchant_id: string | null;
-  merchant_name: string | null;
-  country: string | null;
-  decision: Decision;
-  reason_codes: string[];
-  gates_fired: string[];
-  kya_score: string | null;
-  trust_level: string | null;
-  trust_score: string | null;
-  risk_score: string | null;
-  session_id: string | null;
-  idempotency_key: string | null;
-  /** Fingerprint of the request that used idempotency_key (src/shard/idempotency.ts), set by the actor. */
-  request_hash?: string | null;
-  processing_time_ms: number;
-  /** The full POST /authorize response body, replayed for a repeated idempotency_key. */
-  response: Record<string, unknown>;
-  /** ISO 8601 UTC. */
-  created_at: string;
-  /**
-   * What decided it (migration 0120): the features the gates read, each gate's score and the
-   * thresholds version. Absent on safe decisions.
-   */
-  explanation?: Record<string, unknown> | null;
-  /**
-   * Migration 0241: the decision under the Principal's shadow thresholds (decision, gates_fired,
-   * thresholds_version), without effect; null when it has none.
-   */
-  shadow?: { decision: Decision; gates_fired: readonly string[]; thresholds_version: string } | null;
-  /** Migration 0160: 'manual' on a request that asked for a hold, else 'automatic'. */
-  capture_method?: 'automatic' | 'manual';
-  /** ISO 8601 UTC: when a manual APPROVE's hold expires (null otherwise). */
-  hold_expires_at?: string | null;
-  /**
-   * Migration 0211 (docs/step-up-confirmation.md): the decision's step-up; on the STEP_UP that
-   * opened it also the hash of its one-time code and its expiry (a trigger opens its step_ups row).
-   */
-  step_up_id?: string | null;
-  step_up_code_hash?: string | null;
-  step_up_expires_at?: string | null;
-}
+/**
+ * A row of the authorizations table as the decision builds it and the group commit writes it
+ * (src/storage/rows/authorizations.ts), money as exact decimal text.
+ */
+export type AuditRow = AuthorizationWrite;
 
 /** An event of SPEC.md "Events" produced by a decision; the worker wraps it in the envelope. */
 export interface EngineEvent {

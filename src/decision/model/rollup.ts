@@ -10,6 +10,7 @@
 // `upto`, so two refreshes racing (two shards after a resize, say) cannot count a row twice.
 import { fromDb, toDb, type Units } from '../../domain/money.js';
 import type { Sql } from '../../storage/db.js';
+import type { AgentAuditRollupRow, RollupMandateSums } from '../../storage/rows/agent-audit-rollups.js';
 import { dayStartMs, monthStartMs } from './calendar.js';
 
 /** Audit rows past an agent's rollup after which the worker refreshes it. */
@@ -18,12 +19,7 @@ export const ROLLUP_AFTER_ROWS = 5_000;
 export const ROLLUP_MARGIN_MS = 5 * 60_000;
 
 /** Per mandate: APPROVED amount and count in the month and in the UTC day that contain upto, before upto. */
-export interface MandateSums {
-  month_sum: string;
-  month_n: number;
-  day_sum: string;
-  day_n: number;
-}
+export type MandateSums = RollupMandateSums;
 
 export interface Rollup {
   readonly upto: Date;
@@ -118,12 +114,15 @@ export async function decisionCounts(sql: Sql, agentId: string, nowMs: number): 
   return counts;
 }
 
-interface StoredRollup {
-  upto: Date;
-  approved: string;
-  declined: string;
-  step_ups: string;
-  mandates: Record<string, MandateSums>;
+type StoredRollup = Pick<AgentAuditRollupRow, 'upto' | 'approved' | 'declined' | 'step_ups' | 'mandates'>;
+
+/** The rollup's columns as an agent query left-joins them under a rollup_ prefix (src/decision/load.ts). */
+export interface JoinedRollup {
+  rollup_upto: AgentAuditRollupRow['upto'] | null;
+  rollup_approved: AgentAuditRollupRow['approved'] | null;
+  rollup_declined: AgentAuditRollupRow['declined'] | null;
+  rollup_step_ups: AgentAuditRollupRow['step_ups'] | null;
+  rollup_mandates: AgentAuditRollupRow['mandates'] | null;
 }
 
 export async function readRollup(sql: Sql, agentId: string): Promise<Rollup | null> {
@@ -144,13 +143,7 @@ function fromStored(r: StoredRollup): Rollup {
 }
 
 /** Parses the rollup columns of a joined row (all null when the agent has no rollup). */
-export function rollupOf(r: {
-  rollup_upto: Date | null;
-  rollup_approved: string | null;
-  rollup_declined: string | null;
-  rollup_step_ups: string | null;
-  rollup_mandates: Record<string, MandateSums> | null;
-}): Rollup | null {
+export function rollupOf(r: JoinedRollup): Rollup | null {
   if (r.rollup_upto === null) return null;
   return fromStored({
     upto: r.rollup_upto,
