@@ -10,6 +10,7 @@ import { hasPrefix } from '../domain/ids.js';
 import { ApiError } from '../errors/registry.js';
 import { json, type RequestContext, type RouteDef } from '../http/types.js';
 import type { Databases, Sql } from '../storage/db.js';
+import type { PrincipalRow } from '../storage/rows/principals.js';
 import { adminListRoutes } from './list-routes.js';
 import { clientExists, createClient, createProgram } from './provisioning.js';
 import { securityLogRoutes } from './security-log-routes.js';
@@ -87,7 +88,7 @@ export function adminRoutes(config: Config, dbs: Databases, auth: AuthService): 
         const body = ctx.body as CredentialBody;
         const sql = dbs.forEnv(body.environment);
         const [principal] = hasPrefix(principalId, 'prn')
-          ? await sql<{ client_id: string }[]>`select client_id from principals where id = ${principalId}`
+          ? await sql<Pick<PrincipalRow, 'client_id'>[]>`select client_id from principals where id = ${principalId}`
           : [];
         if (principal === undefined) throw new ApiError('principal_not_found');
         return issueFor(ctx, sql, principal.client_id, principalId, body);

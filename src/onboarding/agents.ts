@@ -3,6 +3,7 @@
 import { didMethod, generateDidKey, isDuplicateAgentDid } from '../domain/did.js';
 import { newId } from '../domain/ids.js';
 import { ApiError } from '../errors/registry.js';
+import type { AgentRow } from '../storage/rows/agents.js';
 import type { Db, Tx } from './idempotency.js';
 
 /** schemas/OnboardAgentCreateRequest.json (defaults applied). */
@@ -138,13 +139,11 @@ export async function listAgentSummaries(db: Db, principalId: string): Promise<A
   }));
 }
 
+type ClientAgent = Pick<AgentRow, 'id' | 'principal_id' | 'program_id' | 'status'>;
+
 /** The agent of `clientId` a mandate is granted to, or principal_not_found (SPEC "Error codes"). */
-export async function findClientAgent(
-  db: Db,
-  clientId: string,
-  agentId: string,
-): Promise<{ id: string; principal_id: string; program_id: string | null; status: string }> {
-  const [row] = await db<{ id: string; principal_id: string; program_id: string | null; status: string }[]>`
+export async function findClientAgent(db: Db, clientId: string, agentId: string): Promise<ClientAgent> {
+  const [row] = await db<ClientAgent[]>`
     select id, principal_id, program_id, status from agents where id = ${agentId} and client_id = ${clientId}`;
   if (row === undefined) throw new ApiError('principal_not_found', 'Agent not found for this Client.');
   return row;

@@ -5,6 +5,7 @@ import { newId, randomToken } from '../domain/ids.js';
 import { iso } from '../domain/timestamp.js';
 import { ApiError } from '../errors/registry.js';
 import type { Sql } from '../storage/db.js';
+import type { PrincipalRow } from '../storage/rows/principals.js';
 import { Problems } from '../validation/storable.js';
 import { type AgentSummary, listAgentSummaries } from './agents.js';
 import { isUniqueViolation } from './checks.js';
@@ -61,20 +62,21 @@ export interface PrincipalRecord {
   created_at: string;
 }
 
-interface PrincipalRow {
-  id: string;
-  client_id: string;
-  principal_kind: string;
-  client_customer_ref: string | null;
-  verification_status: string;
-  verification_mode: string;
-  verification_type: string;
-  risk_tier: string;
-  profile: Record<string, unknown>;
-  metadata: Record<string, unknown> | null;
-  verification_session: VerificationSession | null;
-  created_at: Date;
-}
+/** The columns of a principals row a PrincipalRecord shows, its verification session as written. */
+type StoredPrincipal = Pick<
+  PrincipalRow,
+  | 'id'
+  | 'client_id'
+  | 'principal_kind'
+  | 'client_customer_ref'
+  | 'verification_status'
+  | 'verification_mode'
+  | 'verification_type'
+  | 'risk_tier'
+  | 'profile'
+  | 'metadata'
+  | 'created_at'
+> & { verification_session: VerificationSession | null };
 
 /**
  * Checks a registration beyond its schema and creates the Principal and its enrollments in
@@ -210,10 +212,10 @@ export async function findClientPrincipal(
   lock = false,
 ): Promise<{ id: string; programs: string[] }> {
   const rows = lock
-    ? await db<
-        { id: string }[]
-      >`select id from principals where id = ${principalId} and client_id = ${clientId} for update`
-    : await db<{ id: string }[]>`select id from principals where id = ${principalId} and client_id = ${clientId}`;
+    ? await db<Pick<PrincipalRow, 'id'>[]>`
+        select id from principals where id = ${principalId} and client_id = ${clientId} for update`
+    : await db<Pick<PrincipalRow, 'id'>[]>`
+        select id from principals where id = ${principalId} and client_id = ${clientId}`;
   if (rows.length === 0) throw new ApiError('principal_not_found');
   return { id: principalId, programs: await programsOf(db, principalId) };
 }
@@ -226,7 +228,7 @@ export async function programsOf(db: Db, principalId: string): Promise<string[]>
 
 /** The full record, or null when the row does not exist. */
 export async function loadPrincipal(db: Sql, principalId: string): Promise<PrincipalRecord | null> {
-  const [row] = await db<PrincipalRow[]>`select id, client_id, principal_kind, client_customer_ref,
+  const [row] = await db<StoredPrincipal[]>`select id, client_id, principal_kind, client_customer_ref,
     verification_status, verification_mode, verification_type, risk_tier, profile, metadata,
     verification_session, created_at from principals where id = ${principalId}`;
   if (row === undefined) return null;

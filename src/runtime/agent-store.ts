@@ -7,28 +7,29 @@ import { declineRate } from '../decision/model/promotion.js';
 import { iso } from '../domain/timestamp.js';
 import { ApiError } from '../errors/registry.js';
 import type { Sql } from '../storage/db.js';
+import type { AgentRow, AgentStatus } from '../storage/rows/agents.js';
 
-export type AgentStatus = 'ACTIVE' | 'SUSPENDED' | 'REVOKED';
+export type { AgentStatus };
 
-export interface AgentRow {
-  id: string;
-  principal_id: string;
-  program_id: string | null;
-  name: string;
-  did: string;
-  did_method: string;
-  status: AgentStatus;
-  trust_level: string;
-  kya_score: string | null;
-  capabilities: string[];
-  metadata: Record<string, unknown> | null;
-  created_at: Date;
-  total: string;
-  declined: string;
-}
+/** An agent as the runtime plane reads it, with its decision counts (NUMERIC text) from the audit log. */
+export type AgentWithCounts = Pick<
+  AgentRow,
+  | 'id'
+  | 'principal_id'
+  | 'program_id'
+  | 'name'
+  | 'did'
+  | 'did_method'
+  | 'status'
+  | 'trust_level'
+  | 'kya_score'
+  | 'capabilities'
+  | 'metadata'
+  | 'created_at'
+> & { total: string; declined: string };
 
 /** The runtime-plane agent shape (SPEC.md "Agent"). */
-export function agentView(row: AgentRow): Record<string, unknown> {
+export function agentView(row: AgentWithCounts): Record<string, unknown> {
   const total = Number(row.total);
   return {
     id: row.id,
@@ -49,8 +50,8 @@ export function agentView(row: AgentRow): Record<string, unknown> {
 }
 
 /** One of the caller's agents, with its counts; agent_not_found (404) otherwise. */
-export async function loadOwnedAgent(db: Sql, principalId: string, agentId: string): Promise<AgentRow> {
-  const rows = await db<AgentRow[]>`
+export async function loadOwnedAgent(db: Sql, principalId: string, agentId: string): Promise<AgentWithCounts> {
+  const rows = await db<AgentWithCounts[]>`
     select a.id, a.principal_id, a.program_id, a.name, a.did, a.did_method, a.status, a.trust_level,
       a.kya_score::text as kya_score, a.capabilities, a.metadata, a.created_at,
       s.total::text as total, s.declined::text as declined
@@ -72,7 +73,7 @@ export async function assertOwnedAgent(db: Sql, principalId: string, agentId: st
 }
 
 export interface AgentPage {
-  rows: AgentRow[];
+  rows: AgentWithCounts[];
   total: number;
 }
 
@@ -85,7 +86,7 @@ export async function listAgents(
     ${filter.status === null ? db`` : db`and a.status = ${filter.status}`}
     ${filter.trustLevel === null ? db`` : db`and a.trust_level = ${filter.trustLevel}`}`;
   const counted = await db<{ n: string }[]>`select count(*)::text as n from agents a where ${where()}`;
-  const rows = await db<AgentRow[]>`
+  const rows = await db<AgentWithCounts[]>`
     select a.id, a.principal_id, a.program_id, a.name, a.did, a.did_method, a.status, a.trust_level,
       a.kya_score::text as kya_score, a.capabilities, a.metadata, a.created_at,
       s.total::text as total, s.declined::text as declined

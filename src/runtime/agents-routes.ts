@@ -8,7 +8,9 @@ import { didMethod, ed25519DidKey, ed25519FromDidKey, generateDidKey, isDuplicat
 import { newId } from '../domain/ids.js';
 import { ApiError } from '../errors/registry.js';
 import { json, type RouteDef } from '../http/types.js';
-import { type AgentRow, type AgentStatus, agentView, listAgents, loadOwnedAgent } from './agent-store.js';
+import type { AgentRow } from '../storage/rows/agents.js';
+import type { PrincipalRow } from '../storage/rows/principals.js';
+import { type AgentStatus, type AgentWithCounts, agentView, listAgents, loadOwnedAgent } from './agent-store.js';
 import { bodyOf, idParam } from './context.js';
 import { invalidateAgent } from './engine-handle.js';
 import { agentMetrics } from './metrics.js';
@@ -75,7 +77,7 @@ export function agentsRoutes(services: Services): RouteDef[] {
           });
           if (problem !== null) throw invalid('registration_proof', problem);
         }
-        const principals = await db<{ client_id: string; programs: string[] }[]>`
+        const principals = await db<(Pick<PrincipalRow, 'client_id'> & { programs: string[] })[]>`
           select p.client_id,
             coalesce((select array_agg(pp.program_id order by pp.program_id) from principal_programs pp
               where pp.principal_id = p.id), '{}') as programs
@@ -85,9 +87,9 @@ export function agentsRoutes(services: Services): RouteDef[] {
         const programId = principal.programs.length === 1 ? (principal.programs[0] as string) : null;
         const jwk = b.public_key_jwk === undefined ? null : { kty: 'OKP', crv: 'Ed25519', x: b.public_key_jwk.x };
         const id = newId('agt');
-        let rows: AgentRow[];
+        let rows: AgentWithCounts[];
         try {
-          rows = await db<AgentRow[]>`
+          rows = await db<AgentWithCounts[]>`
             insert into agents (id, principal_id, client_id, program_id, name, did, did_method, status,
               trust_level, capabilities, metadata, public_key_jwk)
             values (${id}, ${auth.principalId}, ${principal.client_id}, ${programId}, ${b.display_name},
@@ -105,7 +107,7 @@ export function agentsRoutes(services: Services): RouteDef[] {
           }
           throw err;
         }
-        return json(201, agentView(rows[0] as AgentRow));
+        return json(201, agentView(rows[0] as AgentWithCounts));
       },
     },
     {
@@ -167,9 +169,9 @@ export function agentsRoutes(services: Services): RouteDef[] {
         // One statement, so a concurrent revoke cannot be undone by a racing reactivation; the
         // previous status (locked) and the security record share its transaction.
         const rows = await db.begin(async (tx) => {
-          const before = await tx<{ status: AgentStatus }[]>`
+          const before = await tx<Pick<AgentRow, 'status'>[]>`
             select status from agents where id = ${agentId} and principal_id = ${auth.principalId} for update`;
-          const changed = await tx<{ id: string; status: AgentStatus; trust_level: string; name: string }[]>`
+          const changed = await tx<Pick<AgentRow, 'id' | 'status' | 'trust_level' | 'name'>[]>`
             update agents set status = ${status}, updated_at = now(),
               status_reason = case when status = 'REVOKED' then status_reason else ${reason} end
             where id = ${agentId} and principal_id = ${auth.principalId}

@@ -13,6 +13,7 @@ import type { Environment } from '../domain/environment.js';
 import { ApiError } from '../errors/registry.js';
 import { decodeCursor, encodeCursor } from '../http/cursor.js';
 import type { Sql } from '../storage/db.js';
+import type { AuthorizationRow } from '../storage/rows/authorizations.js';
 import type { DiffSummary } from './decision-diff.js';
 
 /** Rows read per query (and replayed before the event loop gets a turn). */
@@ -69,20 +70,15 @@ export const RANGE_TIME_BUDGET_MS = 2000;
 export const RANGE_DEFAULT_ROWS = 5000;
 export const RANGE_MAX_ROWS = 20_000;
 
-export interface RangeRow {
-  readonly id: string;
-  readonly agent_id: string;
-  readonly decision: string;
-  readonly gates_fired: string[];
-  /** NUMERIC as text. */
-  readonly amount: string;
+/** An audit row as readRange reads it. */
+export type RangeRow = Readonly<Pick<AuthorizationRow, 'id' | 'agent_id' | 'decision' | 'gates_fired' | 'amount'>> & {
   /** explanation->'replay' (null when absent). */
   readonly replay: unknown;
   /** The shadow decision (migration 0241), when asked for. */
   readonly shadow: unknown;
   /** created_at with microseconds (the cursor's form). */
   readonly ts: string;
-}
+};
 
 export interface RangeScan {
   readonly rows: number;

@@ -26,6 +26,8 @@ import { amountText } from '../http/json-source.js';
 import { RateLimiter } from '../http/rate-limit.js';
 import { json, type Reply, type RequestContext, type RouteDef } from '../http/types.js';
 import type { Databases, Sql } from '../storage/db.js';
+import type { AgentRow } from '../storage/rows/agents.js';
+import type { AuthorizationRow } from '../storage/rows/authorizations.js';
 
 export interface AuthorizeRouteDeps {
   readonly engine: DecisionEngine;
@@ -225,7 +227,7 @@ class DidResolver {
     const key = `${env} ${clientId} ${did}`;
     const hit = this.#cache.get(key);
     if (hit !== undefined) return hit;
-    const rows = await sql<{ id: string; principal_id: string }[]>`
+    const rows = await sql<Pick<AgentRow, 'id' | 'principal_id'>[]>`
       select id, principal_id from agents where client_id = ${clientId} and did = ${did}`;
     const row = rows[0];
     if (row === undefined) return null;
@@ -531,7 +533,7 @@ export function authorizeRoutes(deps: AuthorizeRouteDeps): RouteDef[] {
           ctx.query.limit === undefined ? DEFAULT_LOG_LIMIT : Math.min(Number(ctx.query.limit), MAX_LOG_LIMIT);
         const after = ctx.query.cursor === undefined ? null : decodeCursor(ctx.query.cursor, 'auth_');
         const owner = await reading(
-          () => sql<{ principal_id: string }[]>`select principal_id from agents where id = ${agentId}`,
+          () => sql<Pick<AgentRow, 'principal_id'>[]>`select principal_id from agents where id = ${agentId}`,
         );
         if (owner[0]?.principal_id !== auth.principalId) throw new ApiError('agent_not_found');
         // By the agent alone (its rows are its Principal's, checked above), on the agent's index:
@@ -539,7 +541,7 @@ export function authorizeRoutes(deps: AuthorizeRouteDeps): RouteDef[] {
         // indexes, reading every row of the Principal (270 ms at 120,000 rows), which in the
         // 30-minute soak took the database down with it.
         const rows = await reading(
-          () => sql<{ id: string; decision: string; amount: string; currency: string; ts: string }[]>`
+          () => sql<(Pick<AuthorizationRow, 'id' | 'decision' | 'amount' | 'currency'> & { ts: string })[]>`
             select id, decision, amount, currency,
               to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as ts
             from authorizations

@@ -11,6 +11,7 @@ import { ApiError } from '../errors/registry.js';
 import { amountText } from '../http/json-source.js';
 import { json, type Reply, type RequestContext, type RouteDef } from '../http/types.js';
 import { withIdempotency } from '../onboarding/idempotency.js';
+import type { AuthorizationRow } from '../storage/rows/authorizations.js';
 import { idParam } from './context.js';
 import { invalidateAgent } from './engine-handle.js';
 import { captureHold, refundAuthorization, releaseHold } from './holds-store.js';
@@ -68,7 +69,7 @@ export function holdsRoutes(services: Services): RouteDef[] {
 
   const currencyOf = (ctx: RequestContext<'principal'>) => async (): Promise<string | null> => {
     const { auth, db } = ctx;
-    const rows = await db<{ currency: string }[]>`
+    const rows = await db<Pick<AuthorizationRow, 'currency'>[]>`
       select currency from authorizations where id = ${ctx.params.authorization_id ?? ''}
         and principal_id = ${auth.principalId}`;
     return rows[0]?.currency ?? null;

@@ -13,26 +13,15 @@ import { formatAmount, fromDb, toDb, toJsonNumber, type Units } from '../domain/
 import { ApiError } from '../errors/registry.js';
 import { type OutboxTuple, outboxEvent, writeOutbox } from '../events/outbox.js';
 import type { Sql } from '../storage/db.js';
+import type { AgentRow } from '../storage/rows/agents.js';
+import type { AuthorizationRow } from '../storage/rows/authorizations.js';
+import type { HoldRow } from '../storage/rows/holds.js';
 
 // biome-ignore lint/complexity/noBannedTypes: postgres.js's own default type parameter
 type Db = postgres.ISql<{}>;
 
-export interface HoldRow {
-  authorization_id: string;
-  principal_id: string;
-  agent_id: string;
-  mandate_id: string | null;
-  currency: string;
-  capture_method: string;
-  amount: string;
-  captured_amount: string;
-  released_amount: string;
-  refunded_amount: string;
-  status: 'HELD' | 'CAPTURED' | 'RELEASED' | 'EXPIRED';
-  authorized_at: Date;
-  expires_at: Date | null;
-  client_id: string;
-}
+/** A hold as HOLD_COLUMNS reads it, with its agent's Client (the events' owner). */
+type HeldRow = Omit<HoldRow, 'settled_at' | 'updated_at'> & Pick<AgentRow, 'client_id'>;
 
 const HOLD_COLUMNS = (db: Db) => db`h.authorization_id, h.principal_id, h.agent_id, h.mandate_id, h.currency,
   h.capture_method, h.amount::text as amount, h.captured_amount::text as captured_amount,
@@ -43,7 +32,7 @@ const u = (text: string): Units => fromDb(text) ?? 0n;
 const num = (units: Units): number => toJsonNumber(units);
 
 /** An event about hold `h` (src/events/outbox.ts). */
-function tuple(h: HoldRow, eventType: string, data: Record<string, unknown>): OutboxTuple {
+function tuple(h: HeldRow, eventType: string, data: Record<string, unknown>): OutboxTuple {
   return outboxEvent(
     { clientId: h.client_id, principalId: h.principal_id, authorizationId: h.authorization_id },
     eventType,
@@ -53,7 +42,7 @@ function tuple(h: HoldRow, eventType: string, data: Record<string, unknown>): Ou
 
 async function credit(
   db: Db,
-  h: HoldRow,
+  h: HeldRow,
   kind: 'capture_remainder' | 'release' | 'expiry' | 'refund',
   amount: Units,
   countBack: number,
@@ -68,7 +57,7 @@ async function credit(
   await db`select asas_budget_credit(${h.principal_id}, ${h.currency}, ${h.authorized_at}, ${toDb(amount)}::numeric)`;
 }
 
-function baseData(h: HoldRow): Record<string, unknown> {
+function baseData(h: HeldRow): Record<string, unknown> {
   return {
     authorization_id: h.authorization_id,
     agent_id: h.agent_id,
@@ -80,7 +69,9 @@ function baseData(h: HoldRow): Record<string, unknown> {
 
 /** Why a hold operation found nothing to change: not the caller's (404), not a hold, or no longer HELD. */
 async function refusal(db: Db, principalId: string, id: string): Promise<ApiError> {
-  const [a] = await db<{ decision: string; capture_method: string | null; status: string | null; due: boolean }[]>`
+  const [a] = await db<
+    (Pick<AuthorizationRow, 'decision' | 'capture_method'> & { status: HoldRow['status'] | null; due: boolean })[]
+  >`
     select a.decision, a.capture_method, h.status, (h.expires_at <= now()) as due
     from authorizations a left join holds h on h.authorization_id = a.id
     where a.id = ${id} and a.principal_id = ${principalId}`;
@@ -95,8 +86,8 @@ async function refusal(db: Db, principalId: string, id: string): Promise<ApiErro
   );
 }
 
-async function heldRow(db: Db, principalId: string, id: string): Promise<HoldRow> {
-  const [h] = await db<HoldRow[]>`
+async function heldRow(db: Db, principalId: string, id: string): Promise<HeldRow> {
+  const [h] = await db<HeldRow[]>`
     select ${HOLD_COLUMNS(db)}, ag.client_id from holds h join agents ag on ag.id = h.agent_id
     where h.authorization_id = ${id} and h.principal_id = ${principalId}`;
   if (h === undefined) throw await refusal(db, principalId, id);
@@ -123,7 +114,7 @@ export async function captureHold(
   const take = amount ?? held;
   if (take > held) throw new ApiError('amount_exceeds_hold', `The hold is ${formatAmount(held, 0)} ${h.currency}.`);
   const rest = held - take;
-  const rows = await db<{ authorization_id: string }[]>`
+  const rows = await db<Pick<HoldRow, 'authorization_id'>[]>`
     update holds set status = 'CAPTURED', captured_amount = ${toDb(take)}, released_amount = ${toDb(rest)},
       settled_at = now(), updated_at = now()
     where authorization_id = ${id} and principal_id = ${principalId} and status = 'HELD' and expires_at > now()
@@ -154,7 +145,7 @@ export async function releaseHold(
   id: string,
 ): Promise<{ authorization_id: string; status: 'RELEASED'; released_amount: number; agentId: string }> {
   const h = await heldRow(db, principalId, id);
-  const rows = await db<{ authorization_id: string }[]>`
+  const rows = await db<Pick<HoldRow, 'authorization_id'>[]>`
     update holds set status = 'RELEASED', released_amount = amount, settled_at = now(), updated_at = now()
     where authorization_id = ${id} and principal_id = ${principalId} and status = 'HELD' and expires_at > now()
     returning authorization_id`;
@@ -196,7 +187,7 @@ export async function refundAuthorization(
     where id = ${id} and principal_id = ${principalId} and decision = 'APPROVE'
       and coalesce(capture_method, 'automatic') = 'automatic'
     on conflict (authorization_id) do nothing`;
-  const [h] = await db<HoldRow[]>`
+  const [h] = await db<HeldRow[]>`
     select ${HOLD_COLUMNS(db)}, ag.client_id from holds h join agents ag on ag.id = h.agent_id
     where h.authorization_id = ${id} and h.principal_id = ${principalId}`;
   if (h === undefined) {
@@ -214,7 +205,7 @@ export async function refundAuthorization(
   if (give > left || give <= 0n) {
     throw new ApiError('amount_exceeds_captured', `${formatAmount(left, 0)} ${h.currency} is left to refund.`);
   }
-  const rows = await db<{ refunded_amount: string; captured_amount: string }[]>`
+  const rows = await db<Pick<HoldRow, 'refunded_amount' | 'captured_amount'>[]>`
     update holds set refunded_amount = refunded_amount + ${toDb(give)}, updated_at = now()
     where authorization_id = ${id} and status = 'CAPTURED' and refunded_amount + ${toDb(give)} <= captured_amount
     returning refunded_amount::text as refunded_amount, captured_amount::text as captured_amount`;
@@ -250,7 +241,7 @@ export async function refundAuthorization(
  */
 export async function expireDueHolds(sql: Sql, limit: number): Promise<string[]> {
   return (await sql.begin(async (tx) => {
-    const rows = await tx<HoldRow[]>`
+    const rows = await tx<HeldRow[]>`
       with due as (
         select authorization_id from holds where status = 'HELD' and expires_at <= now()
         order by expires_at limit ${limit} for update skip locked

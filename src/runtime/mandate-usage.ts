@@ -8,6 +8,7 @@
 import { windowsOf } from '../decision/model/calendar.js';
 import { fromDb, toJsonNumber, type Units } from '../domain/money.js';
 import type { Db as Sql } from '../onboarding/idempotency.js';
+import type { PrincipalRow } from '../storage/rows/principals.js';
 import type { RuntimeMandateRow } from './mandate-store.js';
 
 type Window = 'day' | 'week' | 'month' | 'year' | 'total';
@@ -51,7 +52,9 @@ const ZERO: Sums = {
 export async function mandateUsage(db: Sql, m: RuntimeMandateRow): Promise<Record<string, Record<string, unknown>>> {
   const caps = CAPS.filter((c) => m[c.name] !== null && m[c.name] !== undefined);
   if (caps.length === 0) return {};
-  const [tzRow] = await db<{ timezone: string }[]>`select timezone from principals where id = ${m.principal_id}`;
+  const [tzRow] = await db<
+    Pick<PrincipalRow, 'timezone'>[]
+  >`select timezone from principals where id = ${m.principal_id}`;
   const w = windowsOf(tzRow?.timezone ?? 'UTC', Date.now());
   const at = (col: string) => db`
     coalesce(sum(amt) filter (where ${db(col)} >= ${new Date(w.day)}), 0)::text as day,

@@ -7,13 +7,14 @@ import { type AgentMetrics, metricsFor } from '../decision/model/promotion.js';
 import { decisionCounts } from '../decision/model/rollup.js';
 import { mergeThresholds } from '../decision/model/thresholds.js';
 import type { Sql } from '../storage/db.js';
+import type { ThresholdsRow } from '../storage/rows/thresholds.js';
 import { loadOwnedAgent } from './agent-store.js';
 
 export async function agentMetrics(db: Sql, principalId: string, agentId: string): Promise<AgentMetrics> {
   const agent = await loadOwnedAgent(db, principalId, agentId);
   // The rollup plus the rows since its upto, as the engine loads them (src/decision/model/rollup.ts).
   const counts = await decisionCounts(db, agentId, Date.now());
-  const [stored] = await db<{ overrides: Record<string, unknown> }[]>`
+  const [stored] = await db<Pick<ThresholdsRow, 'overrides'>[]>`
     select overrides from thresholds where principal_id = ${principalId}`;
   return metricsFor(
     agent.id,

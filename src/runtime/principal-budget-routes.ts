@@ -13,6 +13,8 @@ import { ApiError } from '../errors/registry.js';
 import { exactAmounts } from '../http/json-source.js';
 import { json, type RouteDef } from '../http/types.js';
 import type { Sql } from '../storage/db.js';
+import type { PrincipalBudgetRow } from '../storage/rows/principal-budgets.js';
+import type { PrincipalRow } from '../storage/rows/principals.js';
 import { bodyOf, ownPrincipal } from './context.js';
 import { invalidatePrincipal } from './engine-handle.js';
 
@@ -25,13 +27,7 @@ interface BudgetBody {
   alert_share?: number;
 }
 
-interface BudgetRow {
-  amount: string;
-  currency: string;
-  budget_window: BudgetWindow;
-  alert_share: string;
-  effective_from: Date;
-}
+type BudgetRow = Pick<PrincipalBudgetRow, 'amount' | 'currency' | 'budget_window' | 'alert_share' | 'effective_from'>;
 
 const u = (text: string | null): Units => fromDb(text) ?? 0n;
 
@@ -43,7 +39,7 @@ function clamp(v: Units, max: Units): Units {
 
 /** The budget and its usage in the current window; null when the Principal has none. */
 export async function budgetView(db: Sql, principalId: string, nowMs: number): Promise<Record<string, unknown> | null> {
-  const [b] = await db<(BudgetRow & { timezone: string })[]>`
+  const [b] = await db<(BudgetRow & Pick<PrincipalRow, 'timezone'>)[]>`
     select b.amount::text as amount, b.currency, b.budget_window, b.alert_share::text as alert_share,
            b.effective_from, p.timezone
     from principal_budgets b join principals p on p.id = b.principal_id
@@ -134,7 +130,7 @@ export function principalBudgetRoutes(services: Services): RouteDef[] {
         }
         const share = b.alert_share ?? 0.8;
         await db.begin(async (tx) => {
-          const [old] = await tx<{ currency: string; budget_window: string }[]>`
+          const [old] = await tx<Pick<PrincipalBudgetRow, 'currency' | 'budget_window'>[]>`
             select currency, budget_window from principal_budgets where principal_id = ${auth.principalId} for update`;
           if (old === undefined) {
             await tx`insert into principal_budgets (principal_id, amount, currency, budget_window, alert_share)

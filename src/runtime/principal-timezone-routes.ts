@@ -6,6 +6,7 @@ import type { Services } from '../app/services.js';
 import { isTimeZone } from '../decision/model/calendar.js';
 import { ApiError } from '../errors/registry.js';
 import { json, type RouteDef } from '../http/types.js';
+import type { PrincipalRow } from '../storage/rows/principals.js';
 import { bodyOf, ownPrincipal } from './context.js';
 import { invalidatePrincipal } from './engine-handle.js';
 
@@ -20,7 +21,7 @@ export function principalTimezoneRoutes(services: Services): RouteDef[] {
       handler: async (ctx) => {
         const auth = ownPrincipal(ctx);
         const { db } = ctx;
-        const [row] = await db<{ timezone: string }[]>`
+        const [row] = await db<Pick<PrincipalRow, 'timezone'>[]>`
           select timezone from principals where id = ${auth.principalId}`;
         if (row === undefined) throw new ApiError('principal_not_found');
         return json(200, { principal_id: auth.principalId, timezone: row.timezone });

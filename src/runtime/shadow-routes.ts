@@ -22,6 +22,7 @@ import {
 import { ApiError } from '../errors/registry.js';
 import { json, type RouteDef } from '../http/types.js';
 import type { Sql } from '../storage/db.js';
+import type { ShadowThresholdsRow } from '../storage/rows/thresholds.js';
 import { RANGE_DEFAULT_ROWS, summaryOf } from './audit-range.js';
 import { rangeErrors } from './backtest-routes.js';
 import { invalidatePrincipal } from './engine-handle.js';
@@ -42,7 +43,7 @@ async function loadShadow(
   db: Sql,
   principalId: string,
 ): Promise<{ overrides: ThresholdOverrides; updatedAt: Date | null }> {
-  const rows = await db<{ overrides: Record<string, unknown>; updated_at: Date }[]>`
+  const rows = await db<Pick<ShadowThresholdsRow, 'overrides' | 'updated_at'>[]>`
     select overrides, updated_at from shadow_thresholds where principal_id = ${principalId}`;
   const row = rows[0];
   return { overrides: cleanShadow(row?.overrides), updatedAt: row?.updated_at ?? null };
@@ -93,7 +94,7 @@ export function shadowRoutes(services: Services): RouteDef[] {
         const result = await db.begin(async (tx) => {
           await tx`insert into shadow_thresholds (principal_id) values (${auth.principalId})
             on conflict (principal_id) do nothing`;
-          const rows = await tx<{ overrides: Record<string, unknown> }[]>`
+          const rows = await tx<Pick<ShadowThresholdsRow, 'overrides'>[]>`
             select overrides from shadow_thresholds where principal_id = ${auth.principalId} for update`;
           const before = cleanShadow(rows[0]?.overrides);
           const next: Record<string, number> = { ...before };
@@ -139,7 +140,7 @@ export function shadowRoutes(services: Services): RouteDef[] {
       handler: async (ctx) => {
         const { auth, db } = ctx;
         const removed = await db.begin(async (tx) => {
-          const rows = await tx<{ overrides: Record<string, unknown> }[]>`
+          const rows = await tx<Pick<ShadowThresholdsRow, 'overrides'>[]>`
             delete from shadow_thresholds where principal_id = ${auth.principalId} returning overrides`;
           const had = cleanShadow(rows[0]?.overrides);
           await recordSecurityEvent(tx, ctx, {

@@ -18,35 +18,38 @@ import { iso } from '../domain/timestamp.js';
 import { ApiError } from '../errors/registry.js';
 import { json, type RequestContext, type RouteDef } from '../http/types.js';
 import type { Sql } from '../storage/db.js';
+import type { PrincipalRow } from '../storage/rows/principals.js';
+import type { StepUpRow } from '../storage/rows/step-ups.js';
 import { bodyOf, idParam, ownPrincipal } from './context.js';
 import { invalidateAgent, invalidatePrincipal } from './engine-handle.js';
 
 /** Wrong codes after which a step-up can be confirmed only with the Principal's credential. */
 export const MAX_CODE_ATTEMPTS = 5;
 
-interface StepUpRow {
-  id: string;
-  authorization_id: string;
-  agent_id: string;
-  amount: string;
-  currency: string;
-  merchant_id: string | null;
-  merchant_name: string | null;
-  status: 'PENDING' | 'CONFIRMED' | 'USED';
-  expired: boolean;
-  expires_at: Date;
-  failed_attempts: number;
-  confirmed_at: Date | null;
-  confirmed_via: string | null;
-  used_at: Date | null;
-  used_by_authorization_id: string | null;
-}
+/** A step_ups row as COLUMNS reads it, with whether it expired unused (by the database's clock). */
+type StepUpView = Pick<
+  StepUpRow,
+  | 'id'
+  | 'authorization_id'
+  | 'agent_id'
+  | 'amount'
+  | 'currency'
+  | 'merchant_id'
+  | 'merchant_name'
+  | 'status'
+  | 'expires_at'
+  | 'failed_attempts'
+  | 'confirmed_at'
+  | 'confirmed_via'
+  | 'used_at'
+  | 'used_by_authorization_id'
+> & { expired: boolean };
 
 const COLUMNS = (db: Sql) => db`id, authorization_id, agent_id, amount::text as amount, currency, merchant_id,
   merchant_name, status, (status <> 'USED' and expires_at <= now()) as expired, expires_at, failed_attempts,
   confirmed_at, confirmed_via, used_at, used_by_authorization_id`;
 
-function view(r: StepUpRow): Record<string, unknown> {
+function view(r: StepUpView): Record<string, unknown> {
   return {
     step_up_id: r.id,
     status: r.expired ? 'EXPIRED' : r.status,
@@ -64,8 +67,8 @@ function view(r: StepUpRow): Record<string, unknown> {
   };
 }
 
-async function loadOwned(db: Sql, principalId: string, id: string): Promise<StepUpRow> {
-  const [row] = await db<StepUpRow[]>`
+async function loadOwned(db: Sql, principalId: string, id: string): Promise<StepUpView> {
+  const [row] = await db<StepUpView[]>`
     select ${COLUMNS(db)} from step_ups where id = ${id} and principal_id = ${principalId}`;
   if (row === undefined) throw new ApiError('step_up_not_found');
   return row;
@@ -74,7 +77,7 @@ async function loadOwned(db: Sql, principalId: string, id: string): Promise<Step
 /** Why a confirmation changed nothing; a wrong code is counted first (its own statement, kept). */
 async function refusal(db: Sql, principalId: string, id: string, hash: string | null): Promise<ApiError> {
   if (hash !== null) {
-    const [wrong] = await db<{ failed_attempts: number }[]>`
+    const [wrong] = await db<Pick<StepUpRow, 'failed_attempts'>[]>`
       update step_ups set failed_attempts = failed_attempts + 1
       where id = ${id} and principal_id = ${principalId} and status = 'PENDING' and expires_at > now()
         and failed_attempts < ${MAX_CODE_ATTEMPTS} and code_hash <> ${hash}
@@ -113,7 +116,7 @@ export function stepUpsRoutes(services: Services): RouteDef[] {
       handler: async (ctx) => {
         const auth = ownPrincipal(ctx);
         const { db } = ctx;
-        const [row] = await db<{ step_up_confirmation: string }[]>`
+        const [row] = await db<Pick<PrincipalRow, 'step_up_confirmation'>[]>`
           select step_up_confirmation from principals where id = ${auth.principalId}`;
         if (row === undefined) throw new ApiError('principal_not_found');
         return json(200, { principal_id: auth.principalId, confirmation: row.step_up_confirmation });
@@ -132,7 +135,7 @@ export function stepUpsRoutes(services: Services): RouteDef[] {
         const { confirmation } = bodyOf<{ confirmation: 'agent' | 'principal' }>(ctx);
         // The change and its security record commit together; the previous value is locked.
         await db.begin(async (tx) => {
-          const [before] = await tx<{ step_up_confirmation: string }[]>`
+          const [before] = await tx<Pick<PrincipalRow, 'step_up_confirmation'>[]>`
             select step_up_confirmation from principals where id = ${auth.principalId} for update`;
           if (before === undefined) throw new ApiError('principal_not_found');
           await tx`update principals set step_up_confirmation = ${confirmation} where id = ${auth.principalId}`;
@@ -179,7 +182,7 @@ async function confirm(services: Services, ctx: RequestContext<'principal'>) {
   const { code } = (ctx.body ?? {}) as { code?: string };
   if (code === undefined && !ownCredential(auth)) throw new ApiError('step_up_confirmation_forbidden');
   const hash = code === undefined ? null : hashStepUpCode(id, code);
-  const [row] = await db<StepUpRow[]>`
+  const [row] = await db<StepUpView[]>`
     update step_ups set status = 'CONFIRMED', confirmed_at = now(),
       confirmed_via = ${hash === null ? 'credential' : 'code'}, confirmed_by_credential = ${auth.credentialId}
     where id = ${id} and principal_id = ${auth.principalId} and status = 'PENDING' and expires_at > now()

@@ -15,10 +15,11 @@ import {
 import { ApiError } from '../errors/registry.js';
 import { json, type RouteDef } from '../http/types.js';
 import type { Sql } from '../storage/db.js';
+import type { ThresholdsRow } from '../storage/rows/thresholds.js';
 import { invalidatePrincipal } from './engine-handle.js';
 
 export async function loadOverrides(db: Sql, principalId: string): Promise<ThresholdOverrides> {
-  const rows = await db<{ overrides: Record<string, unknown> }[]>`
+  const rows = await db<Pick<ThresholdsRow, 'overrides'>[]>`
     select overrides from thresholds where principal_id = ${principalId}`;
   return cleanOverrides(rows[0]?.overrides ?? {});
 }
@@ -81,7 +82,7 @@ export function thresholdsRoutes(services: Services): RouteDef[] {
         const result = await db.begin(async (tx) => {
           await tx`insert into thresholds (principal_id) values (${auth.principalId})
             on conflict (principal_id) do nothing`;
-          const rows = await tx<{ overrides: Record<string, unknown> }[]>`
+          const rows = await tx<Pick<ThresholdsRow, 'overrides'>[]>`
             select overrides from thresholds where principal_id = ${auth.principalId} for update`;
           const checked = validateThresholdOverrides(patch, cleanOverrides(rows[0]?.overrides ?? {}));
           if (!checked.ok) {
