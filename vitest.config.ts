@@ -1,9 +1,9 @@
 import { defineConfig } from 'vitest/config';
 
-// Two groups, one after the other: the suite, two files at a time; then the drills of test/real/,
+// Two groups, one after the other: the suite, two files at a time; then the drills of test/drills/,
 // one file at a time, since they start several service processes each and restart or break the
 // real PostgreSQL and NATS. Both fit in PostgreSQL's default of 100 connections (TEST_POOLS in
-// test/helpers/server.ts) and in two cores.
+// test/fixtures/server.ts) and in two cores.
 export default defineConfig({
   test: {
     testTimeout: 60_000,
@@ -16,7 +16,7 @@ export default defineConfig({
         test: {
           name: 'suite',
           include: ['test/**/*.test.ts'],
-          exclude: ['test/real/**'],
+          exclude: ['test/drills/**'],
           maxWorkers: 2,
           sequence: { groupOrder: 0 },
         },
@@ -25,7 +25,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'drills',
-          include: ['test/real/**/*.test.ts'],
+          include: ['test/drills/**/*.test.ts'],
           maxWorkers: 1,
           sequence: { groupOrder: 1 },
         },

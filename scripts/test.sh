@@ -1,7 +1,7 @@
 #!/bin/sh
 # `npm test`: the whole suite against the real PostgreSQL (127.0.0.1:5432, or TEST_PG_URL) and
 # NATS (127.0.0.1:4222). `npm run test:embedded` runs the HTTP tests again on the embedded
-# defaults (PGlite, the in-process bus); test/real/ needs the real servers and stays out of it.
+# defaults (PGlite, the in-process bus); test/drills/ needs the real servers and stays out of it.
 #
 # What the suite needs that a fresh machine may lack, it prepares here and says so:
 # - the browser test of GET /docs drives Debian's chromium (playwright-core never downloads a
@@ -27,6 +27,6 @@ fi
 npm run build
 if [ "${1:-}" = "--embedded" ]; then
   shift
-  TEST_EMBEDDED=1 exec vitest run --exclude 'test/real/**' "$@"
+  TEST_EMBEDDED=1 exec vitest run --exclude 'test/drills/**' "$@"
 fi
 exec vitest run "$@"

@@ -10,7 +10,7 @@ import { promisify } from 'node:util';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertPrincipalRow } from '../fixtures/provision.js';
-import { request, startTestServer, type TestServer } from '../helpers/server.js';
+import { request, startTestServer, type TestServer } from '../fixtures/server.js';
 
 const run = promisify(execFile);
 const CLI = fileURLToPath(new URL(`../../${process.env.DIST_DIR ?? 'dist'}/src/admin/cli.js`, import.meta.url));

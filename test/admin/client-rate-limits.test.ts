@@ -1,10 +1,10 @@
 // A Client's own request rate limits on the operator plane (src/admin/client-rate-limits.ts):
 // the defaults a high-volume integrator gets, an override that lifts one Client above them while
 // another Client stays held to them, null putting the default back, validation, and the security
-// log. test/real/rate-limit-multi-instance.test.ts shows an override reaching another instance.
+// log. test/drills/rate-limit-multi-instance.test.ts shows an override reaching another instance.
 import { afterAll, describe, expect, it } from 'vitest';
 import { insertPrincipalRow, issuePrincipalKey, provisionClient } from '../fixtures/provision.js';
-import { expectEnvelope, request, startTestServer, type TestServer } from '../helpers/server.js';
+import { expectEnvelope, request, startTestServer, type TestServer } from '../fixtures/server.js';
 
 const servers: TestServer[] = [];
 afterAll(async () => {

@@ -9,7 +9,7 @@
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertPrincipalRow } from '../fixtures/provision.js';
-import { expectEnvelope, type HttpResult, request, startTestServer, type TestServer } from '../helpers/server.js';
+import { expectEnvelope, type HttpResult, request, startTestServer, type TestServer } from '../fixtures/server.js';
 
 interface Entry {
   id: string;

@@ -5,7 +5,7 @@
 // (test/engine/database-down.test.ts shows it through the service).
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { startTestServer, type TestServer } from '../fixtures/server.js';
 
 let server: TestServer;
 let sql: postgres.Sql;

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { provisionClient } from '../fixtures/provision.js';
-import { expectEnvelope, request, startTestServer, type TestServer } from '../helpers/server.js';
+import { expectEnvelope, request, startTestServer, type TestServer } from '../fixtures/server.js';
 import { createPrincipal } from './support.js';
 
 const DIST = new URL(`../../${process.env.DIST_DIR ?? 'dist'}/src/`, import.meta.url).href;

@@ -3,7 +3,7 @@
 // Principal in that environment; otherwise 401. Off (the default), rule 1 holds: 401 always.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { provisionClient } from '../fixtures/provision.js';
-import { request, startTestServer, type TestServer } from '../helpers/server.js';
+import { request, startTestServer, type TestServer } from '../fixtures/server.js';
 import { createPrincipal, expectUnauthorized } from './support.js';
 
 let server: TestServer;

@@ -2,7 +2,7 @@
 // against the connection's own address, whatever the caller claims.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueClientKey, provisionClient } from '../fixtures/provision.js';
-import { expectEnvelope, request, startTestServer, type TestServer } from '../helpers/server.js';
+import { expectEnvelope, request, startTestServer, type TestServer } from '../fixtures/server.js';
 import { createPrincipal } from './support.js';
 
 let direct: TestServer;

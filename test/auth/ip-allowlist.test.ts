@@ -3,7 +3,7 @@
 // TRUSTED_PROXIES, so a caller cannot spoof its way in.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueClientKey, issuePrincipalKey, type ProvisionedClient, provisionClient } from '../fixtures/provision.js';
-import { expectEnvelope, request, startTestServer, type TestServer } from '../helpers/server.js';
+import { expectEnvelope, request, startTestServer, type TestServer } from '../fixtures/server.js';
 import { createPrincipal } from './support.js';
 
 // Behind a proxy: the test client (127.0.0.1) plays the trusted proxy.

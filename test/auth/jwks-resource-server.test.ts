@@ -6,7 +6,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { createRemoteJWKSet, decodeProtectedHeader, errors, jwtVerify, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issuePrincipalKey, type ProvisionedClient, provisionClient } from '../fixtures/provision.js';
-import { request, startTestServer, type TestServer } from '../helpers/server.js';
+import { request, startTestServer, type TestServer } from '../fixtures/server.js';
 import { createPrincipal, expectUnauthorized } from './support.js';
 
 const TTL = 600;

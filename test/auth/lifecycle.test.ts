@@ -2,7 +2,7 @@
 // window only, expiry and revocation take effect at once even for cached keys.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueClientKey, issuePrincipalKey, type ProvisionedClient, provisionClient } from '../fixtures/provision.js';
-import { request, startTestServer, type TestServer } from '../helpers/server.js';
+import { request, startTestServer, type TestServer } from '../fixtures/server.js';
 import { createPrincipal, expectUnauthorized, sleep } from './support.js';
 
 let server: TestServer;

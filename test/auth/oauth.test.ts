@@ -4,7 +4,7 @@
 import { createPublicKey, verify } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issuePrincipalKey, type ProvisionedClient, provisionClient } from '../fixtures/provision.js';
-import { request, startTestServer, type TestServer } from '../helpers/server.js';
+import { request, startTestServer, type TestServer } from '../fixtures/server.js';
 import { createPrincipal, expectUnauthorized, sleep } from './support.js';
 
 let server: TestServer;

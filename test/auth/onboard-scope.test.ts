@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { onboardBody, principalBody } from '../fixtures/onboarding.js';
 import { issueClientKey, type ProvisionedClient, provisionClient } from '../fixtures/provision.js';
-import { expectEnvelope, request, startTestServer, type TestServer } from '../helpers/server.js';
+import { expectEnvelope, request, startTestServer, type TestServer } from '../fixtures/server.js';
 import { withDb } from '../runtime/setup.js';
 
 let server: TestServer;

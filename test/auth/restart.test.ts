@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import postgres from 'postgres';
 import { afterAll, describe, expect, it } from 'vitest';
 import { insertPrincipalRow, issuePrincipalKey, provisionClient } from '../fixtures/provision.js';
-import { EMBEDDED, PG_BASE_URL, request } from '../helpers/server.js';
+import { EMBEDDED, PG_BASE_URL, request } from '../fixtures/server.js';
 
 const DIST = new URL(`../../${process.env.DIST_DIR ?? 'dist'}/src/`, import.meta.url).href;
 const { startApp } = (await import(`${DIST}app/app.js`)) as typeof import('../../src/app/app.js');

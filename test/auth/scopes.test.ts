@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { principalBody } from '../fixtures/onboarding.js';
 import { issueClientKey, issuePrincipalKey, type ProvisionedClient, provisionClient } from '../fixtures/provision.js';
-import { expectEnvelope, request, startTestServer, type TestServer } from '../helpers/server.js';
+import { expectEnvelope, request, startTestServer, type TestServer } from '../fixtures/server.js';
 import { createPrincipal } from './support.js';
 
 let server: TestServer;

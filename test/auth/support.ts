@@ -1,7 +1,7 @@
 // Shared helpers of the authentication tests: the built service's auth modules, request
 // contexts for driving the authenticator directly, and a uniform-401 assertion.
 import { expect } from 'vitest';
-import { expectEnvelope, type HttpResult, request } from '../helpers/server.js';
+import { expectEnvelope, type HttpResult, request } from '../fixtures/server.js';
 
 const DIST = new URL(`../../${process.env.DIST_DIR ?? 'dist'}/src/`, import.meta.url).href;
 

@@ -5,7 +5,7 @@
 // 429 without a lookup. The log records the failures and the throttle.
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectEnvelope, request, startTestServer, type TestServer } from '../helpers/server.js';
+import { expectEnvelope, request, startTestServer, type TestServer } from '../fixtures/server.js';
 import { type AuthorizeSetup, authorizeBody, authorizeSetup } from '../ops/support.js';
 import { expectUnauthorized, unknownKey } from './support.js';
 

@@ -3,7 +3,7 @@
 // with the uniform 401 at once, although the token's own TTL has not passed.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issuePrincipalKey, type ProvisionedClient, provisionClient } from '../fixtures/provision.js';
-import { request, startTestServer, type TestServer } from '../helpers/server.js';
+import { request, startTestServer, type TestServer } from '../fixtures/server.js';
 import { createPrincipal, expectUnauthorized, sleep } from './support.js';
 
 let server: TestServer;

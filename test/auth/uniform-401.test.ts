@@ -3,7 +3,7 @@
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issuePrincipalKey, type ProvisionedClient, provisionClient } from '../fixtures/provision.js';
-import { type HttpResult, request, startTestServer, type TestServer } from '../helpers/server.js';
+import { type HttpResult, request, startTestServer, type TestServer } from '../fixtures/server.js';
 import { createPrincipal, expectUnauthorized, unknownKey } from './support.js';
 
 let server: TestServer;

@@ -16,7 +16,7 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LatencyProxy, startLatencyProxy } from '../fixtures/latency-proxy.js';
 import { issuePrincipalKey, provisionClient } from '../fixtures/provision.js';
-import { EMBEDDED, PG_BASE_URL, request, startTestServer, type TestServer } from '../helpers/server.js';
+import { EMBEDDED, PG_BASE_URL, request, startTestServer, type TestServer } from '../fixtures/server.js';
 import { createPrincipal, expectUnauthorized, unknownKey } from './support.js';
 
 const ONE_WAY_MS = 10;

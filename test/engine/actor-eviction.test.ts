@@ -5,7 +5,7 @@
 // bound (ENGINE_MAX_ACTOR_BYTES=65536, about 15 ordinary actors or one that remembers ~33
 // idempotency keys).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { request, startTestServer, type TestServer } from '../helpers/server.js';
+import { request, startTestServer, type TestServer } from '../fixtures/server.js';
 import { addAgentWithMandate, authorize, authorizeBody, type EngineFixture, setup } from './support.js';
 
 const MAX_ACTORS = 5;

@@ -6,6 +6,8 @@
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readRange } from '../../dist/src/runtime/audit-range.js';
+import { expectSchema } from '../fixtures/schemas.js';
+import { expectEnvelope, type HttpResult, request, startTestServer, type TestServer } from '../fixtures/server.js';
 import {
   authorizeRecorded,
   type Decided,
@@ -18,8 +20,6 @@ import {
   TRAFFIC,
   transitionsOf,
 } from '../fixtures/threshold-traffic.js';
-import { expectSchema } from '../helpers/schemas.js';
-import { expectEnvelope, type HttpResult, request, startTestServer, type TestServer } from '../helpers/server.js';
 import { newPrincipal, type TestPrincipal } from '../runtime/setup.js';
 import { addAgentWithMandate } from './support.js';
 

@@ -8,7 +8,7 @@ import { createServer, type Server, Socket } from 'node:net';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issuePrincipalKey } from '../fixtures/provision.js';
-import { expectEnvelope, PG_BASE_URL, request, startTestServer, type TestServer } from '../helpers/server.js';
+import { expectEnvelope, PG_BASE_URL, request, startTestServer, type TestServer } from '../fixtures/server.js';
 import { authorize, authorizeBody, type EngineFixture, RESPONSE_FIELDS, setup } from './support.js';
 
 class CuttableProxy {

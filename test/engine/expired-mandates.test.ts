@@ -5,7 +5,7 @@
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadAgentState } from '../../src/decision/load.js';
-import { request, startTestServer, type TestServer } from '../helpers/server.js';
+import { request, startTestServer, type TestServer } from '../fixtures/server.js';
 import { authorize, authorizeBody, type EngineFixture, query, setup } from './support.js';
 
 let server: TestServer;

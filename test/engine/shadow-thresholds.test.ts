@@ -4,6 +4,8 @@
 // under T1 with T1 + PATCH as its shadow; Principal B decides the same traffic with T1 + PATCH
 // in force: S's shadow decisions must be B's real ones, S's real decisions unaffected.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectSchema } from '../fixtures/schemas.js';
+import { expectEnvelope, type HttpResult, request, startTestServer, type TestServer } from '../fixtures/server.js';
 import {
   authorizeRecorded,
   type Decided,
@@ -14,8 +16,6 @@ import {
   TRAFFIC,
   transitionsOf,
 } from '../fixtures/threshold-traffic.js';
-import { expectSchema } from '../helpers/schemas.js';
-import { expectEnvelope, type HttpResult, request, startTestServer, type TestServer } from '../helpers/server.js';
 import { newPrincipal, type TestPrincipal } from '../runtime/setup.js';
 import { addAgentWithMandate } from './support.js';
 

@@ -5,8 +5,8 @@ import type postgres from 'postgres';
 import { expect } from 'vitest';
 import { onboardAgent } from '../fixtures/onboarding.js';
 import { type Env, issuePrincipalKey, type ProvisionedClient, provisionClient } from '../fixtures/provision.js';
+import { type HttpResult, request, type TestServer } from '../fixtures/server.js';
 import { withDb } from '../fixtures/test-db.js';
-import { type HttpResult, request, type TestServer } from '../helpers/server.js';
 
 export interface EngineFixture {
   readonly client: ProvisionedClient;

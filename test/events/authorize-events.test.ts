@@ -4,8 +4,8 @@
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authorize, authorizeBody, type EngineFixture, query, setup } from '../engine/support.js';
+import { request, startTestServer, type TestServer } from '../fixtures/server.js';
 import { type ReceivedRequest, type Receiver, startReceiver } from '../fixtures/webhook-receiver.js';
-import { request, startTestServer, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
 let receiver: Receiver;

@@ -5,7 +5,7 @@
 // a row written with no wake-up at all is relayed by the poll.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { envelope, insertOutbox } from '../fixtures/outbox.js';
-import { EMBEDDED, startTestServer, type TestServer } from '../helpers/server.js';
+import { EMBEDDED, startTestServer, type TestServer } from '../fixtures/server.js';
 
 const QUIET_MS = 3_000;
 

@@ -11,7 +11,7 @@ import { Router } from '../../src/http/router.js';
 import { HttpServer } from '../../src/http/server.js';
 import { type Authenticator, json, type RouteDef } from '../../src/http/types.js';
 import type { Databases } from '../../src/storage/db.js';
-import { expectEnvelope, request } from '../helpers/server.js';
+import { expectEnvelope, request } from '../fixtures/server.js';
 
 const PRINCIPAL: PrincipalAuth = {
   kind: 'principal',

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type EngineFixture, setup } from '../engine/support.js';
 import { provisionClient } from '../fixtures/provision.js';
-import { expectEnvelope, type HttpResult, request, startTestServer, type TestServer } from '../helpers/server.js';
+import { expectEnvelope, type HttpResult, request, startTestServer, type TestServer } from '../fixtures/server.js';
 
 let server: TestServer;
 let f: EngineFixture;

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type EngineFixture, setup } from '../engine/support.js';
 import { mandateBody } from '../fixtures/onboarding.js';
-import { expectEnvelope, type HttpResult, request, startTestServer, type TestServer } from '../helpers/server.js';
+import { expectEnvelope, type HttpResult, request, startTestServer, type TestServer } from '../fixtures/server.js';
 
 let server: TestServer;
 let f: EngineFixture;

@@ -6,7 +6,7 @@
 // after FUZZ_SEED=854282068 found the same overflow in metadata.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authorize, authorizeBody, type EngineFixture, setup } from '../engine/support.js';
-import { expectEnvelope, request, startTestServer, type TestServer } from '../helpers/server.js';
+import { expectEnvelope, request, startTestServer, type TestServer } from '../fixtures/server.js';
 
 let server: TestServer;
 let mine: EngineFixture;

@@ -6,8 +6,8 @@
 // served.
 import { afterAll, describe, expect, it } from 'vitest';
 import { rawExchange } from '../fixtures/raw-http.js';
-import { envelopeProblem } from '../helpers/schemas.js';
-import { startTestServer } from '../helpers/server.js';
+import { envelopeProblem } from '../fixtures/schemas.js';
+import { startTestServer } from '../fixtures/server.js';
 
 const server = await startTestServer();
 afterAll(async () => {

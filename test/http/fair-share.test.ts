@@ -1,6 +1,6 @@
 // The fair-share scheduler of src/http/fair-share.ts on its own, with a clock of the test's: who
 // gets a slot at once, who waits, in what order freed slots are given, when a request is refused,
-// and that idle tenants are forgotten. test/real/fair-share.test.ts shows it over HTTP under a flood.
+// and that idle tenants are forgotten. test/drills/fair-share.test.ts shows it over HTTP under a flood.
 import { describe, expect, it } from 'vitest';
 import { CpuLoad, FairShare, TenantShares } from '../../src/http/fair-share.js';
 

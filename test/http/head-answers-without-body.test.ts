@@ -4,7 +4,7 @@
 // the envelope, and no body.
 import { afterAll, describe, expect, it } from 'vitest';
 import { rawExchange } from '../fixtures/raw-http.js';
-import { request, startTestServer } from '../helpers/server.js';
+import { request, startTestServer } from '../fixtures/server.js';
 
 const server = await startTestServer();
 afterAll(async () => {

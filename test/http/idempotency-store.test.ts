@@ -8,7 +8,7 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addAgentWithMandate, authorize, authorizeBody, type EngineFixture, setup } from '../engine/support.js';
 import { principalBody } from '../fixtures/onboarding.js';
-import { expectEnvelope, request, startTestServer, type TestServer } from '../helpers/server.js';
+import { expectEnvelope, request, startTestServer, type TestServer } from '../fixtures/server.js';
 
 let server: TestServer;
 /** One connection to the live database for the whole file (the tests poll it). */

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setup } from '../engine/support.js';
 import { agentBody, onboardBody, principalBody } from '../fixtures/onboarding.js';
-import { expectEnvelope, type HttpResult, request, startTestServer, type TestServer } from '../helpers/server.js';
+import { expectEnvelope, type HttpResult, request, startTestServer, type TestServer } from '../fixtures/server.js';
 
 let server: TestServer;
 let clientKey: string;

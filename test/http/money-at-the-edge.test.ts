@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authorizeBody, type EngineFixture, relaxRateGates, setup } from '../engine/support.js';
 import { mandateBody, onboardBody } from '../fixtures/onboarding.js';
-import { expectEnvelope, type HttpResult, request, startTestServer, type TestServer } from '../helpers/server.js';
+import { expectEnvelope, type HttpResult, request, startTestServer, type TestServer } from '../fixtures/server.js';
 
 let server: TestServer;
 let usd: EngineFixture;

@@ -4,7 +4,7 @@
 // headers naming the limit that refused.
 import { afterAll, describe, expect, it } from 'vitest';
 import { insertPrincipalRow, issuePrincipalKey, provisionClient } from '../fixtures/provision.js';
-import { expectEnvelope, type HttpResult, request, startTestServer, type TestServer } from '../helpers/server.js';
+import { expectEnvelope, type HttpResult, request, startTestServer, type TestServer } from '../fixtures/server.js';
 
 const servers: TestServer[] = [];
 afterAll(async () => {

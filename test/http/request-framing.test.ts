@@ -6,7 +6,7 @@
 // served as a second request and that no body is read by a length other than the one framing it.
 import { afterAll, describe, expect, it } from 'vitest';
 import { rawExchange } from '../fixtures/raw-http.js';
-import { startTestServer } from '../helpers/server.js';
+import { startTestServer } from '../fixtures/server.js';
 
 const server = await startTestServer();
 afterAll(async () => {

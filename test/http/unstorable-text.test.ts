@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { authorizeBody } from '../engine/support.js';
 import { onboardAgent, principalBody } from '../fixtures/onboarding.js';
 import { issuePrincipalKey, provisionClient } from '../fixtures/provision.js';
-import { expectEnvelope, type HttpResult, request, startTestServer } from '../helpers/server.js';
+import { expectEnvelope, type HttpResult, request, startTestServer } from '../fixtures/server.js';
 
 const server = await startTestServer();
 afterAll(async () => {

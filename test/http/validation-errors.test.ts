@@ -5,8 +5,8 @@ import type { ValidateFunction } from 'ajv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authorize, authorizeBody, type EngineFixture, setup } from '../engine/support.js';
 import { onboardBody } from '../fixtures/onboarding.js';
-import { envelopeProblem } from '../helpers/schemas.js';
-import { expectEnvelope, request, startTestServer, type TestServer } from '../helpers/server.js';
+import { envelopeProblem } from '../fixtures/schemas.js';
+import { expectEnvelope, request, startTestServer, type TestServer } from '../fixtures/server.js';
 
 const DIST = new URL(`../../${process.env.DIST_DIR ?? 'dist'}/src/`, import.meta.url).href;
 const collectors = (await import(`${DIST}validation/generated/collectors.js`)) as Record<string, ValidateFunction>;

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ed25519FromDidKey } from '../../src/domain/did.js';
 import { agentBody, principalBody } from '../fixtures/onboarding.js';
 import { insertPrincipalRow, type ProvisionedClient, provisionClient } from '../fixtures/provision.js';
-import { expectEnvelope, request, startTestServer, type TestServer } from '../helpers/server.js';
+import { expectEnvelope, request, startTestServer, type TestServer } from '../fixtures/server.js';
 
 let server: TestServer;
 let client: ProvisionedClient;

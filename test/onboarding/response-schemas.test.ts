@@ -4,8 +4,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentBody, mandateBody, onboardBody, principalBody } from '../fixtures/onboarding.js';
 import { issuePrincipalKey, type ProvisionedClient, provisionClient } from '../fixtures/provision.js';
-import { expectSchema } from '../helpers/schemas.js';
-import { request, startTestServer, type TestServer } from '../helpers/server.js';
+import { expectSchema } from '../fixtures/schemas.js';
+import { request, startTestServer, type TestServer } from '../fixtures/server.js';
 
 let server: TestServer;
 let client: ProvisionedClient;

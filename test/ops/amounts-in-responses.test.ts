@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { relaxRateGates } from '../engine/support.js';
 import { onboardAgent } from '../fixtures/onboarding.js';
 import { issuePrincipalKey, provisionClient } from '../fixtures/provision.js';
-import { type HttpResult, request, startTestServer, type TestServer } from '../helpers/server.js';
+import { type HttpResult, request, startTestServer, type TestServer } from '../fixtures/server.js';
 
 let server: TestServer;
 beforeAll(async () => {

@@ -5,7 +5,7 @@ import { gunzipSync } from 'node:zlib';
 import { type Browser, chromium } from 'playwright-core';
 import { request as undiciRequest } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { startTestServer, type TestServer } from '../fixtures/server.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 let server: TestServer;

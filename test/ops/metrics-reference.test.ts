@@ -5,7 +5,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { request, startTestServer, type TestServer } from '../helpers/server.js';
+import { request, startTestServer, type TestServer } from '../fixtures/server.js';
 
 const DIST = new URL(`../../${process.env.DIST_DIR ?? 'dist'}/src/`, import.meta.url).href;
 const { metricFamilies, renderMetricsReference } = (await import(

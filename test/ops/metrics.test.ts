@@ -3,7 +3,7 @@
 // was sent (HTTP requests by route and status, decisions by decision, latency count, audit
 // rows committed by the shard workers).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectEnvelope, request, startTestServer, type TestServer } from '../helpers/server.js';
+import { expectEnvelope, request, startTestServer, type TestServer } from '../fixtures/server.js';
 import { type AuthorizeSetup, authorizeBody, authorizeSetup } from './support.js';
 
 let server: TestServer;

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { startTestServer, type TestServer } from '../fixtures/server.js';
 
 const SCRIPT = fileURLToPath(new URL('../../scripts/quickstart.sh', import.meta.url));
 const README = fileURLToPath(new URL('../../README.md', import.meta.url));

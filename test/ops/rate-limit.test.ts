@@ -3,7 +3,7 @@
 // RateLimit-Policy headers; other credentials keep their own budget; on /authorize the 429 is
 // a transport answer (no decision, nothing in the authorization log).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectEnvelope, request, startTestServer, type TestServer } from '../helpers/server.js';
+import { expectEnvelope, request, startTestServer, type TestServer } from '../fixtures/server.js';
 import { type AuthorizeSetup, authorizeBody, authorizeSetup } from './support.js';
 
 let server: TestServer;

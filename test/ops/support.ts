@@ -4,7 +4,7 @@
 // lifted) so the ops tests and drills can send streams of requests.
 import { onboardAgent } from '../fixtures/onboarding.js';
 import { issuePrincipalKey, provisionClient } from '../fixtures/provision.js';
-import { request } from '../helpers/server.js';
+import { request } from '../fixtures/server.js';
 
 export interface AuthorizeSetup {
   readonly clientKey: string;

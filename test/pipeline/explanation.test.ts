@@ -3,7 +3,7 @@
 // owner, without the matched text of an injection.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authorize, authorizeBody, type EngineFixture, setup } from '../engine/support.js';
-import { request, startTestServer, type TestServer } from '../helpers/server.js';
+import { request, startTestServer, type TestServer } from '../fixtures/server.js';
 
 interface Explanation {
   thresholds_version: string;

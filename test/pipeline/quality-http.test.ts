@@ -7,7 +7,7 @@ import { type CorpusHistory, generateCorpus, TUNING_SEED } from '../../bench/qua
 import { requestOf, stateFor } from '../../bench/quality/harness.js';
 import { evaluate } from '../../src/decision/core.js';
 import { authorize, type EngineFixture, setup } from '../engine/support.js';
-import { request, startTestServer, type TestServer } from '../helpers/server.js';
+import { request, startTestServer, type TestServer } from '../fixtures/server.js';
 
 // The runtime plane's capability vocabulary (the corpus uses the onboarding plane's free words).
 const CAPABILITIES = ['PURCHASE', 'SUBSCRIPTION'];

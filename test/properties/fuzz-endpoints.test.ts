@@ -20,8 +20,8 @@ import { badSegment, type OpenApiDoc, type OpenApiOperation, requestArbitraries 
 import { onboardAgent } from '../fixtures/onboarding.js';
 import { issueClientKey, issuePrincipalKey, provisionClient } from '../fixtures/provision.js';
 import { rawExchange } from '../fixtures/raw-http.js';
-import { envelopeProblem } from '../helpers/schemas.js';
-import { EMBEDDED, request, startTestServer } from '../helpers/server.js';
+import { envelopeProblem } from '../fixtures/schemas.js';
+import { EMBEDDED, request, startTestServer } from '../fixtures/server.js';
 
 const SEED =
   process.env.FUZZ_SEED === undefined ? (Date.now() ^ (Math.random() * 2 ** 31)) | 0 : Number(process.env.FUZZ_SEED);

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authorize, authorizeBody, type EngineFixture, setup } from '../engine/support.js';
-import { request, startTestServer, type TestServer } from '../helpers/server.js';
+import { request, startTestServer, type TestServer } from '../fixtures/server.js';
 
 const run = promisify(execFile);
 const EXAMPLE = fileURLToPath(new URL('../../examples/verify-receipt.mjs', import.meta.url));

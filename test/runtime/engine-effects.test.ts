@@ -1,7 +1,7 @@
 // Changes made through the runtime plane reach the agent's actor before its next decision:
 // suspension, reactivation, a new mandate and threshold overrides.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { request, startTestServer, type TestServer } from '../helpers/server.js';
+import { request, startTestServer, type TestServer } from '../fixtures/server.js';
 import { bearerFor, createAgent, inDays, newPrincipal, type TestPrincipal } from './setup.js';
 
 let server: TestServer;

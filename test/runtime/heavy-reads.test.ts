@@ -15,7 +15,7 @@ import {
   request,
   startTestServer,
   type TestServer,
-} from '../helpers/server.js';
+} from '../fixtures/server.js';
 import { agentWith } from './holds-support.js';
 import { createAgent, newPrincipal, type TestPrincipal } from './setup.js';
 

@@ -2,7 +2,7 @@
 // mandate of given limits, decisions, hold operations and the events the outbox recorded.
 import { expect } from 'vitest';
 import { authorizeBody, query, relaxRateGates } from '../engine/support.js';
-import { type HttpResult, request, type TestServer } from '../helpers/server.js';
+import { type HttpResult, request, type TestServer } from '../fixtures/server.js';
 import { newPrincipal, type TestPrincipal } from './setup.js';
 
 export async function principal(server: TestServer): Promise<TestPrincipal> {

@@ -4,8 +4,8 @@
 // release has exactly one winner; the events reach the outbox.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { query } from '../engine/support.js';
+import { expectEnvelope, request, startTestServer, type TestServer } from '../fixtures/server.js';
 import { type Receiver, startReceiver } from '../fixtures/webhook-receiver.js';
-import { expectEnvelope, request, startTestServer, type TestServer } from '../helpers/server.js';
 import { agentWith, approve, decide, events, op, principal, usage } from './holds-support.js';
 import type { TestPrincipal } from './setup.js';
 
@@ -15,7 +15,7 @@ let receiver: Receiver;
 
 beforeAll(async () => {
   // The expiry sweep runs only at start here: a hold past its expiry stays HELD until then
-  // (test/real/holds-expiry.test.ts runs the sweep).
+  // (test/drills/holds-expiry.test.ts runs the sweep).
   server = await startTestServer({ HOLD_EXPIRY_SWEEP_MS: '3600000' });
   p = await principal(server);
   receiver = await startReceiver();

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { onboardAgent } from '../fixtures/onboarding.js';
 import { issuePrincipalKey, provisionClient } from '../fixtures/provision.js';
-import { expectEnvelope, request, startTestServer, type TestServer } from '../helpers/server.js';
+import { expectEnvelope, request, startTestServer, type TestServer } from '../fixtures/server.js';
 import { agentWith, approve, decide, events, op, principal, usage } from './holds-support.js';
 import type { TestPrincipal } from './setup.js';
 

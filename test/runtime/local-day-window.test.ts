@@ -10,8 +10,8 @@
 // test/pipeline/local-day-cap.test.ts, and windowsOf is checked on them in
 // test/pipeline/calendar-transitions.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { request, startTestServer, type TestServer } from '../fixtures/server.js';
 import { withDb } from '../fixtures/test-db.js';
-import { request, startTestServer, type TestServer } from '../helpers/server.js';
 import { agentWith, approve, decide, principal, usage } from './holds-support.js';
 
 const SANTIAGO = 'America/Santiago';

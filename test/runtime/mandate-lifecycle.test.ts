@@ -5,8 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { query } from '../engine/support.js';
 import { mandateBody } from '../fixtures/onboarding.js';
+import { expectEnvelope, request, startTestServer, type TestServer } from '../fixtures/server.js';
 import { type Receiver, startReceiver } from '../fixtures/webhook-receiver.js';
-import { expectEnvelope, request, startTestServer, type TestServer } from '../helpers/server.js';
 import { agentWith, approve, decide, events, principal } from './holds-support.js';
 import type { TestPrincipal } from './setup.js';
 

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authorizeBody } from '../engine/support.js';
 import { mandateBody, onboardAgent } from '../fixtures/onboarding.js';
 import { issuePrincipalKey, type ProvisionedClient, provisionClient } from '../fixtures/provision.js';
-import { expectEnvelope, request, startTestServer, type TestServer } from '../helpers/server.js';
+import { expectEnvelope, request, startTestServer, type TestServer } from '../fixtures/server.js';
 import { inDays, withDb } from './setup.js';
 
 const LIMIT = 100;

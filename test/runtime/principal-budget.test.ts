@@ -5,8 +5,8 @@
 // not count; a change of amount applies at once; the Principal-level events; bad input.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authorizeBody, query } from '../engine/support.js';
-import { expectSchema } from '../helpers/schemas.js';
-import { expectEnvelope, request, startTestServer, type TestServer } from '../helpers/server.js';
+import { expectSchema } from '../fixtures/schemas.js';
+import { expectEnvelope, request, startTestServer, type TestServer } from '../fixtures/server.js';
 import { agentWith, approve, decide, op, principal } from './holds-support.js';
 import type { TestPrincipal } from './setup.js';
 

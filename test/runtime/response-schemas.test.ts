@@ -1,8 +1,8 @@
 // The response schemas (schemas/Runtime*.json, Threshold*.json) are what the OpenAPI document
 // promises: every runtime-plane answer must validate against its own.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectSchema } from '../helpers/schemas.js';
-import { request, startTestServer, type TestServer } from '../helpers/server.js';
+import { expectSchema } from '../fixtures/schemas.js';
+import { request, startTestServer, type TestServer } from '../fixtures/server.js';
 import { createAgent, inDays, newPrincipal, type TestPrincipal } from './setup.js';
 
 let server: TestServer;

@@ -2,7 +2,7 @@
 // across tenants too), a Principal row enrolled in one Program, a Principal API key and, on
 // request, a Bearer token from POST /oauth/token.
 import { type Env, insertPrincipalRow, issuePrincipalKey, provisionClient } from '../fixtures/provision.js';
-import { request, type TestServer } from '../helpers/server.js';
+import { request, type TestServer } from '../fixtures/server.js';
 
 export interface TestPrincipal {
   readonly clientId: string;

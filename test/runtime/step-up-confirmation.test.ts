@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { query } from '../engine/support.js';
 import { issuePrincipalKey } from '../fixtures/provision.js';
-import { expectEnvelope, request, startTestServer, type TestServer } from '../helpers/server.js';
+import { expectEnvelope, request, startTestServer, type TestServer } from '../fixtures/server.js';
 import { agentWith, decide, principal } from './holds-support.js';
 import type { TestPrincipal } from './setup.js';
 

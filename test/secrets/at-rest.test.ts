@@ -7,8 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { envelope, insertOutbox } from '../fixtures/outbox.js';
 import { insertPrincipalRow, issuePrincipalKey, provisionClient } from '../fixtures/provision.js';
 import { keyIdOf, newSecretsKey, openEnvelope, signedWith } from '../fixtures/secrets.js';
+import { request, startTestServer, type TestServer } from '../fixtures/server.js';
 import { type Receiver, startReceiver } from '../fixtures/webhook-receiver.js';
-import { request, startTestServer, type TestServer } from '../helpers/server.js';
 
 const KEY = newSecretsKey();
 let server: TestServer;

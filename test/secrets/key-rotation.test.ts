@@ -13,8 +13,8 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertPrincipalRow, issuePrincipalKey, provisionClient } from '../fixtures/provision.js';
 import { keyIdOf, newSecretsKey, openEnvelope, signedWith } from '../fixtures/secrets.js';
+import { EMBEDDED, PG_BASE_URL, request } from '../fixtures/server.js';
 import { type Receiver, startReceiver } from '../fixtures/webhook-receiver.js';
-import { EMBEDDED, PG_BASE_URL, request } from '../helpers/server.js';
 
 const DIST = new URL(`../../${process.env.DIST_DIR ?? 'dist'}/src/`, import.meta.url).href;
 const { startApp } = (await import(`${DIST}app/app.js`)) as typeof import('../../src/app/app.js');

@@ -16,8 +16,8 @@ import { readFileSync } from 'node:fs';
 import { type Socket, connect as tcpConnect } from 'node:net';
 import postgres from 'postgres';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { PG_BASE_URL } from '../fixtures/server.js';
 import { TcpProxy } from '../fixtures/tcp-proxy.js';
-import { PG_BASE_URL } from '../helpers/server.js';
 
 const target = new URL(PG_BASE_URL);
 const proxy = new TcpProxy({ host: target.hostname, port: Number(target.port || 5432) });

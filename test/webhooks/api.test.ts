@@ -3,8 +3,8 @@
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertPrincipalRow, issuePrincipalKey, provisionClient } from '../fixtures/provision.js';
+import { expectEnvelope, request, startTestServer, type TestServer } from '../fixtures/server.js';
 import { type Receiver, startReceiver } from '../fixtures/webhook-receiver.js';
-import { expectEnvelope, request, startTestServer, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
 let receiver: Receiver;

@@ -5,8 +5,8 @@ import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { envelope, insertOutbox, type OutboxEvent } from '../fixtures/outbox.js';
 import { insertPrincipalRow, issuePrincipalKey, provisionClient } from '../fixtures/provision.js';
+import { request, startTestServer, type TestServer } from '../fixtures/server.js';
 import { type ReceivedRequest, type Receiver, startReceiver } from '../fixtures/webhook-receiver.js';
-import { request, startTestServer, type TestServer } from '../helpers/server.js';
 
 const SCHEDULE = [300, 600, 900];
 let server: TestServer;

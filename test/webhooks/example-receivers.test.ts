@@ -5,9 +5,9 @@ import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertPrincipalRow, issuePrincipalKey, provisionClient } from '../fixtures/provision.js';
-import { request, startTestServer, type TestServer } from '../helpers/server.js';
+import { request, startTestServer, type TestServer } from '../fixtures/server.js';
 
-const EXAMPLES = fileURLToPath(new URL('../../examples/', import.meta.url));
+const EXAMPLES = fileURLToPath(new URL('../../examples', import.meta.url));
 let server: TestServer;
 let key: string;
 const children: ChildProcess[] = [];

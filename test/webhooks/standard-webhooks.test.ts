@@ -9,8 +9,8 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authorize, authorizeBody, type EngineFixture, query, setup } from '../engine/support.js';
+import { expectEnvelope, request, startTestServer, type TestServer } from '../fixtures/server.js';
 import { type ReceivedRequest, type Receiver, startReceiver } from '../fixtures/webhook-receiver.js';
-import { expectEnvelope, request, startTestServer, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
 let receiver: Receiver;

@@ -1,5 +1,0 @@
-// A deliberate leak, to see the soak's memory bound fail (test/real/soak.test.ts):
-// SOAK_SERVICE_NODE_OPTIONS="--import ./test/real/support/soak-leak.mjs" retains 64 KB every
-// 20 ms (3.2 MB/s) in every thread that loads it. Never loaded otherwise.
-const kept = [];
-setInterval(() => kept.push(Buffer.alloc(65536, 1)), 20).unref();
