@@ -19,6 +19,7 @@ import { randomToken } from '../domain/ids.js';
 import type { SecretBox } from '../secrets/box.js';
 import { signingKeyAad } from '../secrets/service.js';
 import type { Sql } from '../storage/db.js';
+import type { SigningKeyRow } from '../storage/rows/signing-keys.js';
 import type { Environment } from './types.js';
 
 export const TOKEN_ISSUER = 'agent-spending-authorization';
@@ -56,12 +57,8 @@ export interface PublicJwk {
   alg: 'EdDSA';
 }
 
-interface SigningKeyRow {
-  kid: string;
-  private_key_pkcs8: Buffer;
-  public_jwk: PublicJwk;
-  active: boolean;
-}
+/** A signing_keys row with its private half opened and its JWK typed. */
+type SigningKey = Pick<SigningKeyRow, 'kid' | 'active'> & { private_key_pkcs8: Buffer; public_jwk: PublicJwk };
 
 type KeyResolver = (header: JWTHeaderParameters) => Promise<CryptoKey | KeyObject>;
 
@@ -83,7 +80,7 @@ export class TokenService {
   /** Signature checks are the costly part of a Bearer request; a verified token is remembered. */
   readonly #verified = new LRUCache<string, TokenClaims>({ max: 10_000 });
 
-  private constructor(active: SigningKeyRow, all: readonly SigningKeyRow[]) {
+  private constructor(active: SigningKey, all: readonly SigningKey[]) {
     this.#kid = active.kid;
     this.#privateKey = createPrivateKey({ key: active.private_key_pkcs8, format: 'der', type: 'pkcs8' });
     this.#header = Object.freeze({ alg: 'EdDSA', typ: 'JWT', kid: active.kid });
@@ -197,7 +194,7 @@ function ownClaims(p: JWTPayload): TokenClaims | null {
 }
 
 /** A new Ed25519 key: its PKCS#8 private half (stored sealed) and its public JWK (published). */
-async function newSigningKey(): Promise<{ kid: string; row: SigningKeyRow }> {
+async function newSigningKey(): Promise<{ kid: string; row: SigningKey }> {
   const { privateKey, publicKey } = generateKeyPairSync('ed25519');
   const kid = `sk_${randomToken(16)}`;
   const { x } = await exportJWK(publicKey);
@@ -217,14 +214,19 @@ async function newSigningKey(): Promise<{ kid: string; row: SigningKeyRow }> {
  * Every signing key, its private half opened. Start-up has sealed any plaintext row; one written
  * since by a version before migration 0100 (a rolling upgrade) is read as it is.
  */
-async function loadSigningKeys(live: Sql, box: SecretBox): Promise<SigningKeyRow[]> {
-  const rows = await live<(SigningKeyRow & { private_key_sealed: string | null })[]>`
+async function loadSigningKeys(live: Sql, box: SecretBox): Promise<SigningKey[]> {
+  const rows = await live<
+    (Pick<SigningKeyRow, 'kid' | 'private_key_pkcs8' | 'private_key_sealed' | 'active'> & { public_jwk: PublicJwk })[]
+  >`
     select kid, private_key_pkcs8, private_key_sealed, public_jwk, active from signing_keys order by created_at`;
   return rows.map((r) => ({
     kid: r.kid,
     public_jwk: r.public_jwk,
     active: r.active,
+    // One of the two is set: the re-seal pass at start refuses a row with neither (src/secrets/service.ts).
     private_key_pkcs8:
-      r.private_key_sealed === null ? r.private_key_pkcs8 : box.open(r.private_key_sealed, signingKeyAad(r.kid)),
+      r.private_key_sealed === null
+        ? (r.private_key_pkcs8 as Buffer)
+        : box.open(r.private_key_sealed, signingKeyAad(r.kid)),
   }));
 }

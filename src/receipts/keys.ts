@@ -16,6 +16,7 @@ import { randomToken } from '../domain/ids.js';
 import type { SecretBox } from '../secrets/box.js';
 import { receiptKeyAad } from '../secrets/service.js';
 import type { Sql } from '../storage/db.js';
+import type { ReceiptKeyRow } from '../storage/rows/receipt-keys.js';
 import type { ReceiptKeyMaterial } from './signer.js';
 
 /** How long a rotated-out receipt key stays published unless the rotation says otherwise. */
@@ -28,13 +29,10 @@ const LOCK_KEY = 727_274_200;
 /** How far before its creation the very first receipt key signs from. */
 const FIRST_KEY_BACKDATE_SECONDS = 3600;
 
-interface KeyRow {
-  kid: string;
-  private_key_sealed: string;
+/** A receipt_keys row as reload reads it, its JWK typed. */
+type KeyRow = Pick<ReceiptKeyRow, 'kid' | 'private_key_sealed' | 'signs_from' | 'published_until'> & {
   public_jwk: PublicJwk;
-  signs_from: Date;
-  published_until: Date | null;
-}
+};
 
 export interface RotationResult {
   /** The new key. */
@@ -155,9 +153,12 @@ export class ReceiptKeys {
     const result = await this.live.begin(async (tx) => {
       await tx`select pg_advisory_xact_lock(${LOCK_KEY})`;
       const kid = await insertKey(tx, this.box, leadSeconds);
-      const [next] = await tx<{ signs_from: Date }[]>`select signs_from from receipt_keys where kid = ${kid}`;
-      const from = (next as { signs_from: Date }).signs_from;
-      const retired = await tx<{ kid: string; published_until: Date }[]>`
+      const [next] = await tx<Pick<ReceiptKeyRow, 'signs_from'>[]>`
+        select signs_from from receipt_keys where kid = ${kid}`;
+      const from = (next as NonNullable<typeof next>).signs_from;
+      const retired = await tx<
+        (Pick<ReceiptKeyRow, 'kid'> & { published_until: NonNullable<ReceiptKeyRow['published_until']> })[]
+      >`
         update receipt_keys set published_until = ${from}::timestamptz + ${`${retentionDays} days`}::interval
         where kid <> ${kid} and published_until is null returning kid, published_until`;
       return {

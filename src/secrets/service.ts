@@ -11,6 +11,9 @@ import type { Logger } from 'pino';
 import { type Config, ConfigError } from '../config/config.js';
 import type { Environment } from '../domain/environment.js';
 import type { Databases, Sql } from '../storage/db.js';
+import type { ReceiptKeyRow } from '../storage/rows/receipt-keys.js';
+import type { SigningKeyRow } from '../storage/rows/signing-keys.js';
+import type { WebhookRow } from '../storage/rows/webhooks.js';
 import { SECRETS_KEY_BYTES, SecretBox } from './box.js';
 
 export const SECRETS_KEY_FILE = 'secrets.key';
@@ -29,10 +32,7 @@ export const receiptKeyAad = (kid: string): string => `receipt_keys.private_key:
  * by a version before migration 0100 (e.g. an instance not yet upgraded during a rolling
  * upgrade): it is used as it is, and the next start-up seals it.
  */
-export function webhookSecret(
-  box: SecretBox,
-  row: { id: string; secret: string | null; secret_sealed: string | null },
-): string {
+export function webhookSecret(box: SecretBox, row: Pick<WebhookRow, 'id' | 'secret' | 'secret_sealed'>): string {
   if (row.secret_sealed !== null) return box.open(row.secret_sealed, webhookSecretAad(row.id)).toString('utf8');
   if (row.secret !== null) return row.secret;
   throw new Error(`webhook ${row.id} has no signing secret`);
@@ -101,7 +101,7 @@ async function resealDatabase(
   const current = `asas1.${box.keyId}.%`;
   return sql.begin(async (tx) => {
     await tx`select pg_advisory_xact_lock(${RESEAL_LOCK_KEY})`;
-    const keys = await tx<{ kid: string; private_key_pkcs8: Buffer | null; private_key_sealed: string | null }[]>`
+    const keys = await tx<Pick<SigningKeyRow, 'kid' | 'private_key_pkcs8' | 'private_key_sealed'>[]>`
       select kid, private_key_pkcs8, private_key_sealed from signing_keys
       where private_key_pkcs8 is not null or private_key_sealed is null or private_key_sealed not like ${current}
       for update`;
@@ -112,7 +112,7 @@ async function resealDatabase(
       await tx`update signing_keys set private_key_sealed = ${box.seal(plain, aad)}, private_key_pkcs8 = null
         where kid = ${k.kid}`;
     }
-    const hooks = await tx<{ id: string; secret: string | null; secret_sealed: string | null }[]>`
+    const hooks = await tx<Pick<WebhookRow, 'id' | 'secret' | 'secret_sealed'>[]>`
       select id, secret, secret_sealed from webhooks
       where secret is not null or secret_sealed is null or secret_sealed not like ${current}
       for update`;
@@ -123,14 +123,16 @@ async function resealDatabase(
       await tx`update webhooks set secret_sealed = ${box.seal(plain, aad)}, secret = null where id = ${h.id}`;
     }
     // Migration 0200: receipt keys and the previous secret of a webhook in its rotation grace.
-    const receiptKeys = await tx<{ kid: string; private_key_sealed: string }[]>`
+    const receiptKeys = await tx<Pick<ReceiptKeyRow, 'kid' | 'private_key_sealed'>[]>`
       select kid, private_key_sealed from receipt_keys where private_key_sealed not like ${current} for update`;
     for (const k of receiptKeys) {
       const aad = receiptKeyAad(k.kid);
       await tx`update receipt_keys set private_key_sealed = ${box.seal(box.open(k.private_key_sealed, aad), aad)}
         where kid = ${k.kid}`;
     }
-    const previous = await tx<{ id: string; previous_secret_sealed: string }[]>`
+    const previous = await tx<
+      (Pick<WebhookRow, 'id'> & { previous_secret_sealed: NonNullable<WebhookRow['previous_secret_sealed']> })[]
+    >`
       select id, previous_secret_sealed from webhooks
       where previous_secret_sealed is not null and previous_secret_sealed not like ${current} for update`;
     for (const h of previous) {

@@ -21,6 +21,8 @@ import { DECIDED_EVENT_TYPE, subscriptionMatches } from '../events/catalog.js';
 import { parseSubject } from '../events/envelope.js';
 import type { SecretBox } from '../secrets/box.js';
 import type { Sql } from '../storage/db.js';
+import type { WebhookDeliveryRow } from '../storage/rows/webhook-deliveries.js';
+import type { WebhookRow } from '../storage/rows/webhooks.js';
 import { announcesExhaustion, recordExhausted } from './exhausted.js';
 import type { DeliveryResult, WebhookHttpClient } from './http-client.js';
 import { signedHeaders } from './signature.js';
@@ -76,22 +78,12 @@ interface CachedHooks {
   readonly hooks: readonly { readonly id: string; readonly eventTypes: readonly string[] }[];
 }
 
-interface DeliveryRow {
-  id: string;
-  webhook_id: string;
-  event_id: string;
-  event_type: string;
-  body: string;
-  attempts: number;
-  next_attempt_at: Date;
-}
+type DeliveryRow = Pick<
+  WebhookDeliveryRow,
+  'id' | 'webhook_id' | 'event_id' | 'event_type' | 'body' | 'attempts' | 'next_attempt_at'
+>;
 
-interface HookAfter {
-  active: boolean;
-  url: string;
-  principal_id: string;
-  client_id: string;
-}
+type HookAfter = Pick<WebhookRow, 'active' | 'url' | 'principal_id' | 'client_id'>;
 
 const SWEEP_MS = 5_000;
 
@@ -201,7 +193,7 @@ export class WebhookDispatcher {
     if (hit !== undefined && hit.expiresAt > now) return hit.hooks;
     const rows = await this.#db(
       env,
-      (sql) => sql<{ id: string; event_types: string[] }[]>`
+      (sql) => sql<Pick<WebhookRow, 'id' | 'event_types'>[]>`
         select id, event_types from webhooks where principal_id = ${principalId} and active`,
     );
     const hooks = rows.map((r) => ({ id: r.id, eventTypes: r.event_types }));
@@ -311,7 +303,7 @@ export class WebhookDispatcher {
     // or by nobody live) and reads the webhook, in one statement.
     const hooks = await this.#db(
       job.env,
-      (sql) => sql<(SecretColumns & { url: string; active: boolean })[]>`
+      (sql) => sql<(SecretColumns & Pick<WebhookRow, 'url' | 'active'>)[]>`
         with slot as (
           update webhook_deliveries set claimed_by = ${this.#o.holder}, lease_until = now() + ${this.#lease()}::interval
           where id = ${job.id} and status = 'pending' and attempts = ${job.attempts}
@@ -455,7 +447,7 @@ export class WebhookDispatcher {
   ): Promise<{ queued: number; more: boolean; nextFrom: string | null }> {
     const rows = await this.#db(
       env,
-      (sql) => sql<(DeliveryRow & { created_at: Date })[]>`
+      (sql) => sql<(DeliveryRow & Pick<WebhookDeliveryRow, 'created_at'>)[]>`
         update webhook_deliveries d set status = 'pending', attempts = 0, next_attempt_at = now(), last_error = null,
           claimed_by = ${this.#o.holder}, lease_until = now() + ${this.#lease()}::interval
         where d.id in (
@@ -469,7 +461,7 @@ export class WebhookDispatcher {
     const last = rows.reduce<Date | null>((m, r) => (m === null || r.created_at > m ? r.created_at : m), null);
     const [rest] = await this.#db(
       env,
-      (sql) => sql<{ created_at: Date }[]>`
+      (sql) => sql<Pick<WebhookDeliveryRow, 'created_at'>[]>`
         select created_at from webhook_deliveries
         where webhook_id = ${webhookId} and status = 'failed' and created_at >= ${last ?? from} and created_at < ${to}
         order by created_at, id limit 1`,

@@ -10,6 +10,7 @@ import { json, type RouteDef } from '../http/types.js';
 import { rangeErrors } from '../runtime/backtest-routes.js';
 import type { SecretBox } from '../secrets/box.js';
 import { webhookPreviousSecretAad, webhookSecret, webhookSecretAad } from '../secrets/service.js';
+import type { WebhookRow } from '../storage/rows/webhooks.js';
 import { load } from './access.js';
 import { generateSigningSecret } from './signature.js';
 
@@ -46,14 +47,14 @@ export function webhookRecoveryRoutes(events: EventsService, secrets: SecretBox)
           (ctx.body as { grace_period_seconds?: number }).grace_period_seconds ?? DEFAULT_SECRET_GRACE_SECONDS;
         const secret = generateSigningSecret();
         const expiresAt = await sql.begin(async (tx) => {
-          const [row] = await tx<{ id: string; secret: string | null; secret_sealed: string | null }[]>`
+          const [row] = await tx<Pick<WebhookRow, 'id' | 'secret' | 'secret_sealed'>[]>`
             select id, secret, secret_sealed from webhooks
             where id = ${id} and principal_id = ${auth.principalId} for update`;
           if (row === undefined) throw new ApiError('webhook_not_found');
           // The secret being replaced keeps signing until the grace period ends (sealed with its
           // own additional data, so it opens only as this webhook's previous secret).
           const previous = grace === 0 ? null : secrets.seal(webhookSecret(secrets, row), webhookPreviousSecretAad(id));
-          const [updated] = await tx<{ previous_secret_expires_at: Date | null }[]>`
+          const [updated] = await tx<Pick<WebhookRow, 'previous_secret_expires_at'>[]>`
             update webhooks set secret_sealed = ${secrets.seal(secret, webhookSecretAad(id))}, secret = null,
               previous_secret_sealed = ${previous},
               previous_secret_expires_at = ${previous === null ? null : tx`now() + ${`${grace} seconds`}::interval`},

@@ -9,7 +9,9 @@ import type { EventsService } from '../events/service.js';
 import { json, type RouteDef } from '../http/types.js';
 import type { SecretBox } from '../secrets/box.js';
 import { webhookSecretAad } from '../secrets/service.js';
-import { COLUMNS, load, type WebhookRow } from './access.js';
+import type { WebhookDeliveryRow } from '../storage/rows/webhook-deliveries.js';
+import type { WebhookRow } from '../storage/rows/webhooks.js';
+import { COLUMNS, type ListedWebhook, load } from './access.js';
 import { webhookRecoveryRoutes } from './recovery-routes.js';
 import { generateSigningSecret, signedHeaders } from './signature.js';
 import { SECRET_SELECT, type SecretColumns, signingSecrets } from './signing-secrets.js';
@@ -18,7 +20,7 @@ import { checkWebhookUrl, DESTINATION_NOT_ALLOWED } from './url-policy.js';
 /** The largest PostgreSQL bigint (webhooks.seq). */
 const MAX_BIGINT = 2n ** 63n - 1n;
 
-function view(r: WebhookRow): Record<string, unknown> {
+function view(r: ListedWebhook): Record<string, unknown> {
   return {
     id: r.id,
     url: r.url,
@@ -89,7 +91,7 @@ function managementRoutes(config: Config, events: EventsService, secrets: Secret
         const id = newId('wh');
         const row = await sql.begin(async (tx) => {
           // The signing secret is stored sealed (src/secrets/); the answer is the only clear copy.
-          const [created] = await tx<WebhookRow[]>`
+          const [created] = await tx<ListedWebhook[]>`
             insert into webhooks (id, principal_id, client_id, url, event_types, description, secret_sealed)
             values (${id}, ${auth.principalId}, ${auth.clientId}, ${url}, ${body.event_types},
               ${body.description ?? null}, ${secrets.seal(secret, webhookSecretAad(id))})
@@ -103,7 +105,7 @@ function managementRoutes(config: Config, events: EventsService, secrets: Secret
           return created;
         });
         events.dispatcher.invalidate(auth.environment, auth.principalId);
-        return json(201, { webhook: view(row as WebhookRow), signing_secret: secret });
+        return json(201, { webhook: view(row as ListedWebhook), signing_secret: secret });
       },
     },
     {
@@ -125,12 +127,12 @@ function managementRoutes(config: Config, events: EventsService, secrets: Secret
             ],
           });
         }
-        const rows = await sql<WebhookRow[]>`
+        const rows = await sql<ListedWebhook[]>`
           select ${sql.unsafe(COLUMNS)} from webhooks
           where principal_id = ${auth.principalId} and seq > ${after}
           order by seq limit ${limit + 1}`;
         const page = rows.slice(0, limit);
-        const next = rows.length > limit ? (page[page.length - 1] as WebhookRow).seq : null;
+        const next = rows.length > limit ? (page[page.length - 1] as ListedWebhook).seq : null;
         return json(200, { items: page.map(view), next_cursor: next === null ? null : String(next) });
       },
     },
@@ -172,9 +174,9 @@ function managementRoutes(config: Config, events: EventsService, secrets: Secret
         await load(sql, auth.principalId, id);
         const url = body.url === undefined ? null : checkedUrl(body.url, config);
         const row = await sql.begin(async (tx) => {
-          const [before] = await tx<{ active: boolean }[]>`
+          const [before] = await tx<Pick<WebhookRow, 'active'>[]>`
             select active from webhooks where id = ${id} and principal_id = ${auth.principalId} for update`;
-          const [updated] = await tx<WebhookRow[]>`
+          const [updated] = await tx<ListedWebhook[]>`
           update webhooks set
             url = coalesce(${url}, url),
             event_types = coalesce(${body.event_types ?? null}::text[], event_types),
@@ -209,7 +211,7 @@ function managementRoutes(config: Config, events: EventsService, secrets: Secret
       handler: async (ctx) => {
         const { auth, db: sql } = ctx;
         const rows = await sql.begin(async (tx) => {
-          const removed = await tx<{ id: string; url: string }[]>`
+          const removed = await tx<Pick<WebhookRow, 'id' | 'url'>[]>`
             delete from webhooks where id = ${ctx.params.webhook_id as string} and principal_id = ${auth.principalId}
             returning id, url`;
           for (const r of removed) {
@@ -283,17 +285,18 @@ function managementRoutes(config: Config, events: EventsService, secrets: Secret
         const limit = ctx.query.limit === undefined ? 20 : Number(ctx.query.limit);
         const status = ctx.query.status ?? null;
         const rows = await sql<
-          {
-            id: string;
-            event_id: string;
-            event_type: string;
-            status: string;
-            attempts: number;
-            next_attempt_at: Date;
-            last_status_code: number | null;
-            last_error: string | null;
-            created_at: Date;
-          }[]
+          Pick<
+            WebhookDeliveryRow,
+            | 'id'
+            | 'event_id'
+            | 'event_type'
+            | 'status'
+            | 'attempts'
+            | 'next_attempt_at'
+            | 'last_status_code'
+            | 'last_error'
+            | 'created_at'
+          >[]
         >`
           select id, event_id, event_type, status, attempts, next_attempt_at, last_status_code, last_error, created_at
           from webhook_deliveries

@@ -4,14 +4,10 @@
 // signing with the previous secret at the same moment.
 import type { SecretBox } from '../secrets/box.js';
 import { webhookPreviousSecretAad, webhookSecret } from '../secrets/service.js';
+import type { WebhookRow } from '../storage/rows/webhooks.js';
 
-export interface SecretColumns {
-  id: string;
-  secret: string | null;
-  secret_sealed: string | null;
-  /** The previous secret, only while its grace period lasts (null otherwise). */
-  previous_secret_sealed: string | null;
-}
+/** previous_secret_sealed only while its grace period lasts (null otherwise). */
+export type SecretColumns = Pick<WebhookRow, 'id' | 'secret' | 'secret_sealed' | 'previous_secret_sealed'>;
 
 /**
  * The SQL select list of SecretColumns for the webhooks table aliased `w` (the previous secret
