@@ -8,6 +8,7 @@ import { ApiError } from '../errors/registry.js';
 import { decodeCursor, encodeCursor } from '../http/cursor.js';
 import { json, type RouteDef } from '../http/types.js';
 import type { Databases, Sql } from '../storage/db.js';
+import type { ClientRow } from '../storage/rows/clients.js';
 
 const DEFAULT_LIMIT = 50;
 const MAX_LIMIT = 200;
@@ -48,7 +49,7 @@ export function adminListRoutes(dbs: Databases): RouteDef[] {
         const after = ctx.query.cursor === undefined ? null : decodeCursor(ctx.query.cursor, 'cli_');
         // Clients exist in both databases with the same id; live is the record.
         const sql = dbs.live;
-        const rows = await sql<{ id: string; name: string; ts: string }[]>`
+        const rows = await sql<(Pick<ClientRow, 'id' | 'name'> & { ts: string })[]>`
           select id, name, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as ts
           from clients
           ${after === null ? sql`` : sql`where (created_at, id) < (${after.ts}::timestamptz, ${after.id})`}
@@ -72,7 +73,7 @@ export function adminListRoutes(dbs: Databases): RouteDef[] {
       handler: async (ctx) => {
         const clientId = ctx.params.client_id as string;
         if (!hasPrefix(clientId, 'cli')) throw new ApiError('client_not_found');
-        const found = await dbs.live<{ id: string }[]>`select id from clients where id = ${clientId}`;
+        const found = await dbs.live<Pick<ClientRow, 'id'>[]>`select id from clients where id = ${clientId}`;
         if (found.length === 0) throw new ApiError('client_not_found');
         const items = await credentialsOf(
           dbs,

@@ -6,6 +6,8 @@ import type postgres from 'postgres';
 import { newId } from '../domain/ids.js';
 import { ApiError } from '../errors/registry.js';
 import type { Databases, Sql } from '../storage/db.js';
+import type { ClientRow } from '../storage/rows/clients.js';
+import type { ProgramRow } from '../storage/rows/programs.js';
 
 export interface ClientJson {
   id: string;
@@ -63,9 +65,9 @@ export async function createClient(
  * the start (those created while it was not open). Runs before any other query reaches it.
  */
 export async function mirrorTenants(live: Sql, sandbox: Sql): Promise<number> {
-  const clients = await live<{ id: string; name: string; created_at: Date }[]>`
+  const clients = await live<ClientRow[]>`
     select id, name, created_at from clients order by created_at, id`;
-  const programs = await live<{ id: string; client_id: string; name: string; created_at: Date }[]>`
+  const programs = await live<ProgramRow[]>`
     select id, client_id, name, created_at from programs order by created_at, id`;
   let copied = 0;
   for (const c of clients) {

@@ -6,6 +6,7 @@ import { iso } from '../domain/timestamp.js';
 import { ApiError } from '../errors/registry.js';
 import type { Sql } from '../storage/db.js';
 import type { PrincipalRow } from '../storage/rows/principals.js';
+import type { ProgramRow } from '../storage/rows/programs.js';
 import { Problems } from '../validation/storable.js';
 import { type AgentSummary, listAgentSummaries } from './agents.js';
 import { isUniqueViolation } from './checks.js';
@@ -193,7 +194,7 @@ export async function assertProgramsOwned(
   programIds: readonly string[],
   field: string,
 ): Promise<void> {
-  const owned = await db<{ id: string }[]>`select id from programs
+  const owned = await db<Pick<ProgramRow, 'id'>[]>`select id from programs
     where client_id = ${clientId} and id = any(${programIds as string[]})`;
   const ownedIds = new Set(owned.map((r) => r.id));
   const foreign = programIds.filter((p) => !ownedIds.has(p));
