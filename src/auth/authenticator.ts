@@ -8,6 +8,7 @@ import type { ClientId, CredentialId, PrincipalId } from '../domain/ids.js';
 import { ApiError } from '../errors/registry.js';
 import type { Authenticator, RequestContext, RouteDef } from '../http/types.js';
 import type { Databases } from '../storage/db.js';
+import type { PrincipalRow } from '../storage/rows/principals.js';
 import type { AdminKeyVerifier } from './admin-key.js';
 import { type CredentialStore, isRejected, type ResolvedCredential, tokenKeyLive } from './credential-store.js';
 import { AuthFailure, type AuthFailureClass } from './failure-guard.js';
@@ -99,7 +100,8 @@ export class CredentialAuthenticator implements Authenticator {
     // A Client key on the Principal plane fails authentication (SPEC.md rule 1) unless tenancy is on.
     if (!this.#deps.clientTenancy) return new AuthFailure('wrong_plane', { credentialId: cred.id });
     const sql = this.#deps.dbs.forEnv(cred.environment);
-    const owned = await sql<{ id: string }[]>`select id from principals where client_id = ${cred.clientId} limit 2`;
+    const owned = await sql<Pick<PrincipalRow, 'id'>[]>`
+      select id from principals where client_id = ${cred.clientId} limit 2`;
     if (owned.length !== 1) return new AuthFailure('no_single_principal', { credentialId: cred.id });
     const auth: PrincipalAuth = {
       kind: 'principal',

@@ -9,6 +9,8 @@ import { formatAmount, toDb } from '../domain/money.js';
 import { ApiError, type ErrorDetail } from '../errors/registry.js';
 import { exactAmounts } from '../http/json-source.js';
 import { json, type RouteDef } from '../http/types.js';
+import type { AgentRow } from '../storage/rows/agents.js';
+import type { MandateRow } from '../storage/rows/mandates.js';
 import { assertOwnedAgent } from './agent-store.js';
 import { bodyOf, idParam } from './context.js';
 import { invalidateAgent } from './engine-handle.js';
@@ -97,7 +99,7 @@ export function mandatesRoutes(services: Services): RouteDef[] {
 
         // One transaction: the agent check, the per-agent mandate bound and the insert.
         const created = await db.begin(async (tx) => {
-          const agents = await tx<{ program_id: string | null; status: string }[]>`
+          const agents = await tx<Pick<AgentRow, 'program_id' | 'status'>[]>`
             select program_id, status from agents where id = ${b.agent_id} and principal_id = ${auth.principalId}`;
           const agent = agents[0];
           if (agent === undefined) throw new ApiError('agent_not_found');
@@ -140,7 +142,7 @@ export function mandatesRoutes(services: Services): RouteDef[] {
           });
           await assertMandateRoom(tx, b.agent_id);
           const x = extraValues(extra);
-          const rows = await tx<{ id: string }[]>`
+          const rows = await tx<Pick<MandateRow, 'id'>[]>`
             insert into mandates as m (id, agent_id, principal_id, program_id, status, rails, currency,
               max_amount_per_transaction, max_daily_amount, max_monthly_amount, allowed_mccs, blocked_mccs,
               allowed_countries, blocked_countries, allowed_chains, allowed_assets, allowed_counterparties,
