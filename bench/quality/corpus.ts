@@ -1,14 +1,13 @@
-// The labeled scenario corpus of issue 13: agents that behave like real shopping, booking,
-// subscription, usage-metered and procurement agents, some of them compromised mid-history.
+// The first labeled scenario corpus (the one the gates are tuned on): agents that behave like
+// real shopping, booking, subscription, usage-metered and procurement agents, some of them
+// compromised mid-history.
 // Generated from a seed (mulberry32), deterministic: the same seed gives the same corpus on
 // every machine. Every request is labeled honest or compromised (with its kind), and every
 // compromised history records the index of its first compromised request.
 //
-// TUNING_SEED is the seed the gates were tuned on; HELD_OUT_SEED is only ever reported.
-//
-// Length (~1,030 lines): data more than code: the honest archetypes and the kinds of
-// compromise with their merchants, phrasings (14 languages) and obfuscations, drawn from one
-// seeded generator; split, the draws' order (and so every seed's corpus) would be harder to keep.
+// TUNING_SEED is the seed the gates were tuned on; HELD_OUT_SEED is only ever reported. The
+// honest archetypes and the kinds of compromise (merchants, phrasings in 14 languages,
+// obfuscations) are drawn from one seeded generator, so every seed's corpus stays the same.
 
 export const TUNING_SEED = 1301;
 export const HELD_OUT_SEED = 7919;

@@ -1,4 +1,4 @@
-// The evaluation harness of issue 13: replays a labeled corpus through the real decision core
+// The evaluation harness: replays a labeled corpus through the real decision core
 // (the `evaluate` the shard worker calls, on states built as `loadAgentState` builds them for
 // an agent with no history), with the engine's clock injected: each request is decided at its
 // own corpus timestamp, so a month of traffic replays in a second. Reports recall per kind,

@@ -1,4 +1,4 @@
-// The append-only security log (issue 11): every operator, Client and Principal security action
+// The append-only security log: every operator, Client and Principal security action
 // leaves exactly one record with who (actor kind and credential, never a raw key), what (action,
 // target, changes without secrets), when and from where (the address the edge resolved through
 // TRUSTED_PROXIES, and the request id); the operator pages through it newest first; the database

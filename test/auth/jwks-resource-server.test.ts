@@ -88,7 +88,7 @@ describe('access tokens verified by a resource server with the published JWKS', 
         kty: 'OKP',
         crv: 'Ed25519',
         x: expect.stringMatching(/^[\w-]{43}$/),
-        // sk_: access tokens; rk_: decision receipts (issue 17).
+        // sk_: access tokens; rk_: decision receipts.
         kid: expect.stringMatching(/^(sk|rk)_/),
         use: 'sig',
         alg: 'EdDSA',

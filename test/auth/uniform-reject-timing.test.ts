@@ -1,4 +1,4 @@
-// Wrong-plane, revoked and unknown keys cost the same time to reject (issue 11). Without care
+// Wrong-plane, revoked and unknown keys cost the same time to reject. Without care
 // they differ by database work: a wrong-plane key is a valid key served from the credential
 // cache (no lookup), a revoked key is one lookup that finds a row, an unknown key is a lookup
 // (two, before the single-statement lookup) that finds nothing.

@@ -405,7 +405,7 @@ describe('input PostgreSQL cannot store', () => {
     }
   });
 
-  it('answers odd path ids with 404, and a NUL in one with 422 naming the parameter (issue 11)', async () => {
+  it('answers odd path ids with 404, and a NUL in one with 422 naming the parameter', async () => {
     for (const path of ['/api/v1/agents/%E2%98%83/metrics', '/api/v1/mandates/agent/a%27b']) {
       const res = await request(server, 'GET', path, { apiKey: alice.apiKey });
       expect(res.status, path).toBe(404);

@@ -1,4 +1,4 @@
-// POST /api/v1/authorize/explain (issue 17): the decision /authorize would give now, with each
+// POST /api/v1/authorize/explain (a dry run): the decision /authorize would give now, with each
 // gate's score, threshold and margin and what remains of each cap. It agrees with the very
 // next /authorize of the same body, and leaves no trace: no audit row, no event, no change of
 // the agent's velocity, session, trust or cap state (50 explains, then the real decisions are

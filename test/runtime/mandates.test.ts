@@ -54,7 +54,7 @@ describe('POST /api/v1/mandates', () => {
       allowed_chains: null,
       allowed_assets: null,
       allowed_counterparties: null,
-      // Issue 16 limits (docs/holds.md): null when not set.
+      // The later limits (docs/holds.md): null when not set.
       max_weekly_amount: null,
       max_yearly_amount: null,
       max_total_amount: null,

@@ -1,4 +1,4 @@
-// Server-Timing on POST /authorize (issue 17 "Latency you can see"): per stage (edge, queue,
+// Server-Timing on POST /authorize: per stage (edge, queue,
 // each gate the pipeline reached, record, receipt signature, commit) and the total, which is
 // the answer's processing_time_ms.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
