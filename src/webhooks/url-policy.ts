@@ -87,7 +87,12 @@ export function checkWebhookUrl(
     if (url.protocol !== 'https:' && url.protocol !== 'http:') return { ok: false, reason: 'must use https or http' };
     return { ok: true, url };
   }
-  if (url.protocol !== 'https:') return { ok: false, reason: 'must use https' };
+  if (url.protocol !== 'https:') {
+    return {
+      ok: false,
+      reason: 'must use https (for a local receiver in development, run with WEBHOOK_URL_POLICY=any)',
+    };
+  }
   const port = urlPort(url);
   if (!allowedPorts.includes(port)) {
     return { ok: false, reason: `must use port ${allowedPorts.join(' or ')} (port ${port} is not allowed)` };
