@@ -39,7 +39,7 @@ function harness(state: AgentState, clock?: () => number): Harness {
   };
   const db = {
     sql: {},
-    gate: { run: <T>(work: () => Promise<T>) => work() },
+    queue: { run: <T>(work: () => Promise<T>) => work() },
     breaker: { allows: () => true, deadline: () => 60_000, failure() {}, slow() {}, success() {} },
     committer: {
       enqueue: async (item: { evaluation: { audit: AuditRow } }) => {
