@@ -9,7 +9,7 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PG_BASE_URL } from '../fixtures/server.js';
 
-const DIR = fileURLToPath(new URL('../../migrations', import.meta.url));
+const DIR = fileURLToPath(new URL('../../migrations/', import.meta.url));
 const name = `asas_mig_${randomBytes(4).toString('hex')}`;
 let admin: postgres.Sql;
 let sql: postgres.Sql;

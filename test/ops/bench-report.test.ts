@@ -142,7 +142,7 @@ describe('the bench measures the service as production runs it', () => {
   it('starts it with the Node flags and the malloc setting of npm start and of the container image', async () => {
     const { readFileSync } = await import('node:fs');
     const { EMBEDDED_MALLOC_ARENA_MAX, SERVICE_NODE_FLAGS } = await import('../../dist/bench/servers/processes.js');
-    const root = new URL('../..', import.meta.url);
+    const root = new URL('../../', import.meta.url);
     const start = JSON.parse(readFileSync(new URL('package.json', root), 'utf8')).scripts.start as string;
     expect(start).toBe('sh scripts/start.sh');
     const cmd = /^CMD (\[.*\])$/m.exec(readFileSync(new URL('Dockerfile', root), 'utf8'))?.[1];

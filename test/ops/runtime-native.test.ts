@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-const ROOT = new URL('../..', import.meta.url).pathname;
+const ROOT = new URL('../../', import.meta.url).pathname;
 const DIST = new URL(`../../${process.env.DIST_DIR ?? 'dist'}/src/`, import.meta.url);
 const MAIN_JS = new URL('main.js', DIST).pathname;
 const PINNED_NODE = (

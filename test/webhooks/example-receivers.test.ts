@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertPrincipalRow, issuePrincipalKey, provisionClient } from '../fixtures/provision.js';
 import { request, startTestServer, type TestServer } from '../fixtures/server.js';
 
-const EXAMPLES = fileURLToPath(new URL('../../examples', import.meta.url));
+const EXAMPLES = fileURLToPath(new URL('../../examples/', import.meta.url));
 let server: TestServer;
 let key: string;
 const children: ChildProcess[] = [];
