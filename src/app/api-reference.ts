@@ -105,38 +105,23 @@ export function renderApiReference(doc: OpenApiDoc): string {
     '',
   ];
   if (doc.info?.description !== undefined) out.push(doc.info.description, '');
-  out.push('## Endpoints', '');
+  out.push('## Endpoints by resource', '');
   const ops: [string, string, Operation][] = [];
   for (const [path, methods] of Object.entries(doc.paths)) {
     for (const [method, op] of Object.entries(methods)) ops.push([method.toUpperCase(), path, op]);
   }
-  for (const [method, path] of ops) out.push(`- [\`${method} ${path}\`](#${anchor(method, path)})`);
+  const groups = new Map<string, [string, string, Operation][]>(RESOURCES.map(([name]) => [name, []]));
+  for (const op of ops) groups.get(resourceOf(op[1]))?.push(op);
+  for (const [name, members] of groups) {
+    if (members.length === 0) continue;
+    out.push(`- ${name}`);
+    for (const [method, path] of members) out.push(`  - [\`${method} ${path}\`](#${anchor(method, path)})`);
+  }
   out.push('');
-  for (const [method, path, op] of ops) {
-    out.push(`### ${method} ${path}`, '', cell(op.summary), '');
-    const creds = (op.security ?? []).flatMap((s) => Object.keys(s)).map((k) => CREDENTIALS[k] ?? k);
-    out.push(`Credential: ${creds.length === 0 ? 'none (public)' : creds.join(', or ')}.`, '');
-    const params = op.parameters ?? [];
-    if (params.length > 0) {
-      out.push('| parameter | in | type | required |', '|---|---|---|---|');
-      for (const p of params) {
-        out.push(`| \`${p.name}\` | ${p.in} | ${cell(typeOf(doc, p.schema ?? {}))} | ${p.required ? 'yes' : 'no'} |`);
-      }
-      out.push('');
-    }
-    const body = op.requestBody?.content['application/json']?.schema;
-    if (body !== undefined) {
-      const resolved = resolve(doc, body);
-      out.push('Request body (JSON):', '');
-      if (typeof resolved.description === 'string') out.push(cell(resolved.description), '');
-      out.push(...fieldTable(doc, body));
-    }
-    for (const [status, response] of Object.entries(op.responses ?? {})) {
-      if (status === 'default') continue;
-      const schema = response.content?.['application/json']?.schema;
-      out.push(`Response ${status}${schema === undefined ? ': no JSON body' : ' (JSON):'}`, '');
-      if (schema !== undefined) out.push(...fieldTable(doc, schema));
-    }
+  for (const [name, members] of groups) {
+    if (members.length === 0) continue;
+    out.push(`## ${name}`, '');
+    for (const op of members) renderOperation(doc, op, out);
   }
   out.push(
     '## Errors',
@@ -158,6 +143,57 @@ export function renderApiReference(doc: OpenApiDoc): string {
   for (const [code, e] of Object.entries(ERRORS)) out.push(`| \`${code}\` | ${e.status} | ${cell(e.message)} |`);
   out.push('');
   return out.join('\n');
+}
+
+/** One operation's section: its summary, credential, parameters, body and answers. */
+function renderOperation(doc: OpenApiDoc, [method, path, op]: [string, string, Operation], out: string[]): void {
+  out.push(`### ${method} ${path}`, '', cell(op.summary), '');
+  const creds = (op.security ?? []).flatMap((s) => Object.keys(s)).map((k) => CREDENTIALS[k] ?? k);
+  out.push(`Credential: ${creds.length === 0 ? 'none (public)' : creds.join(', or ')}.`, '');
+  const params = op.parameters ?? [];
+  if (params.length > 0) {
+    out.push('| parameter | in | type | required |', '|---|---|---|---|');
+    for (const p of params) {
+      out.push(`| \`${p.name}\` | ${p.in} | ${cell(typeOf(doc, p.schema ?? {}))} | ${p.required ? 'yes' : 'no'} |`);
+    }
+    out.push('');
+  }
+  const body = op.requestBody?.content['application/json']?.schema;
+  if (body !== undefined) {
+    const resolved = resolve(doc, body);
+    out.push('Request body (JSON):', '');
+    if (typeof resolved.description === 'string') out.push(cell(resolved.description), '');
+    out.push(...fieldTable(doc, body));
+  }
+  for (const [status, response] of Object.entries(op.responses ?? {})) {
+    if (status === 'default') continue;
+    const schema = response.content?.['application/json']?.schema;
+    out.push(`Response ${status}${schema === undefined ? ': no JSON body' : ' (JSON):'}`, '');
+    if (schema !== undefined) out.push(...fieldTable(doc, schema));
+  }
+}
+
+/**
+ * The resources of the reference, in order, each with the paths it holds (the first that
+ * matches); a path none matches is listed under the last.
+ */
+const RESOURCES: readonly (readonly [string, RegExp])[] = [
+  ['Authorizing a purchase', /^\/api\/v1\/authorize(\/|$)/],
+  ['Holds: capture, release, refund', /^\/api\/v1\/authorizations\//],
+  ['Agents', /^\/api\/v1\/(agents(\/\{agent_id\})?(\/metrics|\/status)?$|principals\/\{principal_id\}\/agents$)/],
+  ['Mandates', /^\/api\/v1\/(mandates|agents\/\{agent_id\}\/mandates)/],
+  ['Thresholds, backtests and shadow thresholds', /^\/api\/v1\/thresholds/],
+  ['Step-ups', /^\/api\/v1\/(step-ups|principals\/\{principal_id\}\/step-up-policy)/],
+  ['Principal budget', /^\/api\/v1\/principals\/\{principal_id\}\/budget/],
+  ['Principals and onboarding', /^\/api\/v1\/(onboard|principals)/],
+  ['Webhooks', /^\/api\/v1\/webhooks/],
+  ['Tokens and keys', /^\/(oauth|\.well-known)\//],
+  ['The service', /./],
+];
+
+function resourceOf(path: string): string {
+  for (const [name, pattern] of RESOURCES) if (pattern.test(path)) return name;
+  return (RESOURCES[RESOURCES.length - 1] as readonly [string, RegExp])[0];
 }
 
 /** GitHub's heading anchor for "### METHOD /path". */
