@@ -78,6 +78,8 @@ export class RangeRunner {
     this.#dbs = dbs;
     this.#log = log;
     this.#onReport = onReport;
+    // Embedded, the reports run here: their code is loaded now rather than by the first report.
+    if (dbs.embedded) void inPlace();
   }
 
   #where(): 'worker' | 'main' {
