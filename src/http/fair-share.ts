@@ -46,26 +46,38 @@ export interface FairShareOptions {
 export class CpuLoad {
   readonly #windowMs: number;
   readonly #busyCores: number;
-  #last = process.cpuUsage();
-  #lastMs = performance.now();
+  readonly #cpuMicros: () => number;
+  readonly #now: () => number;
+  #lastCpu: number;
+  #lastMs: number;
   #busy = false;
 
-  constructor(busyCores: number, windowMs = 100) {
+  /** `cpuMicros` (the process's CPU time) and `now` (wall milliseconds) are for tests. */
+  constructor(busyCores: number, windowMs = 100, cpuMicros = processCpuMicros, now = () => performance.now()) {
     this.#busyCores = busyCores;
     this.#windowMs = windowMs;
+    this.#cpuMicros = cpuMicros;
+    this.#now = now;
+    this.#lastCpu = cpuMicros();
+    this.#lastMs = now();
   }
 
   busy(): boolean {
-    const now = performance.now();
+    const now = this.#now();
     const elapsedMs = now - this.#lastMs;
     if (elapsedMs >= this.#windowMs) {
-      const used = process.cpuUsage(this.#last);
-      this.#busy = (used.user + used.system) / 1000 / elapsedMs >= this.#busyCores;
-      this.#last = process.cpuUsage();
+      const cpu = this.#cpuMicros();
+      this.#busy = (cpu - this.#lastCpu) / 1000 / elapsedMs >= this.#busyCores;
+      this.#lastCpu = cpu;
       this.#lastMs = now;
     }
     return this.#busy;
   }
+}
+
+function processCpuMicros(): number {
+  const used = process.cpuUsage();
+  return used.user + used.system;
 }
 
 interface Waiter {

@@ -282,6 +282,13 @@ async function checkAnswers(from: number, to: number): Promise<Answer[]> {
   return xs;
 }
 
+/** Which of these authorization ids are in the audit log. */
+async function recordedIds(ids: readonly string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await direct((sql) => sql<{ id: string }[]>`select id from authorizations where id in ${sql(ids)}`);
+  return new Set(rows.map((r) => r.id));
+}
+
 /** Every answered decision is recorded and nothing is recorded that was answered otherwise. */
 async function checkAudit(): Promise<{ recorded: number; unanswered: number; lost: string[] }> {
   const rows = await direct((sql) => sql<{ id: string; decision: string }[]>`select id, decision from authorizations`);
@@ -462,9 +469,14 @@ describe('drill: slow, stopped and write-refusing PostgreSQL', () => {
     await sleep(10_000);
     await load.stop();
     const mine = answers.slice(start);
-    // The reload reaches each backend between statements: from half a second on, all refused.
+    // The postmaster passes the reload on to each backend by a signal, which a backend takes
+    // when it next reads a command: on a loaded machine a commit can still go through more than
+    // half a second after pg_reload_conf (CI saw one APPROVE). An answer that is not the safe DECLINE is right only if its write
+    // went through: it must be in the audit log as answered (audit.lost below), and they must
+    // be few.
     const during = mine.filter((a) => a.sentAt >= refusedAt + 500 && a.answeredAt < restoredAt);
     const audit = await checkAudit();
+    const recorded = await recordedIds(during.filter((a) => !safe(a) && a.id !== null).map((a) => a.id as string));
     console.log(
       `[writes refused] ${summary('refused', during)}\n  ${summary(
         'after',
@@ -473,7 +485,12 @@ describe('drill: slow, stopped and write-refusing PostgreSQL', () => {
     );
     await checkAnswers(refusedAt - 3000, Date.now());
     expect(during.length).toBeGreaterThan(0);
-    expect(during.filter((a) => !safe(a)).map((a) => `${a.decision} ${a.reasons}`)).toEqual([]);
+    const notRefused = during.filter((a) => !safe(a));
+    console.log(`  answered with a write the database still took: ${notRefused.length}`);
+    expect(notRefused.filter((a) => a.id === null || !recorded.has(a.id)).map((a) => `${a.decision} ${a.reasons}`)).toEqual(
+      [],
+    );
+    expect(notRefused.length).toBeLessThanOrEqual(Math.max(2, during.length * 0.05));
     checkRecovery(restoredAt);
     expect(audit.lost).toEqual([]);
   }, 120_000);

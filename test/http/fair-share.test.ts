@@ -115,15 +115,30 @@ describe('FairShare while the thread has time to spare', () => {
 });
 
 describe('CpuLoad', () => {
-  it('is busy after the process spent its CPU, and not after it idled', async () => {
-    const load = new CpuLoad(0.5, 50);
-    const until = performance.now() + 120;
-    while (performance.now() < until) {
+  it('is busy after a window in which the process spent its share of CPU, and not after it idled', () => {
+    let cpuMicros = 0;
+    let nowMs = 0;
+    const load = new CpuLoad(0.5, 50, () => cpuMicros, () => nowMs);
+    expect(load.busy()).toBe(false);
+    nowMs += 100;
+    cpuMicros += 60_000; // 60 ms of CPU in 100 ms: 0.6 cores
+    expect(load.busy()).toBe(true);
+    nowMs += 20;
+    expect(load.busy()).toBe(true); // read at most once a window
+    nowMs += 130;
+    cpuMicros += 40_000; // 40 ms in 150 ms: 0.27 cores
+    expect(load.busy()).toBe(false);
+  });
+
+  it('reads the CPU time of this process', async () => {
+    const load = new CpuLoad(0.000_001, 20);
+    const start = process.cpuUsage();
+    // Spin until the process has spent 30 ms of CPU, however long the machine makes that take.
+    while (process.cpuUsage(start).user < 30_000) {
       // hold the thread
     }
+    await new Promise((r) => setTimeout(r, 25));
     expect(load.busy()).toBe(true);
-    await new Promise((r) => setTimeout(r, 150));
-    expect(load.busy()).toBe(false);
   });
 });
 
