@@ -487,9 +487,9 @@ describe('drill: slow, stopped and write-refusing PostgreSQL', () => {
     expect(during.length).toBeGreaterThan(0);
     const notRefused = during.filter((a) => !safe(a));
     console.log(`  answered with a write the database still took: ${notRefused.length}`);
-    expect(notRefused.filter((a) => a.id === null || !recorded.has(a.id)).map((a) => `${a.decision} ${a.reasons}`)).toEqual(
-      [],
-    );
+    expect(
+      notRefused.filter((a) => a.id === null || !recorded.has(a.id)).map((a) => `${a.decision} ${a.reasons}`),
+    ).toEqual([]);
     expect(notRefused.length).toBeLessThanOrEqual(Math.max(2, during.length * 0.05));
     checkRecovery(restoredAt);
     expect(audit.lost).toEqual([]);

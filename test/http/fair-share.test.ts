@@ -118,7 +118,12 @@ describe('CpuLoad', () => {
   it('is busy after a window in which the process spent its share of CPU, and not after it idled', () => {
     let cpuMicros = 0;
     let nowMs = 0;
-    const load = new CpuLoad(0.5, 50, () => cpuMicros, () => nowMs);
+    const load = new CpuLoad(
+      0.5,
+      50,
+      () => cpuMicros,
+      () => nowMs,
+    );
     expect(load.busy()).toBe(false);
     nowMs += 100;
     cpuMicros += 60_000; // 60 ms of CPU in 100 ms: 0.6 cores
