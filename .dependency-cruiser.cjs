@@ -101,6 +101,19 @@ module.exports = {
       },
       to: {},
     },
+    {
+      name: 'bench-imports-only-public-faces',
+      comment:
+        'The bench suite (load, quality, scale-out, reports) uses the service as its users do: the entry, the ' +
+        "domain's values, the decision model, the decision core's face and the database target. The micro " +
+        'benchmarks (bench/micro.ts, tokens.ts, ip-ranges.ts) measure single modules of the hot path by name.',
+      severity: 'error',
+      from: { path: '^bench/', pathNot: '^bench/(micro|tokens|ip-ranges)[.]ts$' },
+      to: {
+        path: '^src/',
+        pathNot: `^src/(main[.]ts|domain/|decision/model/|decision/core[.]ts|storage/db[.]ts)`,
+      },
+    },
     ...layerRules,
   ],
   options: {

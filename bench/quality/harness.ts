@@ -5,11 +5,14 @@
 // histories stopped within 3 requests of the compromise, false declines overall and per
 // archetype with the gates that fired on them, and the decision latency.
 import { performance } from 'node:perf_hooks';
-import type { AgentState, MandateState } from '../../src/decision/agent-state.js';
-import { evaluate } from '../../src/decision/core.js';
-import { mandateFromRow } from '../../src/decision/mandate-row.js';
+import {
+  type AgentState,
+  evaluate,
+  type MandateState,
+  mandateFromRow,
+  newAgentState,
+} from '../../src/decision/core.js';
 import type { AuthorizeRequest } from '../../src/decision/model/contract.js';
-import { newAgentState } from '../../src/decision/state.js';
 import { ARCHETYPES, type Corpus, type CorpusHistory, type CorpusRequest, KINDS } from './corpus.js';
 
 /** Any labeled corpus: the archetype and kind names are the corpus's own. */

@@ -112,7 +112,9 @@ export const decisionCore: DecisionCore<AgentState> = {
   },
 };
 
-// Imported from here by tests and the quality harness.
-export type { AgentState } from './agent-state.js';
+// The core's face for what replays decisions outside a shard (the quality harness, tests):
+// a fresh agent's state, a mandate read from its row, the thresholds' overrides.
+export type { AgentState, MandateState } from './agent-state.js';
+export { mandateFromRow } from './mandate-row.js';
 export { isoOf } from './model/calendar.js';
-export { setThresholdOverrides } from './state.js';
+export { newAgentState, setThresholdOverrides } from './state.js';

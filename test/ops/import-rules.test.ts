@@ -1,6 +1,7 @@
 // The import rules of .dependency-cruiser.cjs (npm run lint): the source tree keeps them, and
 // each kind of rule fails on a violation planted in a scratch tree cruised with the same
-// configuration (the thread boundary both ways, a layer climbed, a module outside every layer).
+// configuration (the thread boundary both ways, a layer climbed, a module outside every layer,
+// the bench past the public faces).
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,7 +22,7 @@ afterAll(() => {
 
 async function cruise(cwd: string): Promise<{ code: number; output: string }> {
   try {
-    const { stdout } = await run(process.execPath, [CRUISER, 'src', '--config', CONFIG], { cwd });
+    const { stdout } = await run(process.execPath, [CRUISER, 'src', 'bench', '--config', CONFIG], { cwd });
     return { code: 0, output: stdout };
   } catch (err) {
     const e = err as { code: number; stdout: string; stderr: string };
@@ -34,6 +35,7 @@ function tree(files: Record<string, string>): string {
   const dir = mkdtempSync(join(tmpdir(), 'asas-imports-'));
   scratch.push(dir);
   writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'NodeNext' } }));
+  mkdirSync(join(dir, 'bench'));
   for (const [path, source] of Object.entries(files)) {
     mkdirSync(dirname(join(dir, path)), { recursive: true });
     writeFileSync(join(dir, path), source);
@@ -82,6 +84,13 @@ describe('import rules', () => {
       {
         'src/nowhere/planted.ts': "import { x } from '../domain/money.js';\nexport const y = x;\n",
         'src/domain/money.ts': 'export const x = 1;\n',
+      },
+    ],
+    [
+      'bench-imports-only-public-faces',
+      {
+        'bench/scenarios/planted.ts': "import { x } from '../../src/shard/actors.js';\nexport const y = x;\n",
+        'src/shard/actors.ts': 'export const x = 1;\n',
       },
     ],
   ])('fail on a planted violation: %s', async (rule, files) => {
