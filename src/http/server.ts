@@ -12,6 +12,7 @@ import * as uWS from 'uws-pack';
 import type { AuthContext } from '../auth/types.js';
 import type { Config } from '../config/config.js';
 import { newId } from '../domain/ids.js';
+import { DeadlineError } from '../errors/deadline.js';
 import { ApiError } from '../errors/registry.js';
 import type { ServiceMetrics } from '../observability/metrics.js';
 import type { Databases, Sql } from '../storage/db.js';
@@ -102,13 +103,7 @@ interface Pending {
 }
 
 /** Passed to a route's onFault when its answer deadline passed. */
-class AnswerDeadlineError extends Error {
-  readonly code = 'DEADLINE';
-  constructor() {
-    super('answer deadline passed');
-  }
-}
-const ANSWER_DEADLINE = new AnswerDeadlineError();
+const ANSWER_DEADLINE = new DeadlineError('answer');
 
 export class HttpServer {
   readonly #deps: HttpServerDeps;

@@ -7,8 +7,9 @@ import type { Logger } from 'pino';
 import type { AuthorizeRequest, DecisionCore } from '../decision/model/contract.js';
 import { decisionTime } from '../decision/model/decision-time.js';
 import type { Environment } from '../domain/environment.js';
+import { isDeadline } from '../errors/deadline.js';
 import type { Actor, ActorSystemOptions, ShardDatabase } from './actor.js';
-import { beforeDeadline, deadlineAt, isDeadline } from './deadline.js';
+import { beforeDeadline, deadlineAt } from './deadline.js';
 import { isUnavailable } from './faults.js';
 import { rememberStored, storedKey } from './key-memory.js';
 

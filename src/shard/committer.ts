@@ -32,13 +32,14 @@ import type { Logger } from 'pino';
 import type postgres from 'postgres';
 import { entryFromAudit } from '../audit/entry.js';
 import type { AuthorizeRequest, Evaluation } from '../decision/model/contract.js';
+import { DeadlineError } from '../errors/deadline.js';
 import { makeEnvelope } from '../events/envelope.js';
 import { type OutboxTuple, tupleOf } from '../events/outbox.js';
 import { BATCH_SIZE_BUCKETS, LATENCY_BUCKETS_SECONDS, LocalHistogram } from '../observability/metrics.js';
 import type { Breaker } from '../storage/breaker.js';
 import type { Sql } from '../storage/db.js';
 import type { DbQueue } from './db-queue.js';
-import { DeadlineError, deadlineAt } from './deadline.js';
+import { deadlineAt } from './deadline.js';
 import { isUnavailable } from './faults.js';
 
 export interface CommitItem {

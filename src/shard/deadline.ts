@@ -1,24 +1,10 @@
 // Deadlines of the shard's database work. Every step a request waits for (its actor's state
 // load, a budget grant or read, its batch's commit) must be done by a deadline counted from the
 // time the edge received the request, whose length the breaker picks (strict or relaxed, see
-// Breaker.deadline). A step that misses it fails with the one DeadlineError (code DEADLINE),
-// which the breaker counts as slow, never as the database gone (isUnavailable).
+// Breaker.deadline). A step that misses it fails with the one DeadlineError
+// (src/errors/deadline.ts), which the breaker counts as slow, never as the database gone.
 
-/** `code` of the error this service raises when a database step misses its deadline. */
-export const DEADLINE = 'DEADLINE';
-
-/** A database step missed its deadline (`<what> deadline passed`). */
-export class DeadlineError extends Error {
-  readonly code = DEADLINE;
-  constructor(what: string) {
-    super(`${what} deadline passed`);
-  }
-}
-
-/** True for a missed deadline (DeadlineError or anything else carrying code DEADLINE). */
-export function isDeadline(err: unknown): boolean {
-  return (err as { code?: unknown } | null)?.code === DEADLINE;
-}
+import { DeadlineError } from '../errors/deadline.js';
 
 /** Picks a deadline's length: Breaker.deadline. */
 export interface DeadlinePicker {

@@ -9,9 +9,10 @@
 import type { Logger } from 'pino';
 import type { AuthorizeRequest, BudgetEscrow, DecisionCore } from '../decision/model/contract.js';
 import type { Environment } from '../domain/environment.js';
+import { isDeadline } from '../errors/deadline.js';
 import { type Actor, type ActorSystemOptions, markStale, type ShardDatabase } from './actor.js';
 import { loadUntil } from './actor-loader.js';
-import { beforeDeadline, isDeadline } from './deadline.js';
+import { beforeDeadline } from './deadline.js';
 import { isUnavailable } from './faults.js';
 
 /**

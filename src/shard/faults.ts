@@ -1,12 +1,13 @@
 // What counts against a shard's breaker (src/storage/breaker.ts).
+
+import { isDeadline } from '../errors/deadline.js';
 import { isDatabaseUnavailable } from '../storage/unavailable.js';
-import { isDeadline } from './deadline.js';
 
 /**
  * What counts against the breaker: the database unreachable or refusing work
  * (isDatabaseUnavailable, the one classifier), and an error with no code at all (a failure of
  * the driver itself rather than an answer of the database); never a missed deadline (the
- * breaker counts those as slow, src/shard/deadline.ts) nor a statement error.
+ * breaker counts those as slow, src/errors/deadline.ts) nor a statement error.
  */
 export function isUnavailable(err: unknown): boolean {
   if (isDeadline(err)) return false;

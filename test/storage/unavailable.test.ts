@@ -3,7 +3,7 @@
 // and a database refusing work are outages; an error in a statement is not; the breaker also
 // counts a driver failure without a code, never a missed deadline.
 import { describe, expect, it } from 'vitest';
-import { DEADLINE } from '../../src/shard/deadline.js';
+import { DEADLINE } from '../../src/errors/deadline.js';
 import { isUnavailable } from '../../src/shard/faults.js';
 import { isDatabaseUnavailable } from '../../src/storage/unavailable.js';
 
