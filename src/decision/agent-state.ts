@@ -2,12 +2,12 @@
 // database stays the truth: everything here is either a copy of a row (agent, mandates,
 // thresholds) or derived from the audit log (running totals, windows, sessions, step-ups).
 // Types and constants only: state.ts creates a state, load.ts rebuilds one from PostgreSQL.
+import type { BudgetWindow, TrustLevel } from '../domain/decision.js';
 import type { Units } from '../domain/money.js';
 import type { ThresholdOverrides, Thresholds } from './model/thresholds.js';
 import type { ShadowSet } from './replay-inputs.js';
 import type { AmountBaseline, AmountHistory, TimeWindow } from './rings.js';
 
-export type TrustLevel = 'REGISTERED' | 'VERIFIED' | 'TRUSTED';
 export type Zone = 'GREEN' | 'AMBER' | 'RED' | 'CRITICAL';
 
 /** Decisions kept for mandate compliance (share of mandate-gate declines). */
@@ -81,8 +81,6 @@ export interface MandateState {
   /** Budget events already emitted in the current windows (caps.ts ALERT_* bits). */
   alerted: number;
 }
-
-export type BudgetWindow = 'day' | 'week' | 'month' | 'year';
 
 /** The probe memory of an agent (probing.ts): when each try came and at what amount (units as a number). */
 export interface ProbeMemory {

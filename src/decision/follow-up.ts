@@ -2,9 +2,11 @@
 // request ends its session and which STEP_UP it opens for step_up_confirmed (both part of its
 // Outcome, outcome.ts); after, the events of a change of trust zone into RED or CRITICAL and of
 // the end of a session, and the KYA score and trust tier of the agent.
+
+import type { TrustLevel } from '../domain/decision.js';
 import { newId } from '../domain/ids.js';
 import { hashStepUpCode, newStepUpCode } from '../domain/step-up-code.js';
-import type { AgentState, PendingStepUp, TrustLevel, Zone } from './agent-state.js';
+import type { AgentState, PendingStepUp, Zone } from './agent-state.js';
 import { pointsToCompromise } from './evidence.js';
 import type { AuthorizeRequest } from './model/contract.js';
 import { sessionEnds, type TerminationReason } from './sessions.js';

@@ -8,15 +8,16 @@
 // never passes the budget plus what settlements gave back.
 
 import { currencyExponent } from '../domain/currency.js';
+import type { BudgetWindow } from '../domain/decision.js';
 import { fromDb, parseAmount, SCALE, toDb, type Units } from '../domain/money.js';
 import { type OutboxTuple, outboxEvent, writeOutbox } from '../events/outbox.js';
 import type { Sql } from '../storage/db.js';
 import type { PrincipalBudgetRow } from '../storage/rows/principal-budgets.js';
-import type { AgentState, BudgetState, BudgetWindow } from './agent-state.js';
+import type { AgentState, BudgetState } from './agent-state.js';
 import { isoOf, type Windows, windowsOf } from './model/calendar.js';
 import type { AuthorizeRequest } from './model/contract.js';
 
-export type { BudgetState, BudgetWindow };
+export type { BudgetState };
 
 /** After a background top-up found nothing to take, the next one waits this long (ms). */
 const TOP_UP_PAUSE_MS = 1_000;

@@ -2,6 +2,7 @@
 // a fresh state (load.ts fills it from the database; tests use it directly), new thresholds,
 // the outcome ring, the merchant key and the trust zone of a score.
 
+import type { TrustLevel } from '../domain/decision.js';
 import type { Units } from '../domain/money.js';
 import {
   type AgentState,
@@ -9,7 +10,6 @@ import {
   type MandateState,
   OUTCOME_HISTORY_SIZE,
   RECENT_SIZE,
-  type TrustLevel,
   type Zone,
 } from './agent-state.js';
 import { mandateBytes } from './memory.js';

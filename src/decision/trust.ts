@@ -2,6 +2,7 @@
 // zones and the cognitive limit multiplier, the KYA score, and trust promotion
 // REGISTERED -> VERIFIED -> TRUSTED (docs/decision-engine.md "Cognitive trust", "KYA",
 // "Trust promotion").
+import type { TrustLevel } from '../domain/decision.js';
 import type { Units } from '../domain/money.js';
 import {
   type AgentState,
@@ -9,7 +10,6 @@ import {
   OUTCOME_HISTORY_SIZE,
   OUTCOME_MANDATE_DECLINE,
   type SessionState,
-  type TrustLevel,
   type Zone,
 } from './agent-state.js';
 import type { IntentResult } from './intent.js';

@@ -6,8 +6,8 @@
 // give their slack back to the pool).
 import type { Services } from '../app/services.js';
 import { windowsOf } from '../decision/model/calendar.js';
-import type { BudgetWindow } from '../decision/principal-budget.js';
 import { currencyExponent, isIsoCurrency } from '../domain/currency.js';
+import type { BudgetWindow } from '../domain/decision.js';
 import { fromDb, readAmount, SCALE, toDb, toJsonNumber, type Units } from '../domain/money.js';
 import { ApiError } from '../errors/registry.js';
 import { exactAmounts } from '../http/json-source.js';

@@ -5,10 +5,11 @@
 //   and group-commit each Evaluation's audit row, agent update and events in one transaction;
 // - the DecisionCore (src/decision/) holds the decision logic of SPEC.md and
 //   docs/decision-engine.md and is pure apart from loading an agent's state.
+
+import type { Decision } from '../../domain/decision.js';
 import type { Environment } from '../../domain/environment.js';
 import type { Sql } from '../../storage/db.js';
 import type { AuthorizationWrite } from '../../storage/rows/authorizations.js';
-import type { Decision } from './decision.js';
 import type { DecisionReply } from './reply.js';
 
 export type { Decision };

@@ -3,7 +3,7 @@
 // thread under load, and a string crosses the thread boundary far cheaper than the structured
 // clone of a ~30-field object. The edge writes the request's own processing time into the
 // placeholder (the only unescaped `"processing_time_ms":` in the text: values are escaped).
-import type { Decision } from './decision.js';
+import type { Decision } from '../../domain/decision.js';
 import { shardTiming } from './timing.js';
 
 const PLACEHOLDER = '"processing_time_ms":-1';

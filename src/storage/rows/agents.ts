@@ -1,8 +1,9 @@
 // The `agents` table (migrations/0001_core.sql; 0090 made the DID unique per Client): a row as
 // postgres.js returns it, NUMERIC as exact decimal text, timestamptz as Date, jsonb parsed.
 
+import type { TrustLevel } from '../../domain/decision.js';
+
 export type AgentStatus = 'ACTIVE' | 'SUSPENDED' | 'REVOKED';
-export type AgentTrustLevel = 'REGISTERED' | 'VERIFIED' | 'TRUSTED';
 
 export interface AgentRow {
   id: string;
@@ -14,7 +15,7 @@ export interface AgentRow {
   did_method: string;
   status: AgentStatus;
   status_reason: string | null;
-  trust_level: AgentTrustLevel;
+  trust_level: TrustLevel;
   /** 2 decimals; null until the first decision scores it. */
   kya_score: string | null;
   capabilities: string[];

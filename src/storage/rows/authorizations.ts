@@ -2,12 +2,11 @@
 // the columns added by later migrations, named on each): a row as postgres.js returns it, and
 // the row as the group commit writes it where that differs.
 
-/** The decision column's check constraint. */
-export type AuthorizationDecision = 'APPROVE' | 'DECLINE' | 'STEP_UP';
+import type { Decision } from '../../domain/decision.js';
 
 /** Migration 0241: the decision under the Principal's shadow thresholds, without effect. */
 export interface ShadowDecision {
-  decision: AuthorizationDecision;
+  decision: Decision;
   gates_fired: string[];
   thresholds_version: string;
 }
@@ -24,7 +23,7 @@ export interface AuthorizationRow {
   merchant_id: string | null;
   merchant_name: string | null;
   country: string | null;
-  decision: AuthorizationDecision;
+  decision: Decision;
   reason_codes: string[];
   gates_fired: string[];
   kya_score: string | null;

@@ -2,14 +2,13 @@
 // Principal across its agents. A row as postgres.js returns it: NUMERIC and BIGINT as exact
 // decimal text, timestamptz as Date.
 
-/** The budget_window column's check constraint. */
-export type PrincipalBudgetWindow = 'day' | 'week' | 'month' | 'year';
+import type { BudgetWindow } from '../../domain/decision.js';
 
 export interface PrincipalBudgetRow {
   principal_id: string;
   amount: string;
   currency: string;
-  budget_window: PrincipalBudgetWindow;
+  budget_window: BudgetWindow;
   /** Share of the budget at which principal_budget.threshold_reached is emitted (default 0.8). */
   alert_share: string;
   /** Spend counts from here (a budget set mid-window counts from the moment it was set). */

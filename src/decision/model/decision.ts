@@ -1,2 +1,0 @@
-/** What POST /authorize answers (SPEC.md). */
-export type Decision = 'APPROVE' | 'DECLINE' | 'STEP_UP';
