@@ -5,8 +5,8 @@
 // 429 without a lookup. The log records the failures and the throttle.
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type AuthorizeSetup, authorizeBody, authorizeSetup } from '../fixtures/authorize-setup.js';
 import { expectEnvelope, request, startTestServer, type TestServer } from '../fixtures/server.js';
-import { type AuthorizeSetup, authorizeBody, authorizeSetup } from '../ops/support.js';
 import { expectUnauthorized, unknownKey } from './support.js';
 
 const NAT = '198.51.100.77';

@@ -3,9 +3,9 @@
 // tokens minted by one verify on the other (one signing key, kept in the live database).
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { deleteStream, ownStream } from '../fixtures/drills/nats-stream.js';
 import { insertPrincipalRow, issuePrincipalKey, provisionClient } from '../fixtures/provision.js';
 import { request, startTestServer, TEST_POOLS, type TestServer } from '../fixtures/server.js';
-import { deleteStream, ownStream } from './support/nats-stream.js';
 
 const DIST = new URL(`../../${process.env.DIST_DIR ?? 'dist'}/src/`, import.meta.url).href;
 const { startApp } = (await import(`${DIST}app/app.js`)) as typeof import('../../src/app/app.js');

@@ -10,10 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
 import { afterAll, describe, expect, it } from 'vitest';
-import { PG_BASE_URL, request } from '../fixtures/server.js';
-import { MAIN_JS } from './support/drill.js';
-import { deleteStream, ownStream } from './support/nats-stream.js';
-import { type ServiceProcess, startServiceProcess } from './support/service-process.js';
+import { deleteStream, ownStream } from '../fixtures/drills/nats-stream.js';
+import { type ServiceProcess, startServiceProcess } from '../fixtures/drills/service-process.js';
+import { MAIN_JS, PG_BASE_URL, request } from '../fixtures/server.js';
 
 const NATS = ownStream('refusal');
 const started: ServiceProcess[] = [];

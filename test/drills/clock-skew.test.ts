@@ -16,9 +16,9 @@ import { connect } from '@nats-io/transport-node';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addAgentWithMandate, authorizeBody, relaxRateGates, setup } from '../engine/support.js';
+import { until } from '../fixtures/drills/instances.js';
+import { type ServiceProcess, startServiceProcess } from '../fixtures/drills/service-process.js';
 import type { TestServer } from '../fixtures/server.js';
-import { until } from './support/drill.js';
-import { type ServiceProcess, startServiceProcess } from './support/service-process.js';
 
 const CLOCK_FIXTURE = pathToFileURL(new URL('../fixtures/clock-offset.mjs', import.meta.url).pathname).href;
 const NATS_URL = process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222';

@@ -4,9 +4,9 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authorize, authorizeBody } from '../engine/support.js';
+import { startPairWithFleet } from '../fixtures/drills/instances.js';
+import { deleteStream, ownStream } from '../fixtures/drills/nats-stream.js';
 import { request, type TestServer } from '../fixtures/server.js';
-import { startPairWithFleet } from './support/drill.js';
-import { deleteStream, ownStream } from './support/nats-stream.js';
 
 const ENV = {
   ...ownStream('explain'),

@@ -12,9 +12,9 @@ import { Worker } from 'node:worker_threads';
 import { Pool } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addAgentWithMandate, authorizeBody, relaxRateGates, setup } from '../engine/support.js';
+import { sleep } from '../fixtures/drills/instances.js';
+import { type ServiceProcess, startServiceProcess } from '../fixtures/drills/service-process.js';
 import type { TestServer } from '../fixtures/server.js';
-import { sleep } from './support/drill.js';
-import { type ServiceProcess, startServiceProcess } from './support/service-process.js';
 
 const B_AGENTS = 5;
 const B_INTERVAL_MS = 500;
@@ -85,12 +85,12 @@ interface FloodResult {
 }
 
 /**
- * A's flood (support/flood-worker.mjs): FLOOD_CONNECTIONS loops in a worker thread, each sending
+ * A's flood (test/fixtures/drills/flood-worker.mjs): FLOOD_CONNECTIONS loops in a worker thread, each sending
  * again as soon as it is answered, until stopped.
  */
 function flood(url: string, apiKey: string, agents: readonly string[]): { stop(): Promise<FloodResult> } {
   const bodies = agents.map((a) => JSON.stringify(authorizeBody(a, { amount: '0.01' })));
-  const worker = new Worker(new URL('./support/flood-worker.mjs', import.meta.url), {
+  const worker = new Worker(new URL('../fixtures/drills/flood-worker.mjs', import.meta.url), {
     workerData: { url, apiKey, bodies, connections: FLOOD_CONNECTIONS },
   });
   return {

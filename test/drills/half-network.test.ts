@@ -13,10 +13,10 @@ import { connect } from '@nats-io/transport-node';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addAgentWithMandate, authorizeBody, relaxRateGates, setup } from '../engine/support.js';
+import { until } from '../fixtures/drills/instances.js';
+import { type ServiceProcess, startServiceProcess } from '../fixtures/drills/service-process.js';
 import { PG_BASE_URL, type TestServer } from '../fixtures/server.js';
 import { type CutMode, TcpProxy } from '../fixtures/tcp-proxy.js';
-import { until } from './support/drill.js';
-import { type ServiceProcess, startServiceProcess } from './support/service-process.js';
 
 const DIST = new URL(`../../${process.env.DIST_DIR ?? 'dist'}/src/`, import.meta.url).href;
 const { shardOf } = (await import(

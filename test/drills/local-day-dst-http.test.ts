@@ -24,10 +24,10 @@
 import { randomBytes } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { authorizeBody } from '../fixtures/authorize-setup.js';
+import { type ServiceProcess, startServiceProcess } from '../fixtures/drills/service-process.js';
 import { insertPrincipalRow, issuePrincipalKey, provisionClient } from '../fixtures/provision.js';
 import { request } from '../fixtures/server.js';
-import { authorizeBody } from '../ops/support.js';
-import { type ServiceProcess, startServiceProcess } from './support/service-process.js';
 
 const SANTIAGO = 'America/Santiago';
 const HOUR = 3_600_000;

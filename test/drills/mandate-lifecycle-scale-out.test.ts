@@ -7,11 +7,11 @@
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { authorizeBody } from '../fixtures/authorize-setup.js';
+import { deleteStream, ownStream } from '../fixtures/drills/nats-stream.js';
+import { type ServiceProcess, startServiceProcess } from '../fixtures/drills/service-process.js';
 import { insertPrincipalRow, issuePrincipalKey, provisionClient } from '../fixtures/provision.js';
 import { PG_BASE_URL, request } from '../fixtures/server.js';
-import { authorizeBody } from '../ops/support.js';
-import { deleteStream, ownStream } from './support/nats-stream.js';
-import { type ServiceProcess, startServiceProcess } from './support/service-process.js';
 
 const NATS = ownStream('lifecycle');
 const DB = `t_lifecycle_${randomBytes(5).toString('hex')}`;

@@ -24,11 +24,11 @@ import postgres from 'postgres';
 import { Pool } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addAgentWithMandate } from '../engine/support.js';
+import { type AuthorizeSetup, authorizeBody, authorizeSetup } from '../fixtures/authorize-setup.js';
+import { auditIds, sleep } from '../fixtures/drills/instances.js';
 import { issuePrincipalKey } from '../fixtures/provision.js';
 import { PG_BASE_URL, request, startTestServer, type TestServer } from '../fixtures/server.js';
 import { type CutMode, TcpProxy } from '../fixtures/tcp-proxy.js';
-import { type AuthorizeSetup, authorizeBody, authorizeSetup } from '../ops/support.js';
-import { auditIds, sleep } from './support/drill.js';
 
 const AUTHORIZE_DEADLINE_MS = 1000; // the default: not set below
 const REQUEST_DEADLINE_MS = 2000;

@@ -3,9 +3,9 @@
 // (DECLINE, system_unavailable), never a 5xx; every decision answered as committed is in the
 // audit log; once PostgreSQL is back the service approves again without being restarted.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AuthorizeSetup, authorizeSetup } from '../ops/support.js';
-import { auditIds, authorizeStream, type DrillServer, sleep, startOn } from './support/drill.js';
-import { OwnPostgres } from './support/own-postgres.js';
+import { type AuthorizeSetup, authorizeSetup } from '../fixtures/authorize-setup.js';
+import { auditIds, authorizeStream, type DrillServer, sleep, startOn } from '../fixtures/drills/instances.js';
+import { OwnPostgres } from '../fixtures/drills/own-postgres.js';
 
 let pg: OwnPostgres;
 let server: DrillServer;

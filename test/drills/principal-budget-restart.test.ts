@@ -4,9 +4,9 @@
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import { describe, expect, it } from 'vitest';
+import { approvedInDb, cents, checkNeverOver, drain, fleetOn, stream } from '../fixtures/drills/budget-fleet.js';
+import { type DrillServer, startOn } from '../fixtures/drills/instances.js';
 import { PG_BASE_URL } from '../fixtures/server.js';
-import { approvedInDb, cents, checkNeverOver, drain, fleetOn, stream } from './support/budget-fleet.js';
-import { type DrillServer, startOn } from './support/drill.js';
 
 describe('a restart', () => {
   it('keeps every slice: the fleet goes on where it stopped and ends at exactly the budget', async () => {

@@ -6,7 +6,6 @@
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestServer } from '../fixtures/server.js';
 import {
   addAgent,
   approvedInDb,
@@ -17,9 +16,10 @@ import {
   type Fleet,
   fleetOn,
   stream,
-} from './support/budget-fleet.js';
-import { shardsShared, startPair } from './support/drill.js';
-import { deleteStream, ownStream } from './support/nats-stream.js';
+} from '../fixtures/drills/budget-fleet.js';
+import { shardsShared, startPair } from '../fixtures/drills/instances.js';
+import { deleteStream, ownStream } from '../fixtures/drills/nats-stream.js';
+import type { TestServer } from '../fixtures/server.js';
 
 const DIST = new URL(`../../${process.env.DIST_DIR ?? 'dist'}/src/`, import.meta.url).href;
 const { shardOf } = (await import(

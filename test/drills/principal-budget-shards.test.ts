@@ -6,7 +6,6 @@
 // exactly the budget, to the cent. Then an actor reload (a thresholds change) in the middle of a
 // stream neither loses nor doubles escrow (a restart: principal-budget-restart.test.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { request, startTestServer, type TestServer } from '../fixtures/server.js';
 import {
   approvedInDb,
   cents,
@@ -16,7 +15,8 @@ import {
   type Fleet,
   fleetOn,
   stream,
-} from './support/budget-fleet.js';
+} from '../fixtures/drills/budget-fleet.js';
+import { request, startTestServer, type TestServer } from '../fixtures/server.js';
 
 const DIST = new URL(`../../${process.env.DIST_DIR ?? 'dist'}/src/`, import.meta.url).href;
 const { shardOf } = (await import(

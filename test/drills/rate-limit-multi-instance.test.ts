@@ -5,9 +5,9 @@
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { deleteStream, ownStream } from '../fixtures/drills/nats-stream.js';
 import { insertPrincipalRow, issuePrincipalKey, provisionClient } from '../fixtures/provision.js';
 import { request, startTestServer, type TestServer } from '../fixtures/server.js';
-import { deleteStream, ownStream } from './support/nats-stream.js';
 
 // Instances sharing a database must share one NATS (src/cluster/instances.ts refuses the
 // in-process bus next to another live instance); this file's own stream and subject prefix.

@@ -5,8 +5,8 @@
 import { compactVerify, createLocalJWKSet, decodeProtectedHeader, type JSONWebKeySet } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authorize, authorizeBody, type EngineFixture, relaxRateGates, setup } from '../engine/support.js';
+import { deleteStream, ownStream } from '../fixtures/drills/nats-stream.js';
 import { request, startTestServer, TEST_POOLS, type TestServer } from '../fixtures/server.js';
-import { deleteStream, ownStream } from './support/nats-stream.js';
 
 const DIST = new URL(`../../${process.env.DIST_DIR ?? 'dist'}/src/`, import.meta.url).href;
 const { startApp } = (await import(`${DIST}app/app.js`)) as typeof import('../../src/app/app.js');

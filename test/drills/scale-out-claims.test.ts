@@ -11,13 +11,13 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { authorizeBody } from '../fixtures/authorize-setup.js';
+import { deleteStream, NATS_URL, ownStream } from '../fixtures/drills/nats-stream.js';
+import { type ServiceProcess, startServiceProcess } from '../fixtures/drills/service-process.js';
 import { onboardAgent } from '../fixtures/onboarding.js';
 import { issuePrincipalKey, provisionClient } from '../fixtures/provision.js';
 import { PG_BASE_URL, request } from '../fixtures/server.js';
 import { type ReceivedRequest, type Receiver, startReceiver } from '../fixtures/webhook-receiver.js';
-import { authorizeBody } from '../ops/support.js';
-import { deleteStream, NATS_URL, ownStream } from './support/nats-stream.js';
-import { type ServiceProcess, startServiceProcess } from './support/service-process.js';
 
 const NATS = ownStream('claims');
 const DB = `t_claims_${randomBytes(5).toString('hex')}`;

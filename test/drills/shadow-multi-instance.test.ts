@@ -3,10 +3,10 @@
 // before their next decision, like a live thresholds change.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startPairWithFleet } from '../fixtures/drills/instances.js';
+import { deleteStream, ownStream } from '../fixtures/drills/nats-stream.js';
 import { request, type TestServer } from '../fixtures/server.js';
 import { authorizeRecorded } from '../fixtures/threshold-traffic.js';
-import { startPairWithFleet } from './support/drill.js';
-import { deleteStream, ownStream } from './support/nats-stream.js';
 
 const ENV = { ...ownStream('shadow'), SECRETS_KEY: randomBytes(32).toString('base64') };
 const AGENTS = 8;

@@ -4,8 +4,8 @@
 // An idle keep-alive connection does not hold the stop either.
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sleep } from './support/drill.js';
-import { type ServiceProcess, startServiceProcess } from './support/service-process.js';
+import { sleep } from '../fixtures/drills/instances.js';
+import { type ServiceProcess, startServiceProcess } from '../fixtures/drills/service-process.js';
 
 const SHUTDOWN_TIMEOUT_MS = 2_000;
 let service: ServiceProcess;

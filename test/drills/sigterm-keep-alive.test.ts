@@ -8,10 +8,10 @@
 // unanswered or meets a reset.
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AuthorizeSetup, authorizeBody, authorizeSetup } from '../ops/support.js';
-import { auditIds, sleep } from './support/drill.js';
-import { type KeepAliveAnswer, type KeepAliveConnection, openKeepAlive } from './support/keep-alive.js';
-import { type ServiceProcess, startServiceProcess } from './support/service-process.js';
+import { type AuthorizeSetup, authorizeBody, authorizeSetup } from '../fixtures/authorize-setup.js';
+import { auditIds, sleep } from '../fixtures/drills/instances.js';
+import { type KeepAliveAnswer, type KeepAliveConnection, openKeepAlive } from '../fixtures/drills/keep-alive.js';
+import { type ServiceProcess, startServiceProcess } from '../fixtures/drills/service-process.js';
 
 const SHUTDOWN_TIMEOUT_MS = 10_000;
 const LOAD_CONNECTIONS = 16;

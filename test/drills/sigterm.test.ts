@@ -3,9 +3,9 @@
 // SIGTERM. It stops accepting, answers every request it accepted, flushes the audit log and
 // exits 0: the decisions in the audit log are exactly the ones answered.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AuthorizeSetup, authorizeSetup } from '../ops/support.js';
-import { auditIds, authorizeStream, sleep } from './support/drill.js';
-import { type ServiceProcess, startServiceProcess } from './support/service-process.js';
+import { type AuthorizeSetup, authorizeSetup } from '../fixtures/authorize-setup.js';
+import { auditIds, authorizeStream, sleep } from '../fixtures/drills/instances.js';
+import { type ServiceProcess, startServiceProcess } from '../fixtures/drills/service-process.js';
 
 let service: ServiceProcess;
 let setup: AuthorizeSetup;

@@ -3,9 +3,9 @@
 // scrape itself) returns to 1 and the server keeps answering other clients meanwhile.
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type AuthorizeSetup, authorizeBody, authorizeSetup } from '../fixtures/authorize-setup.js';
+import { sleep } from '../fixtures/drills/instances.js';
 import { request, startTestServer, type TestServer } from '../fixtures/server.js';
-import { type AuthorizeSetup, authorizeBody, authorizeSetup } from '../ops/support.js';
-import { sleep } from './support/drill.js';
 
 let server: TestServer;
 let setup: AuthorizeSetup;

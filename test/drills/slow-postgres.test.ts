@@ -27,12 +27,12 @@ import { join } from 'node:path';
 import postgres from 'postgres';
 import { Pool } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type AuthorizeSetup, authorizeBody, authorizeSetup } from '../fixtures/authorize-setup.js';
+import { sleep } from '../fixtures/drills/instances.js';
+import { OwnPostgres } from '../fixtures/drills/own-postgres.js';
+import { type ServiceProcess, startServiceProcess } from '../fixtures/drills/service-process.js';
 import { type LatencyProxy, startLatencyProxy } from '../fixtures/latency-proxy.js';
 import { request } from '../fixtures/server.js';
-import { type AuthorizeSetup, authorizeBody, authorizeSetup } from '../ops/support.js';
-import { sleep } from './support/drill.js';
-import { OwnPostgres } from './support/own-postgres.js';
-import { type ServiceProcess, startServiceProcess } from './support/service-process.js';
 
 const DEADLINE_MS = 1000; // AUTHORIZE_DEADLINE_MS, the default: not set below
 // The load generator and the service share two cores with PostgreSQL and other jobs.

@@ -8,7 +8,7 @@
 // capacity of this mix with one shard worker, ~800 decisions/s on the quiet 2-core VM: at 1,000/s
 // the service fell behind within 30 s, on a quiet machine); SOAK_REPORT=<file> also writes the report as JSON there, and
 // SOAK_SERVICE_NODE_OPTIONS adds Node options to the service's command line (e.g. --trace-gc, or
-// `--import ./test/drills/support/soak-leak.mjs`, a deliberate leak, to see the memory bound
+// `--import ./test/fixtures/drills/soak-leak.mjs`, a deliberate leak, to see the memory bound
 // fail). The test's time limit is the run plus 15 minutes: the setup, the drain, and reading the
 // outbox's webhook events at the end (~2 s per 30 s at 1,000/s here, so ~2 minutes after a
 // 30-minute run).
@@ -16,7 +16,7 @@
 // receiver, PostgreSQL and NATS on it while other people's test runs load it (at a load average
 // of 12, 200/s already queued past the fair share's quarter-deadline and got 429s).
 //
-// The mix (test/drills/support/soak-load.mjs, a worker thread): per 100 decisions 85 approvals,
+// The mix (test/fixtures/drills/soak-load.mjs, a worker thread): per 100 decisions 85 approvals,
 // 10 holds each captured or released a second after its answer, 5 declines (blocked MCC), and a
 // log read per 20 decisions, across 2 Clients x 2 Principals x SOAK_AGENTS (50) agents; every
 // Principal has a webhook for every event type, so the outbox -> NATS -> dispatcher -> receiver
@@ -74,12 +74,12 @@ import {
   provisionClient,
   putThresholds,
 } from '../../bench/provision.js';
+import { sleep, until } from '../fixtures/drills/instances.js';
+import { deleteStream, ownStream } from '../fixtures/drills/nats-stream.js';
+import { type ServiceProcess, startServiceProcess } from '../fixtures/drills/service-process.js';
+import { halves, mean, type Point, slope, table } from '../fixtures/drills/soak-stats.js';
 import { request } from '../fixtures/server.js';
 import { type Receiver, startReceiver } from '../fixtures/webhook-receiver.js';
-import { sleep, until } from './support/drill.js';
-import { deleteStream, ownStream } from './support/nats-stream.js';
-import { type ServiceProcess, startServiceProcess } from './support/service-process.js';
-import { halves, mean, type Point, slope, table } from './support/soak-stats.js';
 
 const num = (name: string, fallback: number): number => {
   const v = process.env[name];
@@ -314,7 +314,7 @@ it(
       return info.num_pending + info.num_ack_pending + (row?.n ?? 0);
     };
 
-    const load = new Worker(new URL('./support/soak-load.mjs', import.meta.url), {
+    const load = new Worker(new URL('../fixtures/drills/soak-load.mjs', import.meta.url), {
       workerData: {
         url: svc.url,
         principals: fleet,

@@ -5,7 +5,7 @@
 // (test/fixtures/throw-on-signal.mjs) when the test sends SIGUSR2.
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type ServiceProcess, startServiceProcess } from './support/service-process.js';
+import { type ServiceProcess, startServiceProcess } from '../fixtures/drills/service-process.js';
 
 const THROWER = fileURLToPath(new URL('../fixtures/throw-on-signal.mjs', import.meta.url));
 let service: ServiceProcess | undefined;

@@ -12,7 +12,7 @@ import { decisionTime } from '../../src/decision/model/decision-time.js';
 import type { ThresholdOverrides } from '../../src/decision/model/thresholds.js';
 import { ActorSystem, type ShardDatabase } from '../../src/shard/actors.js';
 import type { AuthorizeResult } from '../../src/shard/protocol.js';
-import { agent, DAY, mandate, request } from '../pipeline/support.js';
+import { agent, DAY, mandate, request } from '../fixtures/decision-core.js';
 
 /** The shard's clock during a test: a midday, and five seconds past a UTC midnight. */
 const NOON = Date.UTC(2025, 4, 14, 12, 0, 0);

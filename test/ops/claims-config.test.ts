@@ -4,7 +4,7 @@
 // so does an outbox relay lease out of range.
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { MAIN_JS } from '../drills/support/drill.js';
+import { MAIN_JS } from '../fixtures/server.js';
 
 function start(env: Record<string, string>): { status: number | null; lines: string[] } {
   const r = spawnSync(process.execPath, [MAIN_JS], {

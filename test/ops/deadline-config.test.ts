@@ -2,7 +2,7 @@
 // DATABASE_CONNECT_TIMEOUT_MS stops start-up (exit 2) with one line naming the variable.
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { MAIN_JS } from '../drills/support/drill.js';
+import { MAIN_JS } from '../fixtures/server.js';
 
 function start(env: Record<string, string>): { status: number | null; stderr: string } {
   const r = spawnSync(process.execPath, [MAIN_JS], {

@@ -3,8 +3,8 @@
 // was sent (HTTP requests by route and status, decisions by decision, latency count, audit
 // rows committed by the shard workers).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type AuthorizeSetup, authorizeBody, authorizeSetup } from '../fixtures/authorize-setup.js';
 import { expectEnvelope, request, startTestServer, type TestServer } from '../fixtures/server.js';
-import { type AuthorizeSetup, authorizeBody, authorizeSetup } from './support.js';
 
 let server: TestServer;
 let setup: AuthorizeSetup;

@@ -3,8 +3,8 @@
 // RateLimit-Policy headers; other credentials keep their own budget; on /authorize the 429 is
 // a transport answer (no decision, nothing in the authorization log).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type AuthorizeSetup, authorizeBody, authorizeSetup } from '../fixtures/authorize-setup.js';
 import { expectEnvelope, request, startTestServer, type TestServer } from '../fixtures/server.js';
-import { type AuthorizeSetup, authorizeBody, authorizeSetup } from './support.js';
 
 let server: TestServer;
 let setup: AuthorizeSetup;

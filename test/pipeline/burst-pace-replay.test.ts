@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { type HistoryRow, replayHistory } from '../../src/decision/history.js';
 import { merchantKeyOf } from '../../src/decision/state.js';
-import { agent, decide, request, T0 } from './support.js';
+import { agent, decide, request, T0 } from '../fixtures/decision-core.js';
 
 const MERCHANT = merchantKeyOf(null, 'Acme Supplies');
 

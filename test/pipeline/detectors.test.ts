@@ -8,7 +8,7 @@ import { newCountryChance } from '../../src/decision/recent.js';
 import { AmountBaseline } from '../../src/decision/rings.js';
 import { explainsLarge, medianMad } from '../../src/decision/risk.js';
 import { groupsOfIntent, groupsOfMcc, HIGH_RISK_GROUPS } from '../../src/decision/taxonomy.js';
-import { agent, DAY, decide, HOUR, mandate, request, T0 } from './support.js';
+import { agent, DAY, decide, HOUR, mandate, request, T0 } from '../fixtures/decision-core.js';
 
 describe('prompt injection: evasions caught, look-alikes spared', () => {
   it('reads role markers with any spacing, and long space runs without one as plain text', () => {

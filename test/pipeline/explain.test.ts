@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { decisionCore, evaluate } from '../../src/decision/core.js';
 import { copyState, gateMargins } from '../../src/decision/explain.js';
 import type { Work } from '../../src/decision/work.js';
-import { agent, decide, request, T0 } from './support.js';
+import { agent, decide, request, T0 } from '../fixtures/decision-core.js';
 
 /** A canonical text of any value: maps, sets, typed arrays, bigints, class instances. */
 function snapshot(v: unknown): string {

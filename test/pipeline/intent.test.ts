@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { findInjection, isMisaligned, taskRoot } from '../../src/decision/intent.js';
-import { agent, decide, request, T0 } from './support.js';
+import { agent, decide, request, T0 } from '../fixtures/decision-core.js';
 
 describe('intent anomaly gate', () => {
   it('declines a prompt-injection phrase in the reasoning summary and never echoes it', () => {

@@ -15,7 +15,7 @@ import { mandateFromRow } from '../../src/decision/mandate-row.js';
 import type { AuditRow, Evaluation } from '../../src/decision/model/contract.js';
 import { newAgentState } from '../../src/decision/state.js';
 import { migrate } from '../../src/storage/migrate.js';
-import { request } from './support.js';
+import { request } from '../fixtures/decision-core.js';
 
 const at = (text: string) => Date.parse(text);
 const SANTIAGO = 'America/Santiago';

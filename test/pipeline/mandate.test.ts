@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { agent, DAY, decide, eventTypes, mandate, request, T0 } from './support.js';
+import { agent, DAY, decide, eventTypes, mandate, request, T0 } from '../fixtures/decision-core.js';
 
 describe('mandate gates', () => {
   it('approves a request inside every limit and reports the running totals', () => {

@@ -17,7 +17,7 @@ import type { AuthorizeRequest } from '../../src/decision/model/contract.js';
 import type { ThresholdOverrides } from '../../src/decision/model/thresholds.js';
 import { AMOUNT_HISTORY_SIZE } from '../../src/decision/rings.js';
 import { newAgentState } from '../../src/decision/state.js';
-import { mandate, request, T0 } from './support.js';
+import { mandate, request, T0 } from '../fixtures/decision-core.js';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;

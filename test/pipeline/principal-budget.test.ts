@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { BudgetState } from '../../src/decision/agent-state.js';
 import { decisionCore } from '../../src/decision/core.js';
 import { windowsOf } from '../../src/decision/model/calendar.js';
-import { agent, DAY, decide, mandate, request, T0 } from './support.js';
+import { agent, DAY, decide, mandate, request, T0 } from '../fixtures/decision-core.js';
 
 const escrow = decisionCore.escrow;
 if (escrow === undefined) throw new Error('the decision core has no escrow');

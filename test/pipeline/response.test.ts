@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RESPONSE_FIELDS } from '../fixtures/authorize-fields.js';
-import { agent, decide, request } from './support.js';
+import { agent, decide, request } from '../fixtures/decision-core.js';
 
 const SPEC_FIELDS = [...RESPONSE_FIELDS].sort();
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { agent, decide, mandate, request, T0 } from './support.js';
+import { agent, decide, mandate, request, T0 } from '../fixtures/decision-core.js';
 
 describe('risk gates', () => {
   it('declines the request over rapid_fire_max_count within the window (risk_rapid_fire)', () => {

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { type HistoryRow, replayHistory } from '../../src/decision/history.js';
 import { merchantKeyOf } from '../../src/decision/state.js';
 import { parseAmount } from '../../src/domain/money.js';
-import { agent, decide, request, T0 } from './support.js';
+import { agent, decide, request, T0 } from '../fixtures/decision-core.js';
 
 /** The audit row of a live decision, as a reload reads it back. */
 function rowOf(req: ReturnType<typeof request>, res: Record<string, unknown>, atMs: number): HistoryRow {

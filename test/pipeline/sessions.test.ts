@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { agent, decide, eventTypes, mandate, request, T0 } from './support.js';
+import { agent, decide, eventTypes, mandate, request, T0 } from '../fixtures/decision-core.js';
 
 describe('sessions', () => {
   it('terminates a session after session_max_consecutive_denials and declines every later request', () => {

@@ -9,7 +9,7 @@ import { decisionCore } from '../../src/decision/core.js';
 import type { AuditRow, Evaluation } from '../../src/decision/model/contract.js';
 import { decisionTime } from '../../src/decision/model/decision-time.js';
 import { migrate } from '../../src/storage/migrate.js';
-import { DAY, request, T0 } from './support.js';
+import { DAY, request, T0 } from '../fixtures/decision-core.js';
 
 const BASE = process.env.TEST_PG_URL ?? 'postgres://root@127.0.0.1:5432';
 const NAME = `t_pipe_${randomBytes(5).toString('hex')}`;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AgentState } from '../../src/decision/agent-state.js';
-import { agent, decide, eventTypes, mandate, request, T0 } from './support.js';
+import { agent, decide, eventTypes, mandate, request, T0 } from '../fixtures/decision-core.js';
 
 const MIN = 60_000;
 

@@ -6,7 +6,7 @@ import {
   THRESHOLD_NAMES,
   validateThresholdOverrides,
 } from '../../src/decision/model/thresholds.js';
-import { agent, decide, request, T0 } from './support.js';
+import { agent, decide, request, T0 } from '../fixtures/decision-core.js';
 
 describe('thresholds', () => {
   it('defaults include the SPEC-named fields and the zone order', () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { metricsFor, promotionCriteria } from '../../src/decision/model/promotion.js';
 import { THRESHOLD_DEFAULTS } from '../../src/decision/model/thresholds.js';
 import { kyaScore } from '../../src/decision/trust.js';
-import { agent, DAY, decide, eventTypes, request, T0 } from './support.js';
+import { agent, DAY, decide, eventTypes, request, T0 } from '../fixtures/decision-core.js';
 
 // Narrow zones so that the confidence of the intent alone moves the score between them:
 // an ordinary request scores 0.955 (AMBER here), confidence 0.8 scores 0.939 (RED), 0 scores 0.875.

@@ -29,7 +29,7 @@ import {
 import type { AuditRow, AuthorizeRequest, Evaluation } from '../../src/decision/model/contract.js';
 import type { ThresholdOverrides } from '../../src/decision/model/thresholds.js';
 import { newAgentState } from '../../src/decision/state.js';
-import { DAY, mandate, request, T0 } from '../pipeline/support.js';
+import { DAY, mandate, request, T0 } from '../fixtures/decision-core.js';
 
 /**
  * Fields of AgentState the fold does not rebuild: `mandates`, whose running totals a load reads
