@@ -122,7 +122,7 @@ export interface SessionState {
   intentType: string | null;
   /** MCC groups (taxonomy.ts bits) of the session's approved requests. */
   groups: number;
-  /** Distinct merchant keys seen in the session. */
+  /** Distinct merchant keys of the session's approved requests (a later request there is no drift). */
   merchants: string[];
   lastSeenMs: number;
   /** Characters of the strings the session holds (its id, task and merchants), for the memory estimate. */

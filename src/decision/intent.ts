@@ -6,6 +6,7 @@
 import type { AgentState, SessionState } from './agent-state.js';
 import { detectInjectionCached } from './injection.js';
 import type { AuthorizeRequest } from './model/contract.js';
+import { merchantKeyOf } from './state.js';
 import { foldText, groupsOfIntent, groupsOfMcc, HIGH_RISK_GROUPS } from './taxonomy.js';
 
 export const INTENT_WEIGHT_INJECTION = 1;
@@ -121,7 +122,10 @@ export function assessIntent(
     const sessionPurpose = session.intentType === null ? 0 : groupsOfIntent(session.intentType);
     const incoherent = session.groups !== 0 && mccGroups !== 0 && (mccGroups & (session.groups | sessionPurpose)) === 0;
     let drift = 0;
-    if (session.root !== null && session.root !== taskRoot(intent.taskReference)) {
+    // A merchant the session already paid (a tip after the ride, a bag added to the booking)
+    // continues the task that paid it, whatever its task reference and intent say.
+    const paidInSession = session.merchants.includes(merchantKeyOf(request.merchantId, request.merchantName));
+    if (!paidInSession && session.root !== null && session.root !== taskRoot(intent.taskReference)) {
       drift = INTENT_WEIGHT_TASK_DRIFT;
       if (
         session.intentType !== null &&

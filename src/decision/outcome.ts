@@ -154,7 +154,7 @@ export function applyOutcome(state: AgentState, o: Outcome, approvedBefore: numb
       s.chars += o.task.length + s.root.length + s.intentType.length;
     }
     if (approved) s.groups |= groupsOfMcc(o.mcc);
-    addSessionMerchant(s, o.merchant, t.session_max_merchants);
+    if (approved) addSessionMerchant(s, o.merchant, t.session_max_merchants);
     if (o.compromise) s.consecutiveDenials++;
     else if (approved) s.consecutiveDenials = 0;
     if (o.sessionEnded) s.terminated = true;

@@ -31,9 +31,8 @@ export function openSession(state: AgentState, sessionId: string, nowMs: number)
 }
 
 /**
- * Remembers a merchant seen in the session. Merchant drift only asks whether a new merchant
- * arrives once `max` (session_max_merchants, at most 1000) distinct ones were seen, so no more
- * than `max` are kept.
+ * Remembers a merchant the session paid (an approved request): a later request there is not
+ * task drift (intent.ts). At most `max` (session_max_merchants, at most 1000) are kept.
  */
 export function addSessionMerchant(s: SessionState, merchant: string, max: number): void {
   if (merchant !== '' && s.merchants.length < max && !s.merchants.includes(merchant)) {

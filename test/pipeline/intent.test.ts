@@ -33,7 +33,13 @@ describe('intent anomaly gate', () => {
     expect(item(5, T0 + 120_000)).toMatchObject({ decision: 'APPROVE', intent_anomaly_score: 0 });
     const drift = decide(
       s,
-      request({ sessionId: 'ses_1', task: 'gadgets-for-resale/unit-1', intentType: 'buy electronics', mcc: '5732' }),
+      request({
+        sessionId: 'ses_1',
+        task: 'gadgets-for-resale/unit-1',
+        intentType: 'buy electronics',
+        mcc: '5732',
+        merchantName: 'Volt Outlet',
+      }),
       T0 + 180_000,
     ).res;
     expect(drift).toMatchObject({ decision: 'DECLINE', gates_fired: ['intent_anomaly'] });
@@ -47,6 +53,32 @@ describe('intent anomaly gate', () => {
       ).res.decision,
     ).toBe('APPROVE');
     expect(decide(s, request({ task: 'no-session' }), T0 + 300_000).res.intent_anomaly_score).toBe(0);
+  });
+
+  it('a request at a merchant the session paid is no drift, whatever its task and intent; elsewhere it is', () => {
+    const s = agent();
+    const ride = { sessionId: 'ses_t', mcc: '4121', merchantName: 'Swift Rides' } as const;
+    expect(
+      decide(s, request({ ...ride, task: 'airport-run/ride-1', intentType: 'ride to the airport' })).res.decision,
+    ).toBe('APPROVE');
+    // The tip minutes later: a new task root and an unrelated intent text, at the same merchant.
+    const tip = decide(s, request({ ...ride, task: 'tip/ride-1', intentType: 'gratuity' }), T0 + 240_000).res;
+    expect(tip).toMatchObject({ decision: 'APPROVE', intent_anomaly_score: 0 });
+    // The same new root and intent at another merchant of a coherent category is drift.
+    const elsewhere = decide(
+      s,
+      request({ ...ride, task: 'tip/ride-1', intentType: 'gratuity', merchantName: 'Other Cabs' }),
+      T0 + 300_000,
+    ).res;
+    expect(elsewhere).toMatchObject({ decision: 'DECLINE', reason_codes: ['task_drift'] });
+    // A merchant the session only saw declined does not count as paid.
+    const s2 = agent();
+    decide(s2, request({ ...ride, task: 'airport-run/ride-1', intentType: 'ride to the airport' }));
+    decide(s2, request({ ...ride, task: 'x/1', intentType: 'gratuity', merchantName: 'Other Cabs' }), T0 + 60_000);
+    expect(
+      decide(s2, request({ ...ride, task: 'y/1', intentType: 'gratuity', merchantName: 'Other Cabs' }), T0 + 120_000)
+        .res.reason_codes,
+    ).toEqual(['task_drift']);
   });
 
   it('a new task root with the same intent and category is a new task, not drift', () => {
