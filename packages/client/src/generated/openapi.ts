@@ -1,0 +1,4050 @@
+/* Generated from the OpenAPI document by packages/client/scripts/generate.mjs. Do not edit. */
+export interface paths {
+    "/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Process liveness */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Readiness: databases and event bus reachable */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/openapi.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The public API as an OpenAPI 3.1 document */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Exchange a Principal id and API key for an access token (client_credentials) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["OAuthTokenRequest"];
+                    "application/x-www-form-urlencoded": components["schemas"]["OAuthTokenRequest"];
+                };
+            };
+            responses: {
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OAuthTokenResponse"];
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/jwks.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The public keys (Ed25519, EdDSA) that verify access tokens (sk_) and decision receipts (rk_) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Jwks"];
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/authorize": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Decide a transaction an agent attempts (APPROVE, DECLINE or STEP_UP) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["AuthorizeRequest"];
+                };
+            };
+            responses: {
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AuthorizeResponse"];
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/authorize/explain": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Dry run: the decision /authorize would give now, with each gate score, threshold and margin, the limits and caps (records nothing) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["AuthorizeRequest"];
+                };
+            };
+            responses: {
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ExplainResponse"];
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/authorize/log/{authorization_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One authorization audit log entry of the calling Principal */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    authorization_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AuthorizationLogEntry"];
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/authorize/log/agent/{agent_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An agent's authorization log, newest first, cursor-paged */
+        get: {
+            parameters: {
+                query?: {
+                    limit?: string;
+                    cursor?: string;
+                };
+                header?: never;
+                path: {
+                    agent_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AuthorizationLogPage"];
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/agents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's agents, newest first, paged */
+        get: {
+            parameters: {
+                query?: {
+                    status?: "ACTIVE" | "SUSPENDED" | "REVOKED";
+                    trust_level?: "REGISTERED" | "VERIFIED" | "TRUSTED";
+                    page?: string;
+                    page_size?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RuntimeAgentList"];
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Register an agent under the calling Principal */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["RuntimeAgentCreateRequest"];
+                };
+            };
+            responses: {
+                /** @description Success */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RuntimeAgent"];
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/agents/{agent_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One of the caller's agents */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    agent_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RuntimeAgent"];
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/agents/{agent_id}/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An agent's decision counts and trust promotion eligibility */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    agent_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RuntimeAgentMetrics"];
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/agents/{agent_id}/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Suspend, reactivate or revoke an agent (REVOKED is final) */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    agent_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["RuntimeAgentStatusRequest"];
+                };
+            };
+            responses: {
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RuntimeAgentStatusResponse"];
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/api/v1/mandates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Grant one of the caller's agents a mandate */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["RuntimeMandateCreateRequest"];
+                };
+            };
+            responses: {
+                /** @description Success */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RuntimeMandate"];
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/mandates/{mandate_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One of the caller's mandates */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    mandate_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RuntimeMandate"];
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Amend an ACTIVE mandate's limits, lists or valid_until (null removes an optional limit or list) */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Replays the first answer for 24 hours; the same key with another body is 422 idempotency_key_reuse. */
+                    "Idempotency-Key"?: string;
+                };
+                path: {
+                    mandate_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["RuntimeMandateUpdateRequest"];
+                };
+            };
+            responses: {
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RuntimeMandate"];
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/api/v1/mandates/agent/{agent_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The mandates of one of the caller's agents, newest first */
+        get: {
+            parameters: {
+                query?: {
+                    status?: "ACTIVE" | "EXPIRED" | "REVOKED";
+                };
+                header?: never;
+                path: {
+                    agent_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RuntimeMandateList"];
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/mandates/{mandate_id}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Revoke a mandate: status REVOKED, every later decision on it declines (final) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Replays the first answer for 24 hours; the same key with another body is 422 idempotency_key_reuse. */
+                    "Idempotency-Key"?: string;
+                };
+                path: {
+                    mandate_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["RuntimeMandateRevokeRequest"];
+                };
+            };
+            responses: {
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RuntimeMandate"];
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/thresholds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Effective decision thresholds, the overrides and the platform defaults */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ThresholdsView"];
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        /** Override any subset of thresholds; null reverts a field to its default */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ThresholdsUpdateRequest"];
+                };
+            };
+            responses: {
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ThresholdsUpdateResponse"];
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        /** Remove every threshold override */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ThresholdsResetResponse"];
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/thresholds/backtest": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Replay the Principal's recorded decisions of a time range under proposed thresholds */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ThresholdsBacktestRequest"];
+                };
+            };
+            responses: {
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ThresholdsBacktestResult"];
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/thresholds/shadow": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The shadow thresholds evaluated next to every decision without effect */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ShadowThresholdsView"];
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        /** Set shadow thresholds (a patch; null removes a field from the shadow set) */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ShadowThresholdsUpdateRequest"];
+                };
+            };
+            responses: {
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ShadowThresholdsUpdateResponse"];
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        /** Stop evaluating shadow thresholds */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ThresholdsResetResponse"];
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/thresholds/shadow/report": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Where the shadow decisions of a time range differ from the real ones */
+        get: {
+            parameters: {
+                query?: {
+                    from?: string;
+                    to?: string;
+                    limit?: string;
+                    cursor?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ShadowReport"];
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/authorizations/{authorization_id}/capture": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Capture a hold (all of it, or `amount` of it and release the rest) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Replays the first answer for 24 hours; the same key with another body is 422 idempotency_key_reuse. */
+                    "Idempotency-Key"?: string;
+                };
+                path: {
+                    authorization_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": components["schemas"]["HoldCaptureRequest"];
+                };
+            };
+            responses: {
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["HoldCaptureResponse"];
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/authorizations/{authorization_id}/release": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Release a hold: its whole amount goes back to the budget */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Replays the first answer for 24 hours; the same key with another body is 422 idempotency_key_reuse. */
+                    "Idempotency-Key"?: string;
+                };
+                path: {
+                    authorization_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": components["schemas"]["HoldReleaseRequest"];
+                };
+            };
+            responses: {
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["HoldReleaseResponse"];
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/authorizations/{authorization_id}/refund": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Refund a captured authorization (all that is left, or `amount`) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Replays the first answer for 24 hours; the same key with another body is 422 idempotency_key_reuse. */
+                    "Idempotency-Key"?: string;
+                };
+                path: {
+                    authorization_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": components["schemas"]["HoldRefundRequest"];
+                };
+            };
+            responses: {
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["HoldRefundResponse"];
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/principals/{principal_id}/timezone": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The Principal's time zone (calendar windows of the mandate caps) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    principal_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PrincipalTimezone"];
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        /** Set the Principal's IANA time zone (default UTC) */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    principal_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["PrincipalTimezone"];
+                };
+            };
+            responses: {
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PrincipalTimezone"];
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/principals/{principal_id}/step-up-policy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Who clears a STEP_UP of the Principal agents: the agent (default) or the Principal */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    principal_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PrincipalStepUpPolicy"];
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        /** Set who clears a STEP_UP: agent (re-send with step_up_confirmed) or principal (confirm first) */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    principal_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["PrincipalStepUpPolicy"];
+                };
+            };
+            responses: {
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PrincipalStepUpPolicy"];
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/step-ups/{step_up_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Where a step-up stands (PENDING, CONFIRMED, USED, EXPIRED) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    step_up_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["StepUp"];
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/step-ups/{step_up_id}/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Confirm a step-up: with the Principal credential, or with the one-time code of step_up.created */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    step_up_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": components["schemas"]["StepUpConfirmRequest"];
+                };
+            };
+            responses: {
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["StepUp"];
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/principals/{principal_id}/budget": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The Principal's budget for all of its agents and its usage in the current window */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    principal_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PrincipalBudget"];
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        /** Set the Principal's budget for all of its agents (per day, week, month or year) */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    principal_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["PrincipalBudgetRequest"];
+                };
+            };
+            responses: {
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PrincipalBudget"];
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        /** Remove the Principal's budget (its agents are then bound by their mandates only) */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    principal_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Success */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/onboard": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Create a Principal, its first Agent and a Mandate atomically (202 when verification is pending) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["OnboardRequest"];
+                };
+            };
+            responses: {
+                /** @description Success */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OnboardResponse"];
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/principals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Register a Principal and enroll it in Programs (202 when verification is pending) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["PrincipalCreateRequest"];
+                };
+            };
+            responses: {
+                /** @description Success */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Principal"];
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/principals/{principal_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The calling Principal's own record */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    principal_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Principal"];
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/principals/{principal_id}/programs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Enroll a Principal in a Program (idempotent) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    principal_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["PrincipalProgramsRequest"];
+                };
+            };
+            responses: {
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PrincipalPrograms"];
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/principals/{principal_id}/agents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A Principal's agents */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    principal_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OnboardAgentList"];
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Register an Agent under a Principal */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    principal_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["OnboardAgentCreateRequest"];
+                };
+            };
+            responses: {
+                /** @description Success */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OnboardAgent"];
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/agents/{agent_id}/mandates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Grant a Mandate to an Agent */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    agent_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["OnboardMandateCreateRequest"];
+                };
+            };
+            responses: {
+                /** @description Success */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OnboardMandate"];
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/principals/{principal_id}/sandbox-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Issue a sandbox API key for a Principal (sandbox Client key only) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    principal_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Success */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PrincipalSandboxKey"];
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The webhook event catalog with a sample payload per type */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["WebhookEventCatalog"];
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the Principal's webhooks, oldest first, with a cursor */
+        get: {
+            parameters: {
+                query?: {
+                    limit?: string;
+                    cursor?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["WebhookList"];
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Register a webhook (the signing secret is returned once) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["WebhookCreateRequest"];
+                };
+            };
+            responses: {
+                /** @description Success */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["WebhookCreated"];
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{webhook_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get one webhook */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    webhook_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Webhook"];
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /** Delete a webhook (pending deliveries are dropped) */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    webhook_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Success */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        /** Update a webhook; active: true re-enables it and resets the failure counter */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    webhook_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["WebhookUpdateRequest"];
+                };
+            };
+            responses: {
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Webhook"];
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/api/v1/webhooks/{webhook_id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a signed sample event (test: true) to an active webhook */
+        post: {
+            parameters: {
+                query?: {
+                    event_type?: "gate.fired" | "authorization.decline" | "cts.red" | "cts.critical" | "session.terminate" | "trust.promotion" | "step_up.created" | "authorization.captured" | "authorization.released" | "authorization.expired" | "authorization.refunded" | "budget.threshold_reached" | "budget.exhausted" | "mandate.updated" | "mandate.revoked" | "principal_budget.threshold_reached" | "principal_budget.exhausted" | "kya.zone.red" | "kya.zone.critical";
+                };
+                header?: never;
+                path: {
+                    webhook_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["WebhookTestResult"];
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{webhook_id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A webhook's recent deliveries, newest first, with their attempts */
+        get: {
+            parameters: {
+                query?: {
+                    limit?: string;
+                    status?: "pending" | "succeeded" | "failed";
+                };
+                header?: never;
+                path: {
+                    webhook_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["WebhookDeliveryList"];
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{webhook_id}/deliveries/{event_id}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Deliver an event again (e.g. one that ran out of retries), with a fresh retry budget */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    webhook_id: string;
+                    event_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Success */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["WebhookRedeliverResult"];
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{webhook_id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Rotate the signing secret; deliveries carry both signatures during the grace period */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    webhook_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["WebhookRotateSecretRequest"];
+                };
+            };
+            responses: {
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["WebhookSecretRotated"];
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{webhook_id}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Deliver again one event, or the failed deliveries of a time range (bounded per call) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    webhook_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["WebhookRedeliverRequest"];
+                };
+            };
+            responses: {
+                /** @description Success */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["WebhookRangeRedeliverResult"];
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
+export type webhooks = Record<string, never>;
+export interface components {
+    schemas: {
+        /** @description Query of GET /admin/v1/clients (values arrive as strings). */
+        AdminClientListQuery: {
+            /** @description integer 1 to 200, default 50 */
+            limit?: string;
+            /** @description next_cursor of the previous page */
+            cursor?: string;
+        };
+        /** @description A Client's own request rate limits, cluster-wide. A field left out keeps its current value; null puts the configured default back. 0 requests per second turns that limit off for the Client. */
+        AdminClientRateLimits: {
+            /** @description Sustained requests per second per credential of the Client (its keys and its Principals' keys and tokens) */
+            credential_requests_per_second?: number | null;
+            /** @description Requests a credential may send at once after being idle */
+            credential_burst_requests?: number | null;
+            /** @description Sustained requests per second of the Client as a whole */
+            client_requests_per_second?: number | null;
+            /** @description Requests the Client may send at once after being idle */
+            client_burst_requests?: number | null;
+        };
+        AdminCreateClient: {
+            /** @description Display name of the Client */
+            name: string;
+        };
+        AdminCreateProgram: {
+            /** @description Display name of the Program */
+            name: string;
+        };
+        /** @description Query of GET /admin/v1/clients/{id}/credentials and /admin/v1/principals/{id}/credentials. */
+        AdminCredentialListQuery: {
+            /**
+             * @description only this environment's credentials (default: both)
+             * @enum {string}
+             */
+            environment?: "live" | "sandbox";
+        };
+        AdminIssueCredential: {
+            /**
+             * @description The database the credential (and, for a Principal key, the Principal) lives in
+             * @enum {string}
+             */
+            environment: "live" | "sandbox";
+            /** @description Comma-separated scope list; empty or * means full access */
+            scopes?: string;
+            /** @description IPv4/IPv6 addresses or CIDRs; empty means any origin */
+            ip_allowlist?: string[];
+            /** @description When the credential stops authenticating; null or absent for never */
+            expires_at?: components["schemas"]["common"]["$defs"]["timestamp"] | null;
+        };
+        AdminRotateCredential: {
+            /** @description Seconds the previous key keeps authenticating (default KEY_ROTATION_GRACE_SECONDS) */
+            grace_seconds?: number;
+        };
+        AdminRotateReceiptKey: {
+            /** @description Seconds until the new key signs; every instance publishes it first (default 60, at least 15 with several instances) */
+            lead_seconds?: number;
+            /** @description Days the keys it replaces stay published in /.well-known/jwks.json, so their receipts keep verifying (default 400) */
+            retention_days?: number;
+        };
+        /** @description An immutable audit log entry (SPEC.md Authorization); also the data of the authorization.decided event. */
+        AuthorizationLogEntry: {
+            id: string;
+            agent_id: string;
+            mandate_id: string | null;
+            amount: number;
+            currency: string;
+            mcc: string | null;
+            merchant_id: string | null;
+            /** @description ISO 3166-1 alpha-3 */
+            country: string | null;
+            /** @enum {string} */
+            decision: "APPROVE" | "DECLINE" | "STEP_UP";
+            /**
+             * @description GET /authorize/log/{id} only: the decision under the Principal's shadow thresholds at the time (PUT /api/v1/thresholds/shadow), which had no effect; null when it had none
+             * @enum {string|null}
+             */
+            shadow_decision?: "APPROVE" | "DECLINE" | "STEP_UP" | null;
+            /** @description GET /authorize/log/{id} only: the gates of shadow_decision (null without a shadow decision) */
+            shadow_gates_fired?: string[] | null;
+            /** @description GET /authorize/log/{id} only: the version of the shadow thresholds (thr_ + FNV-1a of the merged set) */
+            shadow_thresholds_version?: string | null;
+            reason_codes: string[];
+            kya_score: number | null;
+            trust_level: string | null;
+            processing_time_ms: number;
+            created_at: components["schemas"]["common"]["$defs"]["timestamp"];
+            /** @enum {string} */
+            capture_method: "automatic" | "manual";
+            /**
+             * @description APPROVE only (null for DECLINE and STEP_UP): automatic approvals are CAPTURED; a manual one (a hold) is HELD, then CAPTURED, RELEASED or EXPIRED. In the authorization.decided event: the status at decision time.
+             * @enum {string|null}
+             */
+            status: "HELD" | "CAPTURED" | "RELEASED" | "EXPIRED" | null;
+            /** @description GET /authorize/log/{id} only: what decided it, to reproduce the decision. thresholds_version (the thresholds in force), gates_fired, features (the inputs the risk gates read: request counts in their windows, amount to median, robust z, amount to the per-transaction limit, country-jump score, agent trust factor, MCC group bits; null when the pipeline stopped before risk scoring) and scores (risk_score and its signals, trust_score and its dimensions, intent_anomaly_score and its signals). replay: what the thresholds a backtest or a shadow set may change act on (risk_score, the STEP_UP findings velocity, outlier and country_jump, trust_score, intent_anomaly_score, per_transaction_limit, confirmed), or {fixed: true} when a gate no such threshold acts on decided. Null for decisions recorded before it was kept and for safe decisions. */
+            explanation?: Record<string, unknown> | null;
+        };
+        /** @description A page of an agent's authorization log, newest first. Pass next_cursor as cursor for the next page; null on the last page. */
+        AuthorizationLogPage: {
+            items: {
+                id: string;
+                /** @enum {string} */
+                decision: "APPROVE" | "DECLINE" | "STEP_UP";
+                amount: number;
+                currency: string;
+                created_at: components["schemas"]["common"]["$defs"]["timestamp"];
+            }[];
+            next_cursor: string | null;
+        };
+        /** @description Query of GET /api/v1/authorize/log/agent/{agent_id} (values arrive as strings). */
+        AuthorizationLogQuery: {
+            /** @description integer 1 to 200, default 50 */
+            limit?: string;
+            /** @description next_cursor of the previous page */
+            cursor?: string;
+        };
+        /** @description Body of POST /api/v1/authorize. One of agent_id or agent_did is required. intent_context takes intent_type and task_reference, or the alternative names task (for task_reference) and reasoning (for reasoning_summary). Cross-field rules checked by the handler (422 validation_error naming the field): one of agent_id/agent_did; intent_type and task_reference (or task); crypto when rail is CRYPTO; amount > 0 with at most the currency's ISO 4217 minor units. The same idempotency_key with a different transaction is 422 idempotency_key_reuse; a replay carries the header Idempotent-Replayed: true. */
+        AuthorizeRequest: {
+            agent_id?: string;
+            agent_did?: string;
+            amount: components["schemas"]["common"]["$defs"]["amount"];
+            /** @default USD */
+            currency?: components["schemas"]["common"]["$defs"]["currency"];
+            merchant_name?: string;
+            merchant_id?: string;
+            merchant?: string;
+            mcc?: components["schemas"]["common"]["$defs"]["mcc"];
+            country?: components["schemas"]["common"]["$defs"]["country"];
+            intent_context: {
+                intent_type?: string;
+                task_reference?: string;
+                task?: string;
+                reasoning_summary?: string;
+                reasoning?: string;
+                confidence?: number;
+                alternatives_considered?: unknown[];
+            };
+            session_id?: string;
+            /**
+             * @default CARD
+             * @enum {string}
+             */
+            rail?: "CARD" | "CRYPTO";
+            crypto?: {
+                chain?: string;
+                asset?: string;
+                counterparty?: string;
+            };
+            idempotency_key?: string;
+            /**
+             * @description true when re-sending a STEP_UP request after the human confirmed it. Under the Principal's step-up policy principal it clears only a step-up confirmed with POST /api/v1/step-ups/{step_up_id}/confirm (else the answer stays STEP_UP, reason step_up_not_confirmed).
+             * @default false
+             */
+            step_up_confirmed?: boolean;
+            /**
+             * @description automatic: an APPROVE is captured at once. manual: an APPROVE is a hold (status HELD) that counts against every cap until it is captured (POST /authorizations/{id}/capture), released or expires (docs/holds.md).
+             * @default automatic
+             * @enum {string}
+             */
+            capture_method?: "automatic" | "manual";
+        };
+        /** @description Answer of POST /api/v1/authorize (always 200). A decision that could not be recorded is a DECLINE with reason code system_unavailable and authorization_id null. */
+        AuthorizeResponse: {
+            authorization_id: string | null;
+            /** @enum {string} */
+            decision: "APPROVE" | "DECLINE" | "STEP_UP";
+            reason_codes: string[];
+            reason_detail: string;
+            agent_id: string | null;
+            mandate_id: string | null;
+            amount: number | null;
+            currency: string;
+            kya_score: number | null;
+            trust_score: number | null;
+            trust_level: string | null;
+            risk_score: number | null;
+            risk_assessment: {
+                score: number | null;
+                reason_codes: string[];
+                condition_code: string | null;
+                velocity_indicator: boolean;
+                highest_severity: string | null;
+            };
+            gates_fired: string[];
+            daily_amount_used: number | null;
+            daily_count_used: number | null;
+            intent_context_provided: boolean;
+            intent_anomaly_score: number | null;
+            intent_anomaly_triggered: boolean;
+            cognitive_limit_active: boolean;
+            cognitive_limit_multiplier: number | null;
+            effective_limit: number | null;
+            recommendations: string[];
+            /** @enum {string} */
+            capture_method: "automatic" | "manual";
+            /**
+             * @description APPROVE: HELD for capture_method manual (a hold), CAPTURED for automatic. null for DECLINE and STEP_UP.
+             * @enum {string|null}
+             */
+            status: "HELD" | "CAPTURED" | null;
+            /** @description A hold (status HELD): when it expires unless captured or released. null otherwise. */
+            hold_expires_at: string | null;
+            /** @description Under the Principal's step-up policy principal (docs/step-up-confirmation.md): on a STEP_UP the step-up to confirm with POST /api/v1/step-ups/{step_up_id}/confirm (the same one while it awaits the Principal), on an APPROVE the step-up whose confirmation it used. null otherwise. */
+            step_up_id?: string | null;
+            processing_time_ms: number;
+            timestamp: components["schemas"]["common"]["$defs"]["timestamp"];
+            /** @description Signed decision receipt: a compact JWS (alg EdDSA, typ asas-receipt+jwt, kid of a key in /.well-known/jwks.json) whose payload is {authorization_id, agent_id, mandate_id, amount (decimal text with the currency's minor units), currency, merchant (merchant_id, else merchant_name), decision, iat}. The same on an idempotent replay. Null only on the system_unavailable safe decline (nothing was recorded); absent on replays of decisions recorded before receipts existed. */
+            receipt?: string | null;
+        };
+        ErrorEnvelope: components["schemas"]["common"]["$defs"]["error"];
+        /** @description Answer of POST /api/v1/authorize/explain (always 200): the decision POST /api/v1/authorize would give now for the same body. To the Principal's full credential (no scopes), every field of the /authorize answer and why (disclosure "full"); to a narrower credential, such as an agent's authorize key, only the verdict and its reason codes (disclosure "verdict"): no score, threshold, margin, cap or limit. Nothing is recorded, signed, emitted or counted. */
+        ExplainResponse: {
+            /** @description Always null: a dry run creates no authorization. */
+            authorization_id: null;
+            /** @enum {string} */
+            decision: "APPROVE" | "DECLINE" | "STEP_UP";
+            reason_codes: string[];
+            reason_detail?: string;
+            agent_id: string | null;
+            mandate_id?: string | null;
+            amount: number | null;
+            currency: string;
+            kya_score?: number | null;
+            trust_score?: number | null;
+            trust_level?: string | null;
+            risk_score?: number | null;
+            risk_assessment?: {
+                score: number | null;
+                reason_codes: string[];
+                condition_code: string | null;
+                velocity_indicator: boolean;
+                highest_severity: string | null;
+            };
+            gates_fired?: string[];
+            daily_amount_used?: number | null;
+            daily_count_used?: number | null;
+            intent_context_provided?: boolean;
+            intent_anomaly_score?: number | null;
+            intent_anomaly_triggered?: boolean;
+            cognitive_limit_active?: boolean;
+            cognitive_limit_multiplier?: number | null;
+            effective_limit?: number | null;
+            recommendations?: string[];
+            /** @enum {string} */
+            capture_method?: "automatic" | "manual";
+            /**
+             * @description APPROVE: HELD for capture_method manual (a hold), CAPTURED for automatic. null for DECLINE and STEP_UP.
+             * @enum {string|null}
+             */
+            status?: "HELD" | "CAPTURED" | null;
+            /** @description A hold (status HELD): when it expires unless captured or released. null otherwise. */
+            hold_expires_at?: string | null;
+            processing_time_ms: number;
+            timestamp: components["schemas"]["common"]["$defs"]["timestamp"];
+            /** @description Always null: a dry run is not signed (nothing was decided or recorded). */
+            receipt?: null;
+            /** @constant */
+            dry_run: true;
+            /** @description Every check of the gates, in pipeline order: the score it read, the threshold it compares with and the margin between them. Empty on the system_unavailable safe decline. */
+            gates?: {
+                /** @description The gate of gates_fired the check reports to. */
+                gate: string;
+                /** @description The check within the gate: a threshold name (risk_score_hard_decline, cts_red_threshold, ...), a mandate field (max_amount_per_transaction, max_daily_amount, ...), effective_limit, or a rule without a number (agent_status, session, mandate_selection, merchant_category, merchant_country, crypto). */
+                check: string;
+                /** @description The pipeline reached the check: it stops at the first DECLINE of an earlier stage (a later stage's score is then shown as not evaluated). */
+                evaluated: boolean;
+                /** @description What the check read (amounts in major units, counts including this request); null for a rule without a number. */
+                score: number | null;
+                threshold: number | null;
+                /** @description Distance from the score to the threshold on the passing side: positive passes; the check fires when the margin is below 0 (fires_when above or below) or at most 0 (at_or_above). */
+                margin: number | null;
+                /** @enum {string|null} */
+                fires_when: "above" | "at_or_above" | "below" | null;
+                /** @description The check's condition held (a confirmed STEP_UP may still clear its reason code). */
+                fired: boolean;
+            }[];
+            /** @description The limits of the mandate the request is decided under (null when no mandate was selected). */
+            limits?: {
+                mandate_id: string;
+                currency: string;
+                max_amount_per_transaction: number;
+                crypto_max_transfer: number | null;
+                /** @description max_amount_per_transaction under the trust zone's cognitive_limit_multiplier. */
+                effective_limit: number | null;
+                cognitive_limit_multiplier: number | null;
+            } | null;
+            /** @description Each cap the mandate has (max_daily_amount, max_weekly_amount, max_monthly_amount, max_yearly_amount, max_total_amount, max_daily_count, max_monthly_count) in its current window of the Principal's time zone: limit, used (approved, holds included, before this request), what remains, and what would remain after this request is decided as shown. */
+            caps?: {
+                [key: string]: {
+                    /** @enum {string} */
+                    window: "day" | "week" | "month" | "year" | "total";
+                    window_start: string | null;
+                    limit: number;
+                    used: number;
+                    remaining: number;
+                    remaining_after: number;
+                };
+            };
+            /** @description Event types the decision would emit (none is emitted by the dry run). */
+            would_emit?: string[];
+            /** @description Version of the thresholds the gates used (as in the audit log explanation). */
+            thresholds_version?: string | null;
+            /**
+             * @description full: every field below (the Principal's full credential); verdict: only authorization_id (null), decision, reason_codes, agent_id, amount, currency, dry_run, processing_time_ms and timestamp (a narrower credential).
+             * @enum {string}
+             */
+            disclosure: "full" | "verdict";
+        };
+        /** @description POST /api/v1/authorizations/{authorization_id}/capture. Without amount the whole hold is captured; with it, that amount (at most the amount held) is captured and the rest is released to the budget. The body may be empty. */
+        HoldCaptureRequest: {
+            /** @description at most the amount held; default: all of it */
+            amount?: components["schemas"]["common"]["$defs"]["amount"];
+        };
+        HoldCaptureResponse: {
+            authorization_id: string;
+            /** @enum {string} */
+            status: "CAPTURED";
+            captured_amount: number;
+            /** @description the rest of the hold, given back to the budget */
+            released_amount: number;
+        };
+        /** @description POST /api/v1/authorizations/{authorization_id}/refund of a captured APPROVE (a captured hold or an automatic approval). Without amount, everything captured and not yet refunded is refunded. The body may be empty. */
+        HoldRefundRequest: {
+            /** @description at most the amount captured and not yet refunded; default: all of it */
+            amount?: components["schemas"]["common"]["$defs"]["amount"];
+        };
+        HoldRefundResponse: {
+            authorization_id: string;
+            refund_id: string;
+            /**
+             * @description the authorization stays CAPTURED
+             * @enum {string}
+             */
+            status: "CAPTURED";
+            /** @description this refund */
+            refund_amount: number;
+            /** @description all refunds of the authorization so far */
+            refunded_amount: number;
+            captured_amount: number;
+        };
+        /** @description POST /api/v1/authorizations/{authorization_id}/release: no fields; the body may be empty. */
+        HoldReleaseRequest: Record<string, unknown>;
+        HoldReleaseResponse: {
+            authorization_id: string;
+            /** @enum {string} */
+            status: "RELEASED";
+            /** @description the whole hold, given back to the budget */
+            released_amount: number;
+        };
+        Jwks: {
+            keys: {
+                /** @enum {string} */
+                kty: "OKP";
+                /** @enum {string} */
+                crv: "Ed25519";
+                x: string;
+                kid: string;
+                use?: string;
+                alg?: string;
+            }[];
+        };
+        /** @description RFC 6749 section 4.4 client_credentials grant, as JSON or application/x-www-form-urlencoded. A missing or mismatched client_id or client_secret is 401 unauthorized (no hint which part was wrong). */
+        OAuthTokenRequest: {
+            /** @description client_credentials */
+            grant_type: string;
+            /** @description The Principal id (prn_...) */
+            client_id?: unknown;
+            /** @description The Principal's API key */
+            client_secret?: unknown;
+            /** @description Ignored: the token carries the key's own scope */
+            scope?: unknown;
+        };
+        OAuthTokenResponse: {
+            /** @description JWT signed EdDSA (Ed25519); verify with /.well-known/jwks.json */
+            access_token: string;
+            /** @enum {string} */
+            token_type: "Bearer";
+            /** @description Seconds until the token expires */
+            expires_in: number;
+            /** @description Comma-separated scope list frozen into the token; * is full access */
+            scope: string;
+        };
+        /** @description An Agent record (onboarding plane). */
+        OnboardAgent: {
+            id: string;
+            principal_id: string;
+            client_id: string;
+            program_id: string;
+            did: string;
+            did_method: string;
+            name: string;
+            /** @enum {string} */
+            status: "ACTIVE" | "SUSPENDED" | "REVOKED";
+            /** @enum {string} */
+            trust_level: "REGISTERED" | "VERIFIED" | "TRUSTED";
+            kya_score: number | null;
+            capabilities: string[];
+            external_agent_ref: string | null;
+            metadata: Record<string, unknown> | null;
+            created_at: components["schemas"]["common"]["$defs"]["timestamp"];
+        };
+        /** @description An Agent under a Principal (POST /principals/{principal_id}/agents; the agent object of POST /onboard). */
+        OnboardAgentCreateRequest: {
+            name: string;
+            /** @description Required only when the Principal is in 0 or more than 1 Programs; otherwise inherited. */
+            program_id?: string;
+            /**
+             * @description Free-form capability names on the onboarding plane.
+             * @default [
+             *       "PURCHASE"
+             *     ]
+             */
+            capabilities?: string[];
+            /** @description W3C DID of the agent; a did:key (Ed25519) is generated when absent. */
+            did?: string;
+            external_agent_ref?: string;
+            metadata?: components["schemas"]["common"]["$defs"]["metadata"];
+        };
+        OnboardAgentList: {
+            principal_id: string;
+            agents: components["schemas"]["OnboardAgentSummary"][];
+            count: number;
+        };
+        OnboardAgentSummary: {
+            id: string;
+            name: string;
+            /** @enum {string} */
+            status: "ACTIVE" | "SUSPENDED" | "REVOKED";
+            /** @enum {string} */
+            trust_level: "REGISTERED" | "VERIFIED" | "TRUSTED";
+            kya_score: number | null;
+        };
+        /** @description A Mandate (onboarding-plane shape). Amounts are JSON numbers. */
+        OnboardMandate: {
+            id: string;
+            agent_id: string;
+            program_id: string | null;
+            /** @enum {string} */
+            status: "ACTIVE" | "EXPIRED" | "REVOKED";
+            rails: ("card" | "crypto")[];
+            limits: {
+                max_amount_per_transaction: number;
+                max_daily_amount: number;
+                currency: string;
+            };
+            allowed_mccs: string[] | null;
+            allowed_countries: string[] | null;
+            crypto: null | {
+                chains: string[];
+                assets: string[];
+                max_transfer: number | null;
+            };
+            mandate_hash: string;
+            valid_from?: components["schemas"]["common"]["$defs"]["timestamp"];
+            valid_until: components["schemas"]["common"]["$defs"]["timestamp"];
+            created_at: components["schemas"]["common"]["$defs"]["timestamp"];
+        };
+        /** @description A Mandate for an Agent (POST /agents/{agent_id}/mandates; the mandate object of POST /onboard). */
+        OnboardMandateCreateRequest: {
+            rails: ("card" | "crypto")[];
+            limits: {
+                max_amount_per_transaction: components["schemas"]["common"]["$defs"]["amount"];
+                max_daily_amount: components["schemas"]["common"]["$defs"]["amount"];
+                currency: components["schemas"]["common"]["$defs"]["currency"];
+                /** @description per calendar week, Principal's time zone */
+                max_weekly_amount?: components["schemas"]["common"]["$defs"]["amount"];
+                /** @description per calendar year, Principal's time zone */
+                max_yearly_amount?: components["schemas"]["common"]["$defs"]["amount"];
+                /** @description over the mandate's whole life */
+                max_total_amount?: components["schemas"]["common"]["$defs"]["amount"];
+                max_daily_count?: number;
+                max_monthly_count?: number;
+                /** @description hold lifetime; default 604800 (7 days) */
+                hold_expiry_seconds?: number;
+                /** @description budget.threshold_reached at this share of a cap; default 0.8 */
+                budget_alert_share?: number;
+            };
+            allowed_mccs?: components["schemas"]["common"]["$defs"]["mcc"][];
+            /** @description ISO 3166-1 alpha-2 or alpha-3; stored and returned as alpha-3. */
+            allowed_countries?: components["schemas"]["common"]["$defs"]["country"][];
+            /** @description Required if and only if rails includes crypto. */
+            crypto?: {
+                chains: string[];
+                assets: string[];
+                max_transfer?: components["schemas"]["common"]["$defs"]["amount"];
+            };
+            valid_until?: components["schemas"]["common"]["$defs"]["timestamp"];
+        };
+        /** @description A Principal, its first Agent and a Mandate, created atomically. */
+        OnboardRequest: {
+            principal: components["schemas"]["PrincipalCreateRequest"];
+            agent: components["schemas"]["OnboardAgentCreateRequest"];
+            mandate: components["schemas"]["OnboardMandateCreateRequest"];
+        };
+        OnboardResponse: {
+            principal: components["schemas"]["Principal"];
+            agent: components["schemas"]["OnboardAgent"];
+            mandate: components["schemas"]["OnboardMandate"];
+        };
+        /** @description A Principal record (onboarding plane). */
+        Principal: {
+            id: string;
+            client_id: string;
+            /** @enum {string} */
+            principal_kind: "personal" | "merchant";
+            client_customer_ref: string | null;
+            /** @enum {string} */
+            verification_status: "VERIFIED" | "PENDING";
+            /** @enum {string} */
+            verification_mode: "client_attested" | "platform_provider";
+            /** @enum {string} */
+            verification_type?: "KYC" | "KYB";
+            risk_tier: string;
+            programs: string[];
+            agents: components["schemas"]["OnboardAgentSummary"][];
+            /** @description null when verified at once; the pending platform verification otherwise. */
+            verification_session: null | {
+                id: string;
+                provider: string;
+                /** @enum {string} */
+                type: "KYC" | "KYB";
+                /** @enum {string} */
+                status: "pending";
+                created_at: components["schemas"]["common"]["$defs"]["timestamp"];
+                expires_at: components["schemas"]["common"]["$defs"]["timestamp"];
+            };
+            profile?: Record<string, unknown>;
+            metadata?: Record<string, unknown> | null;
+            created_at: components["schemas"]["common"]["$defs"]["timestamp"];
+        };
+        /** @description The Principal's budget for all of its agents together and where it stands in the current window (docs/principal-budget.md). */
+        PrincipalBudget: {
+            principal_id: string;
+            /** @description the budget per window */
+            amount: number;
+            currency: string;
+            /** @enum {string} */
+            window: "day" | "week" | "month" | "year";
+            alert_share: number;
+            /**
+             * Format: date-time
+             * @description spend counts from here (a budget set mid-window counts from the moment it was set)
+             */
+            effective_from: string;
+            /** @description The current window, shaped like a mandate's usage entry: used (captured and automatic approvals of every agent, credits taken off), held (open holds), remaining = limit - used - held (never below 0); escrowed: the part of remaining already handed to agents' slices and not spent yet (docs/principal-budget.md). */
+            usage: {
+                /** @enum {string} */
+                window: "day" | "week" | "month" | "year";
+                /** Format: date-time */
+                window_start: string;
+                limit: number;
+                used: number;
+                held: number;
+                remaining: number;
+                escrowed: number;
+            };
+        };
+        /** @description PUT /api/v1/principals/{principal_id}/budget: one budget for all of the Principal's agents together, per calendar window of the Principal's time zone (docs/principal-budget.md). Changing the currency or the window starts the budget afresh from now; changing the amount or alert_share keeps what was spent. */
+        PrincipalBudgetRequest: {
+            /** @description The Principal of the path; optional, refused when it names another. */
+            readonly principal_id?: string;
+            /** @description the budget per window, with at most the currency's minor units */
+            amount: components["schemas"]["common"]["$defs"]["amount"];
+            /** @description spend in this currency counts in the budget (no conversion: other currencies do not) */
+            currency: components["schemas"]["common"]["$defs"]["currency"];
+            /**
+             * @description calendar window in the Principal's time zone (week: from Monday)
+             * @enum {string}
+             */
+            window: "day" | "week" | "month" | "year";
+            /**
+             * @description share of the budget at which principal_budget.threshold_reached is emitted
+             * @default 0.8
+             */
+            alert_share?: number;
+        };
+        /** @description Registration of a Principal (POST /principals; the principal object of POST /onboard). */
+        PrincipalCreateRequest: {
+            /** @enum {string} */
+            principal_kind: "personal" | "merchant";
+            /** @description Programs to enroll the Principal in, all owned by the calling Client. */
+            program_ids: string[];
+            profile: {
+                display_name: string;
+                /** Format: email */
+                email: string;
+                /** @description E.164, e.g. +14155550123 */
+                phone?: string;
+                country?: components["schemas"]["common"]["$defs"]["country"];
+            };
+            verification: {
+                /** @enum {string} */
+                type: "KYC" | "KYB";
+                /** @enum {string} */
+                mode: "client_attested" | "platform_provider";
+                /** @description Required when mode is client_attested. */
+                attestation?: {
+                    attested_by: string;
+                    scope?: string;
+                    statement?: string;
+                    evidence_ref?: string;
+                };
+            };
+            client_customer_ref?: string;
+            step_up?: {
+                /** @enum {string} */
+                method?: "sms" | "email";
+                /** @description E.164; needed for sms when profile.phone is absent */
+                phone?: string;
+            };
+            metadata?: components["schemas"]["common"]["$defs"]["metadata"];
+        };
+        PrincipalPrograms: {
+            principal_id: string;
+            programs: string[];
+        };
+        /** @description Enroll a Principal in one more Program (idempotent). */
+        PrincipalProgramsRequest: {
+            program_id: string;
+        };
+        /** @description A Principal sandbox API key, shown once. */
+        PrincipalSandboxKey: {
+            principal_id: string;
+            api_key: string;
+            /** @enum {string} */
+            env: "sandbox";
+            message: string;
+        };
+        /** @description Who clears a STEP_UP of the Principal's agents (docs/step-up-confirmation.md). agent (default): re-sending the same request with step_up_confirmed: true. principal: a STEP_UP carries a step_up_id and is cleared only after POST /api/v1/step-ups/{step_up_id}/confirm, with a Principal credential that is not limited to the authorize scope, or with the one-time code of the step_up.created event. */
+        PrincipalStepUpPolicy: {
+            readonly principal_id?: string;
+            /** @enum {string} */
+            confirmation: "agent" | "principal";
+        };
+        /** @description The Principal's IANA time zone: the calendar day, week (Monday), month and year of its mandates' caps run in it. Default UTC. */
+        PrincipalTimezone: {
+            readonly principal_id?: string;
+            /** @description e.g. Europe/Berlin, America/New_York, UTC */
+            timezone: string;
+        };
+        /** @description An agent on the runtime plane. */
+        RuntimeAgent: {
+            id: string;
+            principal_id: string;
+            program_id: string | null;
+            did: string;
+            did_method: string;
+            display_name: string;
+            /** @enum {string} */
+            status: "ACTIVE" | "SUSPENDED" | "REVOKED";
+            /** @enum {string} */
+            trust_level: "REGISTERED" | "VERIFIED" | "TRUSTED";
+            kya_score: number | null;
+            capabilities: string[];
+            metadata: Record<string, unknown> | null;
+            total_transactions: number;
+            decline_rate: number;
+            created_at: components["schemas"]["common"]["$defs"]["timestamp"];
+        };
+        /** @description POST /api/v1/agents. registration_proof is a compact JWS (alg EdDSA) made with the private key of public_key_jwk; see docs/runtime-plane.md. */
+        RuntimeAgentCreateRequest: {
+            display_name: string;
+            capabilities: ("PURCHASE" | "SUBSCRIPTION" | "REFUND_REQUEST" | "BALANCE_INQUIRY" | "TRANSFER")[];
+            /** @description W3C DID; a did:key is generated when absent */
+            did?: string;
+            /** @description Ed25519 public key as a JWK (kty OKP, crv Ed25519, x) */
+            public_key_jwk?: {
+                /** @constant */
+                kty: "OKP";
+                /** @constant */
+                crv: "Ed25519";
+                x: string;
+            };
+            registration_proof?: string;
+            principal_id?: string;
+            metadata?: components["schemas"]["common"]["$defs"]["metadata"];
+        };
+        RuntimeAgentList: {
+            agents: components["schemas"]["RuntimeAgent"][];
+            total: number;
+            page: number;
+            page_size: number;
+        };
+        /** @description Query of GET /api/v1/agents (values arrive as strings). */
+        RuntimeAgentListQuery: {
+            /** @enum {string} */
+            status?: "ACTIVE" | "SUSPENDED" | "REVOKED";
+            /** @enum {string} */
+            trust_level?: "REGISTERED" | "VERIFIED" | "TRUSTED";
+            /**
+             * @description integer >= 1
+             * @default 1
+             */
+            page?: string;
+            /**
+             * @description integer 1 to 100
+             * @default 20
+             */
+            page_size?: string;
+        };
+        RuntimeAgentMetrics: {
+            agent_id: string;
+            /** @enum {string} */
+            trust_level: "REGISTERED" | "VERIFIED" | "TRUSTED";
+            total_transactions: number;
+            successful_transactions: number;
+            declined_transactions: number;
+            decline_rate: number;
+            dispute_deflection_rate: number;
+            trust_promotion_eligible: boolean;
+            /** @enum {string|null} */
+            next_trust_level: "VERIFIED" | "TRUSTED" | null;
+            promotion_criteria: {
+                [key: string]: {
+                    required: number | boolean | string;
+                    actual: number | boolean | string | null;
+                    met: boolean;
+                };
+            };
+        };
+        RuntimeAgentStatusRequest: {
+            /**
+             * @description REVOKED is final
+             * @enum {string}
+             */
+            status: "ACTIVE" | "SUSPENDED" | "REVOKED";
+            reason: string;
+        };
+        RuntimeAgentStatusResponse: {
+            id: string;
+            /** @enum {string} */
+            status: "ACTIVE" | "SUSPENDED" | "REVOKED";
+            /** @enum {string} */
+            trust_level: "REGISTERED" | "VERIFIED" | "TRUSTED";
+            display_name: string;
+        };
+        /** @description A mandate on the runtime plane (flat). Amounts are JSON numbers. status is EXPIRED once valid_until has passed. */
+        RuntimeMandate: {
+            id: string;
+            agent_id: string;
+            principal_id: string;
+            /** @enum {string} */
+            status: "ACTIVE" | "EXPIRED" | "REVOKED";
+            valid_from: components["schemas"]["common"]["$defs"]["timestamp"];
+            valid_until: components["schemas"]["common"]["$defs"]["timestamp"];
+            max_amount_per_transaction: number;
+            currency: string;
+            max_daily_amount: number | null;
+            max_monthly_amount: number | null;
+            allowed_mccs: string[] | null;
+            blocked_mccs: string[] | null;
+            allowed_countries: string[] | null;
+            blocked_countries: string[] | null;
+            allowed_chains: string[] | null;
+            allowed_assets: string[] | null;
+            allowed_counterparties: string[] | null;
+            max_weekly_amount?: number | null;
+            max_yearly_amount?: number | null;
+            max_total_amount?: number | null;
+            max_daily_count?: number | null;
+            max_monthly_count?: number | null;
+            /** @description null: 604800 (7 days) */
+            hold_expiry_seconds?: number | null;
+            /** @description null: 0.8 */
+            budget_alert_share?: number | null;
+            /** @description the last amendment or the revocation (null: never changed) */
+            updated_at?: components["schemas"]["common"]["$defs"]["timestamp"] | null;
+            revoked_at?: components["schemas"]["common"]["$defs"]["timestamp"] | null;
+            revocation_reason?: string | null;
+            /** @description GET /api/v1/mandates/{mandate_id} and the answers of PATCH and revoke: per cap the mandate has, used (captured and automatic approvals, credits taken off), held (open holds) and remaining, in the current calendar window of the Principal's time zone (docs/holds.md). */
+            usage?: {
+                [key: string]: {
+                    /** @enum {string} */
+                    window: "day" | "week" | "month" | "year" | "total";
+                    window_start: string | null;
+                    limit: number;
+                    used: number;
+                    held: number;
+                    remaining: number;
+                };
+            };
+            mandate_hash: string;
+            created_at: components["schemas"]["common"]["$defs"]["timestamp"];
+        };
+        /** @description POST /api/v1/mandates. Countries may be alpha-2 or alpha-3 and are stored as alpha-3. */
+        RuntimeMandateCreateRequest: {
+            agent_id: string;
+            /** @description default: now */
+            valid_from?: components["schemas"]["common"]["$defs"]["timestamp"];
+            /** @description must be in the future */
+            valid_until: components["schemas"]["common"]["$defs"]["timestamp"];
+            /** @description greater than 0, at most 2 decimal places */
+            max_amount_per_transaction: components["schemas"]["common"]["$defs"]["amount"];
+            /** @default USD */
+            currency?: components["schemas"]["common"]["$defs"]["currency"];
+            /** @description greater than 0, at most 2 decimal places */
+            max_daily_amount?: components["schemas"]["common"]["$defs"]["amount"];
+            /** @description greater than 0, at most 2 decimal places */
+            max_monthly_amount?: components["schemas"]["common"]["$defs"]["amount"];
+            /** @description cap per calendar week (Monday 00:00 to Monday 00:00 in the Principal's time zone); holds count */
+            max_weekly_amount?: components["schemas"]["common"]["$defs"]["amount"];
+            /** @description cap per calendar year in the Principal's time zone; holds count */
+            max_yearly_amount?: components["schemas"]["common"]["$defs"]["amount"];
+            /** @description cap over the mandate's whole life; holds count, releases and refunds give back */
+            max_total_amount?: components["schemas"]["common"]["$defs"]["amount"];
+            /** @description APPROVEs (holds included) per calendar day in the Principal's time zone */
+            max_daily_count?: number;
+            /** @description APPROVEs (holds included) per calendar month in the Principal's time zone */
+            max_monthly_count?: number;
+            /** @description how long a hold (capture_method manual) lives before it expires; default 604800 (7 days) */
+            hold_expiry_seconds?: number;
+            /** @description share of each cap at which budget.threshold_reached is emitted; default 0.8 */
+            budget_alert_share?: number;
+            allowed_mccs?: components["schemas"]["common"]["$defs"]["mcc"][];
+            blocked_mccs?: components["schemas"]["common"]["$defs"]["mcc"][];
+            allowed_countries?: components["schemas"]["common"]["$defs"]["country"][];
+            blocked_countries?: components["schemas"]["common"]["$defs"]["country"][];
+            allowed_chains?: string[];
+            allowed_assets?: string[];
+            allowed_counterparties?: string[];
+        };
+        RuntimeMandateList: {
+            mandates: components["schemas"]["RuntimeMandate"][];
+            total: number;
+        };
+        RuntimeMandateListQuery: {
+            /** @enum {string} */
+            status?: "ACTIVE" | "EXPIRED" | "REVOKED";
+        };
+        /** @description POST /api/v1/mandates/{mandate_id}/revoke. REVOKED is final. */
+        RuntimeMandateRevokeRequest: {
+            /** @description why, kept on the mandate (revocation_reason) and sent in mandate.revoked */
+            reason: string;
+        };
+        /** @description PATCH /api/v1/mandates/{mandate_id}: the fields to amend, checked as at creation in the mandate's currency. A field left out stays as it is; null removes an optional limit or list (max_amount_per_transaction and valid_until cannot be removed). currency, valid_from, agent_id and the rails are not amendable: grant a new mandate. An amount below what is already used in the current window makes later decisions decline; nothing is clawed back. */
+        RuntimeMandateUpdateRequest: {
+            /** @description must be in the future and after valid_from */
+            valid_until?: components["schemas"]["common"]["$defs"]["timestamp"];
+            /** @description greater than 0, at most 2 decimal places */
+            max_amount_per_transaction?: components["schemas"]["common"]["$defs"]["amount"];
+            /** @description greater than 0, at most 2 decimal places */
+            max_daily_amount?: components["schemas"]["common"]["$defs"]["amount"] | null;
+            /** @description greater than 0, at most 2 decimal places */
+            max_monthly_amount?: components["schemas"]["common"]["$defs"]["amount"] | null;
+            /** @description cap per calendar week (Monday 00:00 to Monday 00:00 in the Principal's time zone); holds count */
+            max_weekly_amount?: components["schemas"]["common"]["$defs"]["amount"] | null;
+            /** @description cap per calendar year in the Principal's time zone; holds count */
+            max_yearly_amount?: components["schemas"]["common"]["$defs"]["amount"] | null;
+            /** @description cap over the mandate's whole life; holds count, releases and refunds give back */
+            max_total_amount?: components["schemas"]["common"]["$defs"]["amount"] | null;
+            /** @description APPROVEs (holds included) per calendar day in the Principal's time zone */
+            max_daily_count?: number | null;
+            /** @description APPROVEs (holds included) per calendar month in the Principal's time zone */
+            max_monthly_count?: number | null;
+            /** @description how long a new hold lives (holds already open keep their expiry); null: the default 604800 */
+            hold_expiry_seconds?: number | null;
+            /** @description share of each cap for budget.threshold_reached; null: the default 0.8 */
+            budget_alert_share?: number | null;
+            allowed_mccs?: components["schemas"]["common"]["$defs"]["mcc"][] | null;
+            blocked_mccs?: components["schemas"]["common"]["$defs"]["mcc"][] | null;
+            allowed_countries?: components["schemas"]["common"]["$defs"]["country"][] | null;
+            blocked_countries?: components["schemas"]["common"]["$defs"]["country"][] | null;
+            /** @description only on a mandate that covers the crypto rail */
+            allowed_chains?: string[] | null;
+            /** @description only on a mandate that covers the crypto rail */
+            allowed_assets?: string[] | null;
+            /** @description only on a mandate that covers the crypto rail */
+            allowed_counterparties?: string[] | null;
+        };
+        /** @description A page of the security log, newest first. Pass next_cursor as cursor for the next page; null on the last page. */
+        SecurityLogPage: {
+            items: {
+                id: string;
+                occurred_at: components["schemas"]["common"]["$defs"]["timestamp"];
+                /** @enum {string} */
+                environment: "live" | "sandbox";
+                actor: {
+                    /** @enum {string} */
+                    kind: "operator" | "client" | "principal" | "anonymous";
+                    credential_id: string | null;
+                    client_id: string | null;
+                    principal_id: string | null;
+                };
+                action: string;
+                target: {
+                    type: string;
+                    id: string | null;
+                };
+                changes: Record<string, unknown>;
+                ip: string | null;
+                request_id: string | null;
+            }[];
+            next_cursor: string | null;
+        };
+        /** @description Query of GET /admin/v1/security-log (values arrive as strings). Filters combine with AND. */
+        SecurityLogQuery: {
+            /** @description integer 1 to 200, default 50 */
+            limit?: string;
+            /** @description next_cursor of the previous page */
+            cursor?: string;
+            /**
+             * @description only the records of this environment's database (default: both, merged)
+             * @enum {string}
+             */
+            environment?: "live" | "sandbox";
+            /** @enum {string} */
+            action?: "client.created" | "client.rate_limits_updated" | "credential.created" | "authorization.dry_run" | "credential.rotated" | "credential.revoked" | "agent.suspended" | "agent.reactivated" | "agent.revoked" | "mandate.updated" | "mandate.revoked" | "step_up_policy.updated" | "thresholds.updated" | "thresholds.reset" | "thresholds.shadow_updated" | "thresholds.shadow_reset" | "webhook.created" | "webhook.updated" | "webhook.disabled" | "webhook.reenabled" | "webhook.deleted" | "admin_key.rejected";
+            /** @description an actor kind (operator, client, principal, anonymous), or the id of the acting credential (acr_), Client (cli_) or Principal (prn_) */
+            actor?: string;
+            /**
+             * Format: date-time
+             * @description records at or after this instant
+             */
+            since?: string;
+            /**
+             * Format: date-time
+             * @description records before this instant
+             */
+            until?: string;
+        };
+        /** @description GET /api/v1/thresholds/shadow/report: the real decisions of a time range that had a shadow decision, compared with it (before: real, after: shadow). */
+        ShadowReport: {
+            /** Format: date-time */
+            from: string;
+            /** Format: date-time */
+            to: string;
+            /** @description Decisions compared */
+            evaluated: number;
+            /** @description Decisions that would be (or were, in the shadow) another decision */
+            changed: number;
+            /** @description Decisions that stay the same with other gates fired */
+            gates_changed: number;
+            /** @description Decisions read without stored scores to compare (recorded before they were kept, or safe decisions of an outage) */
+            not_replayable: number;
+            /** @description Compared decisions of an agent that had an earlier changed decision (or the same decision with other gates) among those this call read: their stored scores came from agent state that the earlier change would have altered (windows, sessions, totals), so they are exact for the scores as recorded, not for the agent's altered history */
+            after_change: number;
+            /** @description Changed decisions by recorded -> other decision, most frequent first */
+            transitions: {
+                /** @enum {string} */
+                from: "APPROVE" | "DECLINE" | "STEP_UP";
+                /** @enum {string} */
+                to: "APPROVE" | "DECLINE" | "STEP_UP";
+                count: number;
+                /** @description Up to 10 authorization ids, oldest first (GET /authorize/log/{id}) */
+                sample_ids: string[];
+            }[];
+            /** @description Per gate: decisions it fired in as recorded (before) and in the other decision (after). The session_terminated gate that post-processing adds when a decision ends a session is not re-judged: it is left out of decisions decided again. */
+            gates: {
+                gate: string;
+                before: number;
+                after: number;
+            }[];
+            /** @description Decisions with a shadow decision read by this call */
+            rows_read: number;
+            /**
+             * @description complete: the range is done; row_limit or time_budget: call again with next_cursor
+             * @enum {string}
+             */
+            stopped: "complete" | "row_limit" | "time_budget";
+            /** @description Send with the same from and to for the next decisions; null when the range is done. Counts are per call: add them up. */
+            next_cursor: string | null;
+        };
+        /** @description Query of GET /api/v1/thresholds/shadow/report (values arrive as strings). */
+        ShadowReportQuery: {
+            /**
+             * Format: date-time
+             * @description Decisions recorded at or after this instant (default: 24 hours before to)
+             */
+            from?: string;
+            /**
+             * Format: date-time
+             * @description Decisions recorded before this instant (default: now)
+             */
+            to?: string;
+            /** @description Decisions with a shadow decision read at most by this call (default 5000); a call also stops after 2 seconds */
+            limit?: string;
+            /** @description next_cursor of the previous call (same from and to) */
+            cursor?: string;
+        };
+        /** @description PUT /api/v1/thresholds/shadow: any subset of the replayable thresholds (those that act on scores already computed); null removes a field from the shadow set, which then follows the live value. The shadow set is laid over the Principal's live overrides and must keep the cross-field order of PUT /thresholds. */
+        ShadowThresholdsUpdateRequest: {
+            /** @description risk_score at or above which the decision is STEP_UP; null removes it from the shadow set */
+            authorize_step_up_threshold?: number | null;
+            /** @description risk_score at or above which the decision is DECLINE; null removes it from the shadow set */
+            risk_score_hard_decline?: number | null;
+            /** @description CTS at or above which the zone is GREEN; null removes it from the shadow set */
+            cts_green_threshold?: number | null;
+            /** @description CTS at or above which the zone is AMBER; null removes it from the shadow set */
+            cts_amber_threshold?: number | null;
+            /** @description CTS at or above which the zone is RED (below: CRITICAL); null removes it from the shadow set */
+            cts_red_threshold?: number | null;
+            /** @description cognitive_limit_multiplier in the AMBER zone; null removes it from the shadow set */
+            cognitive_multiplier_amber?: number | null;
+            /** @description cognitive_limit_multiplier in the RED zone; null removes it from the shadow set */
+            cognitive_multiplier_red?: number | null;
+            /** @description intent_anomaly_score at or above which the intent_anomaly gate declines; null removes it from the shadow set */
+            intent_anomaly_threshold?: number | null;
+        };
+        /** @description PUT /api/v1/thresholds/shadow: the shadow set in force from the next decision on, on every instance. */
+        ShadowThresholdsUpdateResponse: {
+            /** @constant */
+            status: "updated";
+            /** @description Replayable fields whose shadow value changed, sorted */
+            fields_changed: string[];
+            /** @description Whether decisions are evaluated under shadow thresholds (at least one field set) */
+            active: boolean;
+            /** @description The shadow fields set */
+            overrides: {
+                [key: string]: number;
+            };
+            /** @description The replayable thresholds shadow decisions are made under (live overrides with the shadow fields over them); null when not active */
+            thresholds: {
+                [key: string]: number;
+            } | null;
+            /** @description The replayable thresholds in force, for comparison */
+            live_thresholds: {
+                [key: string]: number;
+            };
+            /** @description Version of the shadow thresholds stored with each shadow decision (shadow_thresholds_version of the log entry) */
+            thresholds_version: string | null;
+        };
+        /** @description GET /api/v1/thresholds/shadow. */
+        ShadowThresholdsView: {
+            /** @description Whether decisions are evaluated under shadow thresholds (at least one field set) */
+            active: boolean;
+            /** @description The shadow fields set */
+            overrides: {
+                [key: string]: number;
+            };
+            /** @description The replayable thresholds shadow decisions are made under (live overrides with the shadow fields over them); null when not active */
+            thresholds: {
+                [key: string]: number;
+            } | null;
+            /** @description The replayable thresholds in force, for comparison */
+            live_thresholds: {
+                [key: string]: number;
+            };
+            /** @description Version of the shadow thresholds stored with each shadow decision (shadow_thresholds_version of the log entry) */
+            thresholds_version: string | null;
+            /**
+             * Format: date-time
+             * @description Last change (null: never set)
+             */
+            updated_at: string | null;
+        };
+        /** @description A step-up under the Principal's step-up policy principal (docs/step-up-confirmation.md). Once CONFIRMED, the agent's next request with the same amount, currency and merchant and step_up_confirmed: true, before expires_at, clears it; it is then USED. EXPIRED once expires_at has passed unconfirmed or unused. */
+        StepUp: {
+            step_up_id: string;
+            /** @enum {string} */
+            status: "PENDING" | "CONFIRMED" | "USED" | "EXPIRED";
+            /** @description the STEP_UP decision that opened it */
+            authorization_id: string;
+            agent_id: string;
+            amount: number;
+            currency: string;
+            merchant_id: string | null;
+            merchant_name: string | null;
+            expires_at: components["schemas"]["common"]["$defs"]["timestamp"];
+            confirmed_at: components["schemas"]["common"]["$defs"]["timestamp"] | null;
+            /** @enum {string|null} */
+            confirmed_via: "credential" | "code" | null;
+            used_at: components["schemas"]["common"]["$defs"]["timestamp"] | null;
+            /** @description the APPROVE that used the confirmation */
+            used_by_authorization_id: string | null;
+        };
+        /** @description POST /api/v1/step-ups/{step_up_id}/confirm. Without code: the caller's credential must be the Principal's own (full access, or the step_ups scope). With code: the one-time code of the step_up.created event (case, spaces and dashes ignored), from any credential of the Principal that reaches this path, e.g. the agent's authorize-scoped key; five wrong codes lock the code. */
+        StepUpConfirmRequest: {
+            code?: string;
+        };
+        /** @description A complete set of decision threshold values. */
+        ThresholdValues: {
+            /** @description risk_score at or above which the decision is STEP_UP */
+            authorize_step_up_threshold: number;
+            /** @description risk_score at or above which the decision is DECLINE */
+            risk_score_hard_decline: number;
+            /** @description window of the spending-velocity gate, seconds */
+            risk_velocity_window_seconds: number;
+            /** @description approved transactions allowed in the velocity window */
+            risk_velocity_max_count: number;
+            /** @description window of the rapid-fire gate, seconds */
+            rapid_fire_window_seconds: number;
+            /** @description requests (any decision) allowed in the rapid-fire window */
+            rapid_fire_max_count: number;
+            /** @description amount above this multiple of the agent mean approved amount is an outlier */
+            amount_outlier_multiplier: number;
+            /** @description approved transactions needed before outliers are judged */
+            amount_outlier_min_history: number;
+            /** @description declines at one merchant after which the merchant is flagged for the agent */
+            merchant_decline_flag_count: number;
+            /** @description CTS at or above which the zone is GREEN */
+            cts_green_threshold: number;
+            /** @description CTS at or above which the zone is AMBER */
+            cts_amber_threshold: number;
+            /** @description CTS at or above which the zone is RED (below: CRITICAL) */
+            cts_red_threshold: number;
+            /** @description cognitive_limit_multiplier in the AMBER zone */
+            cognitive_multiplier_amber: number;
+            /** @description cognitive_limit_multiplier in the RED zone */
+            cognitive_multiplier_red: number;
+            /** @description intent_anomaly_score at or above which the intent_anomaly gate declines */
+            intent_anomaly_threshold: number;
+            /** @description distinct merchants in one session before a new one is drift */
+            session_max_merchants: number;
+            /** @description consecutive DECLINEs that terminate a session */
+            session_max_consecutive_denials: number;
+            /** @description how long a STEP_UP can be confirmed, seconds */
+            step_up_window_seconds: number;
+            /** @description approved transactions needed for VERIFIED */
+            verified_min_successful_txns: number;
+            /** @description agent age needed for VERIFIED, hours */
+            verified_min_age_hours: number;
+            /** @description highest decline rate allowed for VERIFIED */
+            verified_max_decline_rate: number;
+            /** @description approved transactions needed for TRUSTED */
+            trusted_min_successful_txns: number;
+            /** @description agent age needed for TRUSTED, hours */
+            trusted_min_age_hours: number;
+            /** @description highest decline rate allowed for TRUSTED */
+            trusted_max_decline_rate: number;
+        };
+        /** @description POST /api/v1/thresholds/backtest: the proposed thresholds and the time range of the Principal's recorded decisions to replay under them. Call again with next_cursor (same overrides, from and to) for the rest of a range one call did not finish. */
+        ThresholdsBacktestRequest: {
+            /** @description A patch over the Principal's current overrides, as for PUT /thresholds (a number per field, null reverts a field to its platform default), restricted to the thresholds that act on stored scores: authorize_step_up_threshold, risk_score_hard_decline, cts_green_threshold, cts_amber_threshold, cts_red_threshold, cognitive_multiplier_amber, cognitive_multiplier_red, intent_anomaly_threshold. Empty or absent: the current thresholds. */
+            overrides?: Record<string, unknown>;
+            /**
+             * Format: date-time
+             * @description Decisions recorded at or after this instant
+             */
+            from: string;
+            /**
+             * Format: date-time
+             * @description Decisions recorded before this instant
+             */
+            to: string;
+            /** @description Decisions read at most by this call (default 5000); a call also stops after 2 seconds. next_cursor says where to go on. */
+            limit?: number;
+            /** @description next_cursor of the previous call */
+            cursor?: string;
+        };
+        /** @description POST /api/v1/thresholds/backtest: what the proposed thresholds would have decided for the decisions this call read, oldest first. */
+        ThresholdsBacktestResult: {
+            /** Format: date-time */
+            from: string;
+            /** Format: date-time */
+            to: string;
+            /** @description The replayable thresholds the decisions were decided again under (the current ones with the overrides applied) */
+            thresholds: {
+                [key: string]: number;
+            };
+            /** @description Decisions compared */
+            evaluated: number;
+            /** @description Decisions that would be (or were, in the shadow) another decision */
+            changed: number;
+            /** @description Decisions that stay the same with other gates fired */
+            gates_changed: number;
+            /** @description Decisions read without stored scores to compare (recorded before they were kept, or safe decisions of an outage) */
+            not_replayable: number;
+            /** @description Compared decisions of an agent that had an earlier changed decision (or the same decision with other gates) among those this call read: their stored scores came from agent state that the earlier change would have altered (windows, sessions, totals), so they are exact for the scores as recorded, not for the agent's altered history */
+            after_change: number;
+            /** @description Changed decisions by recorded -> other decision, most frequent first */
+            transitions: {
+                /** @enum {string} */
+                from: "APPROVE" | "DECLINE" | "STEP_UP";
+                /** @enum {string} */
+                to: "APPROVE" | "DECLINE" | "STEP_UP";
+                count: number;
+                /** @description Up to 10 authorization ids, oldest first (GET /authorize/log/{id}) */
+                sample_ids: string[];
+            }[];
+            /** @description Per gate: decisions it fired in as recorded (before) and in the other decision (after). The session_terminated gate that post-processing adds when a decision ends a session is not re-judged: it is left out of decisions decided again. */
+            gates: {
+                gate: string;
+                before: number;
+                after: number;
+            }[];
+            /** @description Decisions read by this call (evaluated + not_replayable) */
+            rows_read: number;
+            /**
+             * @description complete: the range is done; row_limit or time_budget: call again with next_cursor
+             * @enum {string}
+             */
+            stopped: "complete" | "row_limit" | "time_budget";
+            /** @description Send with the same overrides, from and to for the next decisions; null when the range is done. Counts are per call: add them up. */
+            next_cursor: string | null;
+        };
+        ThresholdsResetResponse: {
+            /** @constant */
+            status: "reset";
+            message: string;
+        };
+        /** @description PUT /api/v1/thresholds: any subset of the threshold fields; null reverts a field to its platform default. Ranges and the cross-field order are checked by the handler; defaults and ranges are in GET /api/v1/thresholds (platform_defaults) and docs/decision-engine.md. */
+        ThresholdsUpdateRequest: {
+            /** @description risk_score at or above which the decision is STEP_UP; null reverts to the platform default */
+            authorize_step_up_threshold?: number | null;
+            /** @description risk_score at or above which the decision is DECLINE; null reverts to the platform default */
+            risk_score_hard_decline?: number | null;
+            /** @description window of the spending-velocity gate, seconds; null reverts to the platform default */
+            risk_velocity_window_seconds?: number | null;
+            /** @description approved transactions allowed in the velocity window; null reverts to the platform default */
+            risk_velocity_max_count?: number | null;
+            /** @description window of the rapid-fire gate, seconds; null reverts to the platform default */
+            rapid_fire_window_seconds?: number | null;
+            /** @description requests (any decision) allowed in the rapid-fire window; null reverts to the platform default */
+            rapid_fire_max_count?: number | null;
+            /** @description amount above this multiple of the agent mean approved amount is an outlier; null reverts to the platform default */
+            amount_outlier_multiplier?: number | null;
+            /** @description approved transactions needed before outliers are judged; null reverts to the platform default */
+            amount_outlier_min_history?: number | null;
+            /** @description declines at one merchant after which the merchant is flagged for the agent; null reverts to the platform default */
+            merchant_decline_flag_count?: number | null;
+            /** @description CTS at or above which the zone is GREEN; null reverts to the platform default */
+            cts_green_threshold?: number | null;
+            /** @description CTS at or above which the zone is AMBER; null reverts to the platform default */
+            cts_amber_threshold?: number | null;
+            /** @description CTS at or above which the zone is RED (below: CRITICAL); null reverts to the platform default */
+            cts_red_threshold?: number | null;
+            /** @description cognitive_limit_multiplier in the AMBER zone; null reverts to the platform default */
+            cognitive_multiplier_amber?: number | null;
+            /** @description cognitive_limit_multiplier in the RED zone; null reverts to the platform default */
+            cognitive_multiplier_red?: number | null;
+            /** @description intent_anomaly_score at or above which the intent_anomaly gate declines; null reverts to the platform default */
+            intent_anomaly_threshold?: number | null;
+            /** @description distinct merchants in one session before a new one is drift; null reverts to the platform default */
+            session_max_merchants?: number | null;
+            /** @description consecutive DECLINEs that terminate a session; null reverts to the platform default */
+            session_max_consecutive_denials?: number | null;
+            /** @description how long a STEP_UP can be confirmed, seconds; null reverts to the platform default */
+            step_up_window_seconds?: number | null;
+            /** @description approved transactions needed for VERIFIED; null reverts to the platform default */
+            verified_min_successful_txns?: number | null;
+            /** @description agent age needed for VERIFIED, hours; null reverts to the platform default */
+            verified_min_age_hours?: number | null;
+            /** @description highest decline rate allowed for VERIFIED; null reverts to the platform default */
+            verified_max_decline_rate?: number | null;
+            /** @description approved transactions needed for TRUSTED; null reverts to the platform default */
+            trusted_min_successful_txns?: number | null;
+            /** @description agent age needed for TRUSTED, hours; null reverts to the platform default */
+            trusted_min_age_hours?: number | null;
+            /** @description highest decline rate allowed for TRUSTED; null reverts to the platform default */
+            trusted_max_decline_rate?: number | null;
+        };
+        ThresholdsUpdateResponse: {
+            /** @constant */
+            status: "updated";
+            /** @description fields whose effective value changed, sorted */
+            fields_changed: string[];
+            effective_thresholds: components["schemas"]["ThresholdValues"];
+        };
+        /** @description GET /api/v1/thresholds: the effective thresholds, the Principal's overrides and the platform defaults. */
+        ThresholdsView: {
+            thresholds: components["schemas"]["ThresholdValues"];
+            overrides: {
+                [key: string]: number;
+            };
+            platform_defaults: components["schemas"]["ThresholdValues"];
+        };
+        Webhook: {
+            id: string;
+            url: string;
+            event_types: string[];
+            description: string | null;
+            active: boolean;
+            consecutive_failures: number;
+            /** Format: date-time */
+            last_delivery_at: string | null;
+            /** @description HTTP status of the last attempt; null before any attempt or when no response arrived. */
+            last_status_code: number | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        WebhookCreateRequest: {
+            /** @description Public HTTPS URL receiving the signed POSTs. */
+            url: string;
+            /** @description Event types to receive; "*" means all, including future types. */
+            event_types: components["schemas"]["WebhookEventTypeName"][];
+            description?: string;
+        };
+        WebhookCreated: {
+            webhook: components["schemas"]["Webhook"];
+            /** @description Shown once: keys X-Mandate-Signature and webhook-signature. */
+            signing_secret: string;
+        };
+        WebhookDeliveryList: {
+            items: {
+                event_id: string;
+                event_type: string;
+                /** @enum {string} */
+                status: "pending" | "succeeded" | "failed";
+                attempts: number;
+                /** Format: date-time */
+                next_attempt_at: string | null;
+                last_status_code: number | null;
+                last_error: string | null;
+                /** Format: date-time */
+                created_at?: string;
+                attempt_log?: {
+                    attempt?: number;
+                    succeeded?: boolean;
+                    status_code?: number | null;
+                    error?: string | null;
+                    duration_ms?: number;
+                    /** Format: date-time */
+                    attempted_at?: string;
+                }[];
+            }[];
+        };
+        WebhookDeliveryListQuery: {
+            /** @description 1 to 100, default 20. */
+            limit?: string;
+            /** @enum {string} */
+            status?: "pending" | "succeeded" | "failed";
+        };
+        WebhookEventCatalog: {
+            event_types: {
+                type: string;
+                description: string;
+                sample_payload: Record<string, unknown>;
+            }[];
+            wildcard: string;
+        };
+        /**
+         * @description A webhook event type, an alias of one (kya.zone.red, kya.zone.critical) or the wildcard "*".
+         * @enum {string}
+         */
+        WebhookEventTypeName: "gate.fired" | "authorization.decline" | "cts.red" | "cts.critical" | "session.terminate" | "trust.promotion" | "step_up.created" | "webhook.delivery_exhausted" | "authorization.captured" | "authorization.released" | "authorization.expired" | "authorization.refunded" | "budget.threshold_reached" | "budget.exhausted" | "mandate.updated" | "mandate.revoked" | "principal_budget.threshold_reached" | "principal_budget.exhausted" | "kya.zone.red" | "kya.zone.critical" | "*";
+        WebhookList: {
+            items: components["schemas"]["Webhook"][];
+            /** @description Pass as cursor for the next page; null at the end. */
+            next_cursor: string | null;
+        };
+        WebhookListQuery: {
+            /** @description 1 to 100, default 20. */
+            limit?: string;
+            cursor?: string;
+        };
+        WebhookRangeRedeliverResult: {
+            /** @enum {string} */
+            status: "queued";
+            webhook_id: string;
+            /** @description The event, when one was asked for */
+            event_id?: string;
+            /** @description Deliveries queued by this call */
+            queued: number;
+            /** @description Failed deliveries remain in the range beyond the limit */
+            more: boolean;
+            /**
+             * Format: date-time
+             * @description Call again with this as from (same to) for the rest; null when none remain
+             */
+            next_from: string | null;
+        };
+        /** @description Body of POST /api/v1/webhooks/{webhook_id}/redeliver: one event (event_id), or the failed deliveries of events recorded in [from, to). */
+        WebhookRedeliverRequest: {
+            /** @description One event to deliver again */
+            event_id?: string;
+            /**
+             * Format: date-time
+             * @description Events recorded at or after this instant
+             */
+            from?: string;
+            /**
+             * Format: date-time
+             * @description Events recorded before this instant
+             */
+            to?: string;
+            /** @description Deliveries queued at most by this call (default and maximum 1000); the answer says whether more remain */
+            limit?: number;
+        };
+        WebhookRedeliverResult: {
+            /** @enum {string} */
+            status: "queued";
+            webhook_id: string;
+            event_id: string;
+        };
+        /** @description Body of POST /api/v1/webhooks/{webhook_id}/rotate-secret (optional). */
+        WebhookRotateSecretRequest: {
+            /** @description Seconds during which deliveries are signed with both the new and the previous secret (default 86400; 0 ends the previous secret at once) */
+            grace_period_seconds?: number;
+        };
+        WebhookSecretRotated: {
+            webhook_id: string;
+            /** @description The new secret, shown once: signs every delivery from now on. */
+            signing_secret: string;
+            /**
+             * Format: date-time
+             * @description Until then deliveries also carry a signature with the previous secret; null with a grace period of 0.
+             */
+            previous_secret_expires_at: string | null;
+        };
+        WebhookTestQuery: {
+            /**
+             * @default gate.fired
+             * @enum {string}
+             */
+            event_type?: "gate.fired" | "authorization.decline" | "cts.red" | "cts.critical" | "session.terminate" | "trust.promotion" | "step_up.created" | "authorization.captured" | "authorization.released" | "authorization.expired" | "authorization.refunded" | "budget.threshold_reached" | "budget.exhausted" | "mandate.updated" | "mandate.revoked" | "principal_budget.threshold_reached" | "principal_budget.exhausted" | "kya.zone.red" | "kya.zone.critical";
+        };
+        WebhookTestResult: {
+            /** @enum {string} */
+            status: "delivered" | "failed";
+            event_type: string;
+            event_id?: string;
+            status_code?: number | null;
+            message: string;
+        };
+        WebhookUpdateRequest: {
+            url?: string;
+            event_types?: components["schemas"]["WebhookEventTypeName"][];
+            description?: string | null;
+            /** @description true re-enables a webhook and resets consecutive_failures. */
+            active?: boolean;
+        };
+        common: {
+            $defs: {
+                /** @description Decimal amount without minor units, as a string or a number, greater than 0, with at most the currency's ISO 4217 minor units as written (USD 2, JPY 0, BHD 3). A JSON number is read from its source text, exponent notation included (1E2 is 100; 1e-7 USD is refused). */
+                amount: string | number;
+                /** @description ISO 4217 code */
+                currency: string;
+                /** @description ISO 3166-1 alpha-2 or alpha-3 */
+                country: string;
+                mcc: string;
+                /** Format: date-time */
+                timestamp: string;
+                /** @description Arbitrary key/value pairs, stored and returned as given. */
+                metadata: Record<string, unknown>;
+                e164: string;
+                error: {
+                    error: string;
+                    message: string;
+                    status: number;
+                    request_id: string;
+                    details?: {
+                        field: string;
+                        message: string;
+                    }[];
+                    /** @description Every field error of the request at once (at most 50), each with a stable machine code (required, unknown_field, type, format, pattern, too_short, too_long, enum, minimum, maximum, invalid_amount, ...) and a message for people. Present whenever details is, in the same order. */
+                    errors?: {
+                        /** @description Dotted path of the field, e.g. intent_context.task_reference; (body) for the body itself. */
+                        field: string;
+                        code: string;
+                        message: string;
+                    }[];
+                };
+            };
+        };
+    };
+    responses: never;
+    parameters: never;
+    requestBodies: never;
+    headers: never;
+    pathItems: never;
+}
+export type $defs = Record<string, never>;
+export type operations = Record<string, never>;
