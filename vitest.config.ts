@@ -15,7 +15,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'suite',
-          include: ['test/**/*.test.ts'],
+          include: ['test/**/*.test.ts', 'packages/client/test/**/*.test.ts'],
           exclude: ['test/drills/**'],
           maxWorkers: 2,
           sequence: { groupOrder: 0 },
