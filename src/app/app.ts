@@ -2,10 +2,8 @@
 // Tests start it in-process on port 0; src/main.ts starts it for `npm start`.
 import { availableParallelism } from 'node:os';
 import type { Logger } from 'pino';
-import { clientRateLimitRoutes, syncClientLimits } from '../admin/client-rate-limits.js';
+import { syncClientLimits } from '../admin/client-rate-limits.js';
 import { mirrorTenants } from '../admin/provisioning.js';
-import { adminRoutes } from '../admin/routes.js';
-import { authRoutes } from '../auth/routes.js';
 import { startAuth } from '../auth/service.js';
 import { InstanceRegistry } from '../cluster/instances.js';
 import { startCluster } from '../cluster/start.js';
@@ -17,25 +15,18 @@ import { CpuLoad, TenantShares } from '../http/fair-share.js';
 import { RequestLimits } from '../http/rate-limit.js';
 import { Router } from '../http/router.js';
 import { HttpServer } from '../http/server.js';
-import type { RouteDef } from '../http/types.js';
 import { collectOutboxBacklog, collectShardStats, collectWebhookOutcomes } from '../observability/instrument.js';
 import { createLogger } from '../observability/logger.js';
 import { ServiceMetrics } from '../observability/metrics.js';
-import { metricsRoutes } from '../observability/metrics-routes.js';
-import { onboardingRoutes } from '../onboarding/routes.js';
-import { receiptKeyRoutes } from '../receipts/routes.js';
-import { authorizeRoutes } from '../runtime/authorize-routes.js';
 import { HoldExpirySweep } from '../runtime/hold-expiry.js';
 import { RangeRunner } from '../runtime/range-runner.js';
-import { runtimeRoutes } from '../runtime/routes.js';
 import { loadSecretBox, resealOpened, resealSecrets } from '../secrets/service.js';
 import { openDatabases } from '../storage/db.js';
 import { IdempotencySweep } from '../storage/idempotency-sweep.js';
-import { webhookRoutes } from '../webhooks/routes.js';
-import { docsRoutes } from './docs-routes.js';
 import { hasPendingWork } from './pending-work.js';
+import { serviceRoutes } from './route-table.js';
 import type { Services } from './services.js';
-import { type ReadinessCheck, systemRoutes } from './system-routes.js';
+import type { ReadinessCheck } from './system-routes.js';
 
 export interface RunningApp {
   readonly port: number;
@@ -128,11 +119,6 @@ export async function startApp(config: Config, options: { log?: Logger } = {}): 
   const readiness: ReadinessCheck[] = [{ name: 'events', check: () => events.ready() }];
 
   const router = new Router();
-  const routes: RouteDef[] = [
-    ...systemRoutes(services, readiness, () => router.routes),
-    ...docsRoutes(),
-    ...metricsRoutes(metrics),
-  ];
   const rateLimiter = new RequestLimits(
     { requestsPerSecond: config.rateLimitRequestsPerSecond, burstRequests: config.rateLimitBurstRequests },
     { requestsPerSecond: config.rateLimitClientRequestsPerSecond, burstRequests: config.rateLimitClientBurstRequests },
@@ -141,16 +127,6 @@ export async function startApp(config: Config, options: { log?: Logger } = {}): 
   const clientLimits = syncClientLimits(dbs, rateLimiter, log);
   closers.push(async () => clientLimits.stop());
   await clientLimits.ready;
-  routes.push(...authRoutes(auth, config.oauthTokenTtlSeconds), ...adminRoutes(config, dbs, auth));
-  routes.push(
-    ...clientRateLimitRoutes(dbs, rateLimiter, {
-      credentialRequestsPerSecond: config.rateLimitRequestsPerSecond,
-      credentialBurstRequests: config.rateLimitBurstRequests,
-      clientRequestsPerSecond: config.rateLimitClientRequestsPerSecond,
-      clientBurstRequests: config.rateLimitClientBurstRequests,
-    }),
-  );
-  routes.push(...receiptKeyRoutes(dbs, auth));
   // Fair share holds tenants to their share only while the process is short of CPU (CpuLoad):
   // half the cores its threads (the edge and the shard workers) can use on this machine.
   const cpuLoad = new CpuLoad(0.5 * Math.min(availableParallelism(), config.workers + 1));
@@ -163,20 +139,14 @@ export async function startApp(config: Config, options: { log?: Logger } = {}): 
         })
       : null;
   metrics.decisionsInFlight.collect(() => [[[], fairShare?.inFlight ?? 0]]);
-  routes.push(
-    ...authorizeRoutes({
-      engine,
-      dbs,
-      log,
-      onDecision: (decision, gates, seconds) => metrics.decision(decision, gates, seconds),
-      onDryRun: (disclosure) => metrics.dryRuns.labels(disclosure).inc(),
-      fairShare,
-      onFairShareRefused: (level) => metrics.fairShareRefused.labels(level).inc(),
-    }),
-  );
-  routes.push(...runtimeRoutes(services));
-  routes.push(...onboardingRoutes(engine));
-  routes.push(...webhookRoutes(config, events, secrets));
+  const routes = serviceRoutes({
+    services,
+    readiness,
+    allRoutes: () => router.routes,
+    rateLimiter,
+    fairShare,
+    secrets,
+  });
   collectShardStats(
     metrics,
     () => local.stats(),
