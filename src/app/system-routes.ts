@@ -20,6 +20,7 @@ export function systemRoutes(
       method: 'GET',
       path: '/health',
       auth: 'none',
+      operationId: 'getHealth',
       summary: 'Process liveness',
       handler: () => json(200, { status: 'ok' }),
     },
@@ -27,6 +28,7 @@ export function systemRoutes(
       method: 'GET',
       path: '/ready',
       auth: 'none',
+      operationId: 'getReadiness',
       summary: 'Readiness: databases and event bus reachable',
       handler: async () => {
         const checks: Record<string, boolean> = { databases: await services.dbs.ping() };
@@ -47,6 +49,7 @@ export function systemRoutes(
       method: 'GET',
       path: '/api/v1/openapi.json',
       auth: 'none',
+      operationId: 'getOpenApiDocument',
       summary: 'The public API as an OpenAPI 3.1 document',
       handler: () => {
         openapi ??= JSON.stringify(buildOpenApi(allRoutes()));

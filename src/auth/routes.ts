@@ -22,6 +22,8 @@ export function authRoutes(auth: AuthService, tokenTtlSeconds: number): RouteDef
       body: 'OAuthTokenRequest',
       response: 'OAuthTokenResponse',
       successStatus: 200,
+      errors: ['unsupported_grant_type', 'unauthorized', 'forbidden', 'rate_limited'],
+      operationId: 'issueAccessToken',
       summary: 'Exchange a Principal id and API key for an access token (client_credentials)',
       handler: async (ctx) => {
         const body = ctx.body as TokenRequest;
@@ -48,6 +50,7 @@ export function authRoutes(auth: AuthService, tokenTtlSeconds: number): RouteDef
       path: '/.well-known/jwks.json',
       auth: 'none',
       response: 'Jwks',
+      operationId: 'getJwks',
       summary: 'The public keys (Ed25519, EdDSA) that verify access tokens (sk_) and decision receipts (rk_)',
       handler: () =>
         json(

@@ -2,7 +2,7 @@
 // method, path, credential plane and schemas; its handler gets a RequestContext typed by the
 // route's credential plane and returns a Reply or throws an ApiError.
 import type { AdminAuth, AuthContext, ClientAuth, PrincipalAuth } from '../auth/types.js';
-import type { ErrorDetail } from '../errors/registry.js';
+import type { ErrorCode, ErrorDetail } from '../errors/registry.js';
 import type { Sql } from '../storage/db.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -97,6 +97,17 @@ export interface RouteFor<A extends AuthMode> {
   successStatus?: number;
   /** One line for the OpenAPI document. */
   summary: string;
+  /**
+   * The operation's name in the OpenAPI document, a camelCase verb phrase (`createAgent`), from
+   * which client generators name their methods: every public route has one, unique, and it does
+   * not change once published.
+   */
+  operationId?: string;
+  /**
+   * Error codes the handler answers besides those the edge answers on every route of its kind
+   * (src/app/openapi.ts errorCodes), for the OpenAPI document.
+   */
+  errors?: readonly ErrorCode[];
   /** Excluded from the public OpenAPI document (operator plane). */
   internal?: boolean;
   /** Also accepts application/x-www-form-urlencoded bodies (only /oauth/token). */

@@ -43,6 +43,15 @@ export function onboardingRoutes(engine: Pick<DecisionEngine, 'invalidateAgent'>
       body: 'OnboardRequest',
       response: 'OnboardResponse',
       successStatus: 201,
+      idempotencyKey: true,
+      errors: [
+        'duplicate_client_customer_ref',
+        'program_not_owned',
+        'attestation_required',
+        'invalid_phone_format',
+        'principal_not_in_program',
+      ],
+      operationId: 'onboard',
       summary: 'Create a Principal, its first Agent and a Mandate atomically (202 when verification is pending)',
       handler: (ctx) => {
         const { auth } = ctx;
@@ -65,6 +74,9 @@ export function onboardingRoutes(engine: Pick<DecisionEngine, 'invalidateAgent'>
       body: 'PrincipalCreateRequest',
       response: 'Principal',
       successStatus: 201,
+      idempotencyKey: true,
+      errors: ['duplicate_client_customer_ref', 'program_not_owned', 'attestation_required', 'invalid_phone_format'],
+      operationId: 'createPrincipal',
       summary: 'Register a Principal and enroll it in Programs (202 when verification is pending)',
       handler: (ctx) => {
         const { auth } = ctx;
@@ -80,6 +92,7 @@ export function onboardingRoutes(engine: Pick<DecisionEngine, 'invalidateAgent'>
       path: '/api/v1/principals/:principal_id',
       auth: 'principal',
       response: 'Principal',
+      operationId: 'getPrincipal',
       summary: "The calling Principal's own record",
       handler: async (ctx) => {
         if (ctx.params.principal_id !== ctx.auth.principalId) {
@@ -97,6 +110,8 @@ export function onboardingRoutes(engine: Pick<DecisionEngine, 'invalidateAgent'>
       body: 'PrincipalProgramsRequest',
       response: 'PrincipalPrograms',
       successStatus: 200,
+      errors: ['program_not_owned'],
+      operationId: 'enrollPrincipalInProgram',
       summary: 'Enroll a Principal in a Program (idempotent)',
       handler: async (ctx) => {
         const { auth, db } = ctx;
@@ -114,6 +129,9 @@ export function onboardingRoutes(engine: Pick<DecisionEngine, 'invalidateAgent'>
       body: 'OnboardAgentCreateRequest',
       response: 'OnboardAgent',
       successStatus: 201,
+      idempotencyKey: true,
+      errors: ['principal_not_in_program'],
+      operationId: 'createPrincipalAgent',
       summary: 'Register an Agent under a Principal',
       handler: (ctx) => {
         const { auth } = ctx;
@@ -130,6 +148,7 @@ export function onboardingRoutes(engine: Pick<DecisionEngine, 'invalidateAgent'>
       path: '/api/v1/principals/:principal_id/agents',
       auth: 'client',
       response: 'OnboardAgentList',
+      operationId: 'listPrincipalAgents',
       summary: "A Principal's agents",
       handler: async (ctx) => {
         const { auth, db } = ctx;
@@ -145,6 +164,8 @@ export function onboardingRoutes(engine: Pick<DecisionEngine, 'invalidateAgent'>
       body: 'OnboardMandateCreateRequest',
       response: 'OnboardMandate',
       successStatus: 201,
+      idempotencyKey: true,
+      operationId: 'createAgentMandate',
       summary: 'Grant a Mandate to an Agent',
       handler: async (ctx) => {
         const { auth } = ctx;
@@ -173,6 +194,8 @@ export function onboardingRoutes(engine: Pick<DecisionEngine, 'invalidateAgent'>
       auth: 'client',
       response: 'PrincipalSandboxKey',
       successStatus: 201,
+      errors: ['sandbox_only'],
+      operationId: 'createSandboxKey',
       summary: 'Issue a sandbox API key for a Principal (sandbox Client key only)',
       handler: async (ctx) => {
         const { auth, db } = ctx;

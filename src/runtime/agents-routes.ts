@@ -61,6 +61,7 @@ export function agentsRoutes(services: Services): RouteDef[] {
       body: 'RuntimeAgentCreateRequest',
       response: 'RuntimeAgent',
       successStatus: 201,
+      operationId: 'createAgent',
       summary: 'Register an agent under the calling Principal',
       handler: async (ctx) => {
         const { auth, db } = ctx;
@@ -116,6 +117,7 @@ export function agentsRoutes(services: Services): RouteDef[] {
       auth: 'principal',
       query: 'RuntimeAgentListQuery',
       response: 'RuntimeAgentList',
+      operationId: 'listAgents',
       summary: "The caller's agents, newest first, paged",
       handler: async (ctx) => {
         const { auth, db } = ctx;
@@ -135,6 +137,7 @@ export function agentsRoutes(services: Services): RouteDef[] {
       path: '/api/v1/agents/:agent_id',
       auth: 'principal',
       response: 'RuntimeAgent',
+      operationId: 'getAgent',
       summary: "One of the caller's agents",
       handler: async (ctx) => {
         const { auth, db } = ctx;
@@ -149,6 +152,7 @@ export function agentsRoutes(services: Services): RouteDef[] {
       path: '/api/v1/agents/:agent_id/metrics',
       auth: 'principal',
       response: 'RuntimeAgentMetrics',
+      operationId: 'getAgentMetrics',
       summary: "An agent's decision counts and trust promotion eligibility",
       handler: async (ctx) => {
         const { auth, db } = ctx;
@@ -161,6 +165,8 @@ export function agentsRoutes(services: Services): RouteDef[] {
       auth: 'principal',
       body: 'RuntimeAgentStatusRequest',
       response: 'RuntimeAgentStatusResponse',
+      errors: ['invalid_status_transition'],
+      operationId: 'setAgentStatus',
       summary: 'Suspend, reactivate or revoke an agent (REVOKED is final)',
       handler: async (ctx) => {
         const { auth, db } = ctx;

@@ -440,6 +440,7 @@ export function authorizeRoutes(deps: AuthorizeRouteDeps): RouteDef[] {
       body: 'AuthorizeRequest',
       response: 'AuthorizeResponse',
       successStatus: 200,
+      operationId: 'authorize',
       summary: 'Decide a transaction an agent attempts (APPROVE, DECLINE or STEP_UP)',
       fieldErrors: authorizeFieldErrors,
       handler: authorize,
@@ -457,6 +458,7 @@ export function authorizeRoutes(deps: AuthorizeRouteDeps): RouteDef[] {
       body: 'AuthorizeRequest',
       response: 'ExplainResponse',
       successStatus: 200,
+      operationId: 'explainAuthorization',
       summary:
         'Dry run: the decision /authorize would give now, with each gate score, threshold and margin, the limits and caps (records nothing)',
       fieldErrors: authorizeFieldErrors,
@@ -489,6 +491,7 @@ export function authorizeRoutes(deps: AuthorizeRouteDeps): RouteDef[] {
       path: '/api/v1/authorize/log/:authorization_id',
       auth: 'principal',
       response: 'AuthorizationLogEntry',
+      operationId: 'getAuthorizationLogEntry',
       summary: 'One authorization audit log entry of the calling Principal',
       handler: async (ctx) => {
         const { auth, db: sql } = ctx;
@@ -525,6 +528,7 @@ export function authorizeRoutes(deps: AuthorizeRouteDeps): RouteDef[] {
       auth: 'principal',
       query: 'AuthorizationLogQuery',
       response: 'AuthorizationLogPage',
+      operationId: 'listAgentAuthorizationLog',
       summary: "An agent's authorization log, newest first, cursor-paged",
       handler: async (ctx) => {
         const { auth, db: sql } = ctx;

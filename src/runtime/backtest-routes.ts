@@ -41,6 +41,8 @@ export function backtestRoutes(ranges: RangeRunner): RouteDef[] {
       body: 'ThresholdsBacktestRequest',
       response: 'ThresholdsBacktestResult',
       successStatus: 200,
+      errors: ['invalid_thresholds'],
+      operationId: 'backtestThresholds',
       summary: "Replay the Principal's recorded decisions of a time range under proposed thresholds",
       fieldErrors: (_ctx, raw) => backtestFieldErrors(raw),
       handler: async (ctx) => {

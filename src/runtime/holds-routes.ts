@@ -85,6 +85,7 @@ export function holdsRoutes(services: Services): RouteDef[] {
       idempotencyKey: true,
       response: 'HoldCaptureResponse',
       successStatus: 200,
+      operationId: 'captureAuthorization',
       summary: 'Capture a hold (all of it, or `amount` of it and release the rest)',
       handler: async (ctx) => {
         const amount = await amountOf(ctx, currencyOf(ctx));
@@ -100,6 +101,7 @@ export function holdsRoutes(services: Services): RouteDef[] {
       idempotencyKey: true,
       response: 'HoldReleaseResponse',
       successStatus: 200,
+      operationId: 'releaseAuthorization',
       summary: 'Release a hold: its whole amount goes back to the budget',
       handler: (ctx) => operate(ctx, (tx, principalId, id) => releaseHold(tx, principalId, id)),
     },
@@ -112,6 +114,7 @@ export function holdsRoutes(services: Services): RouteDef[] {
       idempotencyKey: true,
       response: 'HoldRefundResponse',
       successStatus: 200,
+      operationId: 'refundAuthorization',
       summary: 'Refund a captured authorization (all that is left, or `amount`)',
       handler: async (ctx) => {
         const amount = await amountOf(ctx, currencyOf(ctx));

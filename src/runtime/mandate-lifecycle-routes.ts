@@ -57,6 +57,8 @@ export function mandateLifecycleRoutes(services: Services): RouteDef[] {
       body: 'RuntimeMandateUpdateRequest',
       idempotencyKey: true,
       response: 'RuntimeMandate',
+      errors: ['no_fields_to_update'],
+      operationId: 'updateMandate',
       summary: "Amend an ACTIVE mandate's limits, lists or valid_until (null removes an optional limit or list)",
       handler: (ctx) => {
         exactAmounts(ctx, PATCH_AMOUNT_PATHS);
@@ -73,6 +75,7 @@ export function mandateLifecycleRoutes(services: Services): RouteDef[] {
       idempotencyKey: true,
       response: 'RuntimeMandate',
       successStatus: 200,
+      operationId: 'revokeMandate',
       summary: 'Revoke a mandate: status REVOKED, every later decision on it declines (final)',
       handler: (ctx) => {
         const { reason } = bodyOf<{ reason: string }>(ctx);

@@ -73,6 +73,7 @@ export function mandatesRoutes(services: Services): RouteDef[] {
       body: 'RuntimeMandateCreateRequest',
       response: 'RuntimeMandate',
       successStatus: 201,
+      operationId: 'createMandate',
       summary: "Grant one of the caller's agents a mandate",
       handler: async (ctx) => {
         const { auth, db } = ctx;
@@ -167,6 +168,7 @@ export function mandatesRoutes(services: Services): RouteDef[] {
       path: '/api/v1/mandates/:mandate_id',
       auth: 'principal',
       response: 'RuntimeMandate',
+      operationId: 'getMandate',
       summary: "One of the caller's mandates",
       handler: async (ctx) => {
         const { auth, db } = ctx;
@@ -181,6 +183,7 @@ export function mandatesRoutes(services: Services): RouteDef[] {
       auth: 'principal',
       query: 'RuntimeMandateListQuery',
       response: 'RuntimeMandateList',
+      operationId: 'listAgentMandates',
       summary: "The mandates of one of the caller's agents, newest first",
       handler: async (ctx) => {
         const { auth, db } = ctx;

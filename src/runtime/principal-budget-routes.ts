@@ -95,6 +95,7 @@ export function principalBudgetRoutes(services: Services): RouteDef[] {
       path,
       auth: 'principal',
       response: 'PrincipalBudget',
+      operationId: 'getPrincipalBudget',
       summary: "The Principal's budget for all of its agents and its usage in the current window",
       handler: async (ctx) => {
         const auth = ownPrincipal(ctx);
@@ -110,6 +111,7 @@ export function principalBudgetRoutes(services: Services): RouteDef[] {
       auth: 'principal',
       body: 'PrincipalBudgetRequest',
       response: 'PrincipalBudget',
+      operationId: 'setPrincipalBudget',
       summary: "Set the Principal's budget for all of its agents (per day, week, month or year)",
       handler: async (ctx) => {
         const auth = ownPrincipal(ctx);
@@ -158,6 +160,7 @@ export function principalBudgetRoutes(services: Services): RouteDef[] {
       path,
       auth: 'principal',
       successStatus: 204,
+      operationId: 'deletePrincipalBudget',
       summary: "Remove the Principal's budget (its agents are then bound by their mandates only)",
       handler: async (ctx) => {
         const auth = ownPrincipal(ctx);

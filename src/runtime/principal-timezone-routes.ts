@@ -17,6 +17,7 @@ export function principalTimezoneRoutes(services: Services): RouteDef[] {
       path: '/api/v1/principals/:principal_id/timezone',
       auth: 'principal',
       response: 'PrincipalTimezone',
+      operationId: 'getPrincipalTimezone',
       summary: "The Principal's time zone (calendar windows of the mandate caps)",
       handler: async (ctx) => {
         const auth = ownPrincipal(ctx);
@@ -33,6 +34,8 @@ export function principalTimezoneRoutes(services: Services): RouteDef[] {
       auth: 'principal',
       body: 'PrincipalTimezone',
       response: 'PrincipalTimezone',
+      errors: ['invalid_timezone'],
+      operationId: 'setPrincipalTimezone',
       summary: "Set the Principal's IANA time zone (default UTC)",
       handler: async (ctx) => {
         const auth = ownPrincipal(ctx);

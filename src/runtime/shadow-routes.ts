@@ -68,6 +68,7 @@ export function shadowRoutes(services: Services): RouteDef[] {
       path: '/api/v1/thresholds/shadow',
       auth: 'principal',
       response: 'ShadowThresholdsView',
+      operationId: 'getShadowThresholds',
       summary: 'The shadow thresholds evaluated next to every decision without effect',
       handler: async (ctx) => {
         const { db } = ctx;
@@ -83,6 +84,8 @@ export function shadowRoutes(services: Services): RouteDef[] {
       auth: 'principal',
       body: 'ShadowThresholdsUpdateRequest',
       response: 'ShadowThresholdsUpdateResponse',
+      errors: ['no_fields_to_update', 'invalid_thresholds'],
+      operationId: 'updateShadowThresholds',
       summary: 'Set shadow thresholds (a patch; null removes a field from the shadow set)',
       fieldErrors: (_ctx, raw) => replayablePatchErrors(raw, ''),
       handler: async (ctx) => {
@@ -136,6 +139,7 @@ export function shadowRoutes(services: Services): RouteDef[] {
       path: '/api/v1/thresholds/shadow',
       auth: 'principal',
       response: 'ThresholdsResetResponse',
+      operationId: 'deleteShadowThresholds',
       summary: 'Stop evaluating shadow thresholds',
       handler: async (ctx) => {
         const { auth, db } = ctx;
@@ -166,6 +170,7 @@ export function shadowRoutes(services: Services): RouteDef[] {
       auth: 'principal',
       query: 'ShadowReportQuery',
       response: 'ShadowReport',
+      operationId: 'getShadowReport',
       summary: 'Where the shadow decisions of a time range differ from the real ones',
       handler: async (ctx) => {
         const { principalId, environment } = ctx.auth;

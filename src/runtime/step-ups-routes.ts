@@ -112,6 +112,7 @@ export function stepUpsRoutes(services: Services): RouteDef[] {
       path: '/api/v1/principals/:principal_id/step-up-policy',
       auth: 'principal',
       response: 'PrincipalStepUpPolicy',
+      operationId: 'getStepUpPolicy',
       summary: 'Who clears a STEP_UP of the Principal agents: the agent (default) or the Principal',
       handler: async (ctx) => {
         const auth = ownPrincipal(ctx);
@@ -128,6 +129,7 @@ export function stepUpsRoutes(services: Services): RouteDef[] {
       auth: 'principal',
       body: 'PrincipalStepUpPolicy',
       response: 'PrincipalStepUpPolicy',
+      operationId: 'setStepUpPolicy',
       summary: 'Set who clears a STEP_UP: agent (re-send with step_up_confirmed) or principal (confirm first)',
       handler: async (ctx) => {
         const auth = ownPrincipal(ctx);
@@ -156,6 +158,7 @@ export function stepUpsRoutes(services: Services): RouteDef[] {
       path: '/api/v1/step-ups/:step_up_id',
       auth: 'principal',
       response: 'StepUp',
+      operationId: 'getStepUp',
       summary: 'Where a step-up stands (PENDING, CONFIRMED, USED, EXPIRED)',
       handler: async (ctx) => {
         const { auth, db } = ctx;
@@ -170,6 +173,14 @@ export function stepUpsRoutes(services: Services): RouteDef[] {
       bodyOptional: true,
       response: 'StepUp',
       successStatus: 200,
+      errors: [
+        'step_up_confirmation_forbidden',
+        'invalid_step_up_code',
+        'step_up_not_pending',
+        'step_up_expired',
+        'step_up_code_locked',
+      ],
+      operationId: 'confirmStepUp',
       summary: 'Confirm a step-up: with the Principal credential, or with the one-time code of step_up.created',
       handler: (ctx) => confirm(services, ctx),
     },

@@ -55,6 +55,7 @@ export function thresholdsRoutes(services: Services): RouteDef[] {
       path: '/api/v1/thresholds',
       auth: 'principal',
       response: 'ThresholdsView',
+      operationId: 'getThresholds',
       summary: 'Effective decision thresholds, the overrides and the platform defaults',
       handler: async (ctx) => {
         const { db } = ctx;
@@ -73,6 +74,8 @@ export function thresholdsRoutes(services: Services): RouteDef[] {
       auth: 'principal',
       body: 'ThresholdsUpdateRequest',
       response: 'ThresholdsUpdateResponse',
+      errors: ['no_fields_to_update', 'invalid_thresholds'],
+      operationId: 'updateThresholds',
       summary: 'Override any subset of thresholds; null reverts a field to its default',
       handler: async (ctx) => {
         const { auth, db } = ctx;
@@ -114,6 +117,7 @@ export function thresholdsRoutes(services: Services): RouteDef[] {
       path: '/api/v1/thresholds',
       auth: 'principal',
       response: 'ThresholdsResetResponse',
+      operationId: 'resetThresholds',
       summary: 'Remove every threshold override',
       handler: async (ctx) => {
         const { auth, db } = ctx;

@@ -39,6 +39,7 @@ export function webhookRecoveryRoutes(events: EventsService, secrets: SecretBox)
       auth: 'principal_key',
       body: 'WebhookRotateSecretRequest',
       response: 'WebhookSecretRotated',
+      operationId: 'rotateWebhookSecret',
       summary: 'Rotate the signing secret; deliveries carry both signatures during the grace period',
       handler: async (ctx) => {
         const { auth, db: sql } = ctx;
@@ -83,6 +84,7 @@ export function webhookRecoveryRoutes(events: EventsService, secrets: SecretBox)
       body: 'WebhookRedeliverRequest',
       response: 'WebhookRangeRedeliverResult',
       successStatus: 202,
+      operationId: 'redeliverWebhookEvents',
       summary: 'Deliver again one event, or the failed deliveries of a time range (bounded per call)',
       fieldErrors: (_ctx, raw) => redeliverFieldErrors(raw as RedeliverBody),
       handler: async (ctx) => {

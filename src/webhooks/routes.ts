@@ -64,6 +64,7 @@ function managementRoutes(config: Config, events: EventsService, secrets: Secret
       path: `${base}/events`,
       auth: 'none',
       response: 'WebhookEventCatalog',
+      operationId: 'listWebhookEventTypes',
       summary: 'The webhook event catalog with a sample payload per type',
       handler: () =>
         json(200, {
@@ -82,6 +83,8 @@ function managementRoutes(config: Config, events: EventsService, secrets: Secret
       body: 'WebhookCreateRequest',
       response: 'WebhookCreated',
       successStatus: 201,
+      errors: ['invalid_webhook_url'],
+      operationId: 'createWebhook',
       summary: 'Register a webhook (the signing secret is returned once)',
       handler: async (ctx) => {
         const { auth, db: sql } = ctx;
@@ -114,6 +117,7 @@ function managementRoutes(config: Config, events: EventsService, secrets: Secret
       auth: 'principal_key',
       query: 'WebhookListQuery',
       response: 'WebhookList',
+      operationId: 'listWebhooks',
       summary: "List the Principal's webhooks, oldest first, with a cursor",
       handler: async (ctx) => {
         const { auth, db: sql } = ctx;
@@ -141,6 +145,7 @@ function managementRoutes(config: Config, events: EventsService, secrets: Secret
       path: `${base}/:webhook_id`,
       auth: 'principal_key',
       response: 'Webhook',
+      operationId: 'getWebhook',
       summary: 'Get one webhook',
       handler: async (ctx) => {
         const { auth, db: sql } = ctx;
@@ -153,6 +158,8 @@ function managementRoutes(config: Config, events: EventsService, secrets: Secret
       auth: 'principal_key',
       body: 'WebhookUpdateRequest',
       response: 'Webhook',
+      errors: ['no_fields_to_update', 'invalid_webhook_url'],
+      operationId: 'updateWebhook',
       summary: 'Update a webhook; active: true re-enables it and resets the failure counter',
       handler: async (ctx) => {
         const { auth, db: sql } = ctx;
@@ -207,6 +214,7 @@ function managementRoutes(config: Config, events: EventsService, secrets: Secret
       path: `${base}/:webhook_id`,
       auth: 'principal_key',
       successStatus: 204,
+      operationId: 'deleteWebhook',
       summary: 'Delete a webhook (pending deliveries are dropped)',
       handler: async (ctx) => {
         const { auth, db: sql } = ctx;
@@ -235,6 +243,8 @@ function managementRoutes(config: Config, events: EventsService, secrets: Secret
       auth: 'principal_key',
       query: 'WebhookTestQuery',
       response: 'WebhookTestResult',
+      errors: ['webhook_inactive'],
+      operationId: 'testWebhook',
       summary: 'Send a signed sample event (test: true) to an active webhook',
       // It waits for the receiver (WEBHOOK_TIMEOUT_MS) on top of its own work.
       deadlineMs: config.webhookTimeoutMs + config.requestDeadlineMs,
@@ -277,6 +287,7 @@ function managementRoutes(config: Config, events: EventsService, secrets: Secret
       auth: 'principal_key',
       query: 'WebhookDeliveryListQuery',
       response: 'WebhookDeliveryList',
+      operationId: 'listWebhookDeliveries',
       summary: "A webhook's recent deliveries, newest first, with their attempts",
       handler: async (ctx) => {
         const { auth, db: sql } = ctx;
@@ -353,6 +364,8 @@ function managementRoutes(config: Config, events: EventsService, secrets: Secret
       auth: 'principal_key',
       response: 'WebhookRedeliverResult',
       successStatus: 202,
+      errors: ['webhook_inactive'],
+      operationId: 'redeliverWebhookEvent',
       summary: 'Deliver an event again (e.g. one that ran out of retries), with a fresh retry budget',
       handler: async (ctx) => {
         const { auth, db: sql } = ctx;
