@@ -165,12 +165,21 @@ function renderOperation(doc: OpenApiDoc, [method, path, op]: [string, string, O
     if (typeof resolved.description === 'string') out.push(cell(resolved.description), '');
     out.push(...fieldTable(doc, body));
   }
+  const errors: string[] = [];
   for (const [status, response] of Object.entries(op.responses ?? {})) {
     if (status === 'default') continue;
+    if (Number(status) >= 400) {
+      // Each error answer's description lists its codes as "`code`: message".
+      const codes = [...(response.description ?? '').matchAll(/^`([a-z_]+)`:/gm)].map((m) => `\`${m[1]}\``);
+      errors.push(`| ${status} | ${codes.join(', ')} |`);
+      continue;
+    }
     const schema = response.content?.['application/json']?.schema;
     out.push(`Response ${status}${schema === undefined ? ': no JSON body' : ' (JSON):'}`, '');
     if (schema !== undefined) out.push(...fieldTable(doc, schema));
   }
+  if (errors.length > 0)
+    out.push('Errors (the envelope of [Errors](#errors)):', '', '| status | error |', '|---|---|', ...errors, '');
 }
 
 /**

@@ -99,7 +99,15 @@ const PARAMS: Record<string, string> = {
 };
 
 const doc = (await request<OpenApiDoc>(server, 'GET', '/api/v1/openapi.json')).body;
-const arbs = requestArbitraries(doc);
+// The public document holds the schemas its operations use; the operator plane's bodies below
+// resolve among every schema.
+const { schemaComponents } = (await import(
+  new URL(`../../${process.env.DIST_DIR ?? 'dist'}/src/app/openapi.js`, import.meta.url).href
+)) as typeof import('../../dist/src/app/openapi.js');
+const arbs = requestArbitraries({
+  ...doc,
+  components: { schemas: schemaComponents() as OpenApiDoc['components']['schemas'] },
+});
 
 /** The public operations of the OpenAPI document and the operator plane's own route table. */
 async function endpoints(): Promise<Endpoint[]> {
