@@ -5,13 +5,14 @@
 import { describe, expect, it } from 'vitest';
 import { corpusStats, generateCorpus, KINDS, TUNING_SEED } from '../../bench/quality/corpus.js';
 import { replay, score } from '../../bench/quality/harness.js';
+import { expectWithinFloors, type QualityFloors } from '../fixtures/quality-floors.js';
 
 // Measured on this slice when they were set (the test prints the figures), after the corpus
 // made country jumps go to ordinary countries too (2026-11-25): recall mean over kinds 0.963
 // (worst kinds country_jump 0.913, task_drift 0.913, rapid_fire 0.954, outlier_spend 0.963),
 // stopped within 3 1.0, false declines 0.57% (worst archetype first_abroad 1.46%). The floors
 // leave a small margin below the measurement.
-const FLOORS = {
+const FLOORS: QualityFloors = {
   recallMean: 0.95,
   recallPerKind: 0.89,
   stoppedWithin3: 0.95,
@@ -42,24 +43,6 @@ describe('quality on a fixed-seed corpus slice', () => {
   });
 
   it('catches compromised agents and spares honest ones above the floors', () => {
-    const r = score(corpus, replay(corpus));
-    console.log(
-      JSON.stringify({
-        recall_mean: r.recall_mean_over_kinds,
-        recall: Object.fromEntries(Object.entries(r.recall_by_kind).map(([k, v]) => [k, v.rate])),
-        stopped_within_3: r.stopped_within_3.rate,
-        false_declines: r.false_declines.rate,
-        by_archetype: Object.fromEntries(Object.entries(r.false_declines_by_archetype).map(([k, v]) => [k, v.rate])),
-      }),
-    );
-    expect(r.recall_mean_over_kinds).toBeGreaterThanOrEqual(FLOORS.recallMean);
-    for (const [kind, v] of Object.entries(r.recall_by_kind)) {
-      expect(v.rate, kind).toBeGreaterThanOrEqual(FLOORS.recallPerKind);
-    }
-    expect(r.stopped_within_3.rate).toBeGreaterThanOrEqual(FLOORS.stoppedWithin3);
-    expect(r.false_declines.rate).toBeLessThanOrEqual(FLOORS.falseDeclinesMax);
-    for (const [archetype, v] of Object.entries(r.false_declines_by_archetype)) {
-      expect(v.rate, archetype).toBeLessThanOrEqual(FLOORS.falseDeclinesPerArchetypeMax);
-    }
+    expectWithinFloors(score(corpus, replay(corpus)), FLOORS);
   });
 });

@@ -13,9 +13,12 @@ import {
   INDEPENDENT_ARCHETYPES,
   INDEPENDENT_KINDS,
   INDEPENDENT_SEED,
+  type IndependentArchetype,
+  type IndependentKind,
   independentStats,
   PRINCIPAL_SIZE,
 } from '../../bench/quality/independent/corpus.js';
+import { expectWithinFloors, type QualityFloors } from '../fixtures/quality-floors.js';
 
 // Measured by this test (one replay of the whole corpus at INDEPENDENT_SEED) when the floors were
 // set: recall mean 0.7162, stopped within 3 0.7917, false declines 0.064 (167 of 2,611); per kind
@@ -36,7 +39,7 @@ const FLOORS = {
     coordinated_drain: 0.8,
     rapid_fire: 0.6,
     cash_out: 0.95,
-  },
+  } satisfies Record<IndependentKind, number>,
   /** Ceilings. Measured: 0.0262, 0.0241, 0.0423, 0.004, 0.0174, 0.0172, 0.233, 0.0586, 0.0405. */
   falseDeclinesPerArchetypeMax: {
     subscriptions: 0.035,
@@ -48,8 +51,8 @@ const FLOORS = {
     errands: 0.25,
     relocation: 0.07,
     event_planning: 0.05,
-  },
-} as const;
+  } satisfies Record<IndependentArchetype, number>,
+} satisfies QualityFloors;
 
 const toMinor = (amount: string): number => Number(amount.replace('.', ''));
 
@@ -111,25 +114,6 @@ describe('the independent corpus', () => {
 
   it('keeps recall, early stops and false declines at or above the floors measured', () => {
     const r = score(corpus, replay(corpus), { archetypes: INDEPENDENT_ARCHETYPES, kinds: INDEPENDENT_KINDS });
-    console.log(
-      JSON.stringify({
-        recall_mean: r.recall_mean_over_kinds,
-        recall: Object.fromEntries(Object.entries(r.recall_by_kind).map(([k, v]) => [k, v.rate])),
-        stopped_within_3: r.stopped_within_3.rate,
-        false_declines: r.false_declines.rate,
-        by_archetype: Object.fromEntries(Object.entries(r.false_declines_by_archetype).map(([k, v]) => [k, v.rate])),
-      }),
-    );
-    expect(r.recall_mean_over_kinds).toBeGreaterThanOrEqual(FLOORS.recallMean);
-    for (const kind of INDEPENDENT_KINDS) {
-      expect(r.recall_by_kind[kind]?.rate, kind).toBeGreaterThanOrEqual(FLOORS.recallPerKind[kind]);
-    }
-    expect(r.stopped_within_3.rate).toBeGreaterThanOrEqual(FLOORS.stoppedWithin3);
-    expect(r.false_declines.rate).toBeLessThanOrEqual(FLOORS.falseDeclinesMax);
-    for (const archetype of INDEPENDENT_ARCHETYPES) {
-      expect(r.false_declines_by_archetype[archetype]?.rate, archetype).toBeLessThanOrEqual(
-        FLOORS.falseDeclinesPerArchetypeMax[archetype],
-      );
-    }
+    expectWithinFloors(r, FLOORS);
   });
 });
