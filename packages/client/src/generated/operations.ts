@@ -6,6 +6,10 @@ export const IDEMPOTENCY_KEY_HEADER: ReadonlySet<string> = new Set([
   'POST /api/v1/authorizations/{authorization_id}/capture',
   'POST /api/v1/authorizations/{authorization_id}/release',
   'POST /api/v1/authorizations/{authorization_id}/refund',
+  'POST /api/v1/onboard',
+  'POST /api/v1/principals',
+  'POST /api/v1/principals/{principal_id}/agents',
+  'POST /api/v1/agents/{agent_id}/mandates',
 ]);
 
 /** Operations whose JSON body takes an idempotency_key field. */
