@@ -213,7 +213,12 @@ export interface AgentState {
   readonly countries: Map<string, CountrySeen>;
   /** Merchants the agent was approved at (bounded: MAX_KNOWN_MERCHANTS). */
   readonly knownMerchants: Set<string>;
-  /** Characters of the knownMerchants keys, for the memory estimate. */
+  /**
+   * The names of merchants the agent was approved at (lookalike.ts nameWords, keyed by the words
+   * joined by a space; bounded: MAX_KNOWN_MERCHANTS): a new merchant imitating one is mimicry.
+   */
+  readonly knownNames: Map<string, readonly string[]>;
+  /** Characters of the knownMerchants keys and the knownNames, for the memory estimate. */
   knownChars: number;
   /** The last RECENT_SIZE approvals: time and merchant key (bursts at one merchant). */
   readonly recentMs: Float64Array;

@@ -4,6 +4,7 @@
 import type { Units } from '../domain/money.js';
 import { type AgentState, MAX_COUNTRIES, MAX_FLAGGED_MERCHANTS, MAX_KNOWN_MERCHANTS } from './agent-state.js';
 import { SHARE_BASELINE } from './amount-stats.js';
+import { nameWords } from './lookalike.js';
 import { AmountBaseline } from './rings.js';
 import { groupsOfMcc } from './taxonomy.js';
 
@@ -58,7 +59,7 @@ export function capOf(state: AgentState, currency: string): Units | null {
   return null;
 }
 
-/** Learns from an APPROVE: amount baseline, countries, merchant categories, known merchants. */
+/** Learns from an APPROVE: amount baseline, countries, merchant categories, known merchants and their names. */
 export function learnApproval(
   state: AgentState,
   amount: Units,
@@ -66,6 +67,7 @@ export function learnApproval(
   mcc: string | null,
   country: string | null,
   merchant: string,
+  merchantName: string | null,
   nowMs: number,
   cap: Units | null = null,
 ): void {
@@ -92,6 +94,14 @@ export function learnApproval(
   if (merchant !== '' && state.knownMerchants.size < MAX_KNOWN_MERCHANTS && !state.knownMerchants.has(merchant)) {
     state.knownMerchants.add(merchant);
     state.knownChars += merchant.length;
+  }
+  if (state.knownNames.size < MAX_KNOWN_MERCHANTS) {
+    const words = nameWords(merchantName);
+    const key = words.join(' ');
+    if (key !== '' && !state.knownNames.has(key)) {
+      state.knownNames.set(key, words);
+      state.knownChars += 2 * key.length;
+    }
   }
 }
 

@@ -175,6 +175,13 @@ export function runGates(state: AgentState, req: AuthorizeRequest, w: Work, nowM
           `merchant country ${req.country} is new to the agent (country-jump score ${risk.countryJump}, threshold ${COUNTRY_JUMP_THRESHOLD})`,
         );
       }
+      if (risk.lookalike) {
+        stepUp(
+          w,
+          'merchant_lookalike',
+          'the merchant is new to the agent and its name imitates a merchant the agent paid',
+        );
+      }
       if (risk.stepUp) {
         stepUp(
           w,

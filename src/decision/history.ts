@@ -22,6 +22,8 @@ export interface HistoryRow {
   reasonCodes: readonly string[];
   gatesFired: readonly string[];
   merchant: string;
+  /** The row's merchant_name (absent: none). */
+  merchantName?: string | null;
   sessionId: string | null;
   trustScore: number | null;
   id: string;
@@ -60,6 +62,7 @@ export function outcomeOfRow(state: AgentState, r: HistoryRow): Outcome {
     mcc: r.mcc ?? null,
     country: r.country ?? null,
     merchant: r.merchant,
+    merchantName: r.merchantName ?? null,
     cap,
     limitTry: isLimitTry(r.reasonCodes, r.amount, cap),
     confirmed,

@@ -174,7 +174,7 @@ const WORDS_RE = new RegExp(`(?:^| )(?:${WORD_PATTERNS.map((p) => `(?:${foldPatt
 const RAW_RE = new RegExp(RAW_PATTERNS.map((p) => `(?:${foldPattern(p)})`).join('|'), 'u');
 
 /** The skeleton of one string: confusables and leet folded, everything but letters dropped. */
-function skeletonOf(words: string): string {
+export function skeletonOf(words: string): string {
   let out = '';
   for (const ch of words) {
     const f = SKELETON[ch];

@@ -227,6 +227,7 @@ export function historyRowOf(r: RecentRow): HistoryRow {
     reasonCodes: r.reason_codes ?? [],
     gatesFired: r.gates_fired ?? [],
     merchant: merchantKeyOf(r.merchant_id, r.merchant_name),
+    merchantName: r.merchant_name,
     sessionId: r.session_id,
     trustScore: r.trust_score === null ? null : Number(r.trust_score),
     atMs: dbTimeMs(r.created_at),

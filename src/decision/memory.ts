@@ -71,6 +71,7 @@ export function estimateStateBytes(state: AgentState): number {
   bytes += state.pendingStepUps.length * PENDING_STEP_UP_BYTES;
   bytes += state.baselines.size * BASELINE_BYTES + state.countries.size * COUNTRY_BYTES;
   bytes += state.knownMerchants.size * (KNOWN_MERCHANT_BYTES + STRING_BYTES) + state.knownChars;
+  for (const words of state.knownNames.values()) bytes += KNOWN_MERCHANT_BYTES + (words.length + 1) * STRING_BYTES;
   for (const s of state.sessions.values()) {
     bytes += SESSION_BYTES + (s.merchants.length + 2) * STRING_BYTES + s.chars;
   }

@@ -50,6 +50,8 @@ export interface Outcome {
   readonly country: string | null;
   /** Merchant key (state.ts merchantKeyOf; '' when the request names no merchant). */
   readonly merchant: string;
+  /** The merchant's name as the request gave it (the known names, lookalike.ts). */
+  readonly merchantName: string | null;
   /** Per-transaction limit of the mandate it was decided under (the shares baseline); null: none. */
   readonly cap: Units | null;
   /** A try at a limit: refused by one, or approved just below one (probing.ts isLimitTry). */
@@ -110,7 +112,7 @@ export function applyOutcome(state: AgentState, o: Outcome, approvedBefore: numb
     state.approvals.push(o.atMs, t.risk_velocity_max_count + 1);
     state.amounts.push(o.amount);
     if (o.large && !o.confirmed) state.lastLargeMs = o.atMs;
-    learnApproval(state, o.amount, o.currency, o.mcc, o.country, o.merchant, o.atMs, o.cap);
+    learnApproval(state, o.amount, o.currency, o.mcc, o.country, o.merchant, o.merchantName, o.atMs, o.cap);
     // Bursts are the agent's pace when it had one while its pace was being learned, or when a
     // burst was approved without a confirmed STEP_UP (else risk.ts would have stepped it up for
     // velocity_spike): what a reload still sees after the agent's first approvals left its rows.

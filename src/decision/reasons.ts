@@ -125,6 +125,10 @@ export const REASONS = {
     'risk_score',
     'The merchant country is new to this agent and unlike its history: ask the Principal to confirm, then re-submit the same request with step_up_confirmed: true.',
   ),
+  merchant_lookalike: r(
+    'risk_score',
+    'The merchant is new to this agent and named like one it paid before: check it is the merchant the agent meant; ask the Principal to confirm, then re-submit the same request with step_up_confirmed: true.',
+  ),
   velocity_spike: r(
     'risk_velocity',
     'Spending velocity is unusually high: ask the Principal to confirm, then re-submit the same request with step_up_confirmed: true.',

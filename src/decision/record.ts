@@ -31,6 +31,7 @@ export function outcomeOfWork(req: AuthorizeRequest, w: Work, nowMs: number, pen
     mcc: req.mcc,
     country: req.country,
     merchant: w.merchant,
+    merchantName: req.merchantName,
     cap,
     limitTry: isLimitTry(w.reasons, w.amount, cap),
     confirmed: w.confirmed,

@@ -19,6 +19,8 @@ export type ReplayInputs =
       readonly country_jump: boolean;
       /** limit_probing (absent in rows recorded before it existed). */
       readonly probing?: boolean;
+      /** merchant_lookalike (absent in rows recorded before it existed). */
+      readonly lookalike?: boolean;
       readonly trust_score: number;
       readonly intent_anomaly_score: number;
       /** The selected mandate's max_amount_per_transaction (exact decimal text). */

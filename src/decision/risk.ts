@@ -4,6 +4,7 @@
 import type { Units } from '../domain/money.js';
 import type { AgentState, MandateState } from './agent-state.js';
 import { LARGE_Z, medianMad, SHARE_BASELINE } from './amount-stats.js';
+import { imitatesKnown, nameWords } from './lookalike.js';
 import type { AuthorizeRequest } from './model/contract.js';
 import { round4 } from './model/promotion.js';
 import { principalFlagged } from './principal-evidence.js';
@@ -36,6 +37,8 @@ export const RISK_WEIGHT_MERCHANT_FLAGGED = 0.35;
 export const RISK_WEIGHT_HIGH_RISK_MCC = 0.2;
 export const RISK_WEIGHT_UNIDENTIFIED = 0.05;
 export const RISK_WEIGHT_COUNTRY_JUMP = 0.3;
+/** A new merchant whose name imitates one the agent paid (lookalike.ts): a STEP_UP finding too. */
+export const RISK_WEIGHT_LOOKALIKE = 0.3;
 
 /**
  * Cold start (the agent has approvals, fewer than amount_outlier_min_history in this currency):
@@ -131,6 +134,8 @@ export interface RiskResult {
   large: boolean;
   jump: boolean;
   merchantFlagged: boolean;
+  /** A merchant new to the agent whose name imitates one it paid (lookalike.ts). */
+  lookalike: boolean;
   /** The agent is searching for a limit (probing.ts). */
   probing: boolean;
   hardDecline: boolean;
@@ -192,6 +197,7 @@ export function assessRisk(
     large: false,
     jump: false,
     merchantFlagged: false,
+    lookalike: false,
     probing: false,
     hardDecline: false,
     stepUp: false,
@@ -326,6 +332,18 @@ export function assessRisk(
     }
   }
 
+  // Mimicry: a merchant the agent never paid, named like one it did.
+  if (
+    merchant !== '' &&
+    !state.knownMerchants.has(merchant) &&
+    imitatesKnown(nameWords(request.merchantName), state.knownNames)
+  ) {
+    r.lookalike = true;
+    score += RISK_WEIGHT_LOOKALIKE;
+    r.signals.push('merchant_lookalike');
+    raise(r, 'high');
+  }
+
   if (merchant === '') {
     score += RISK_WEIGHT_UNIDENTIFIED;
     r.signals.push('merchant_unidentified');
@@ -354,7 +372,7 @@ export function assessRisk(
     r.stepUp = true;
     r.condition = 'HIGH';
     raise(r, 'high');
-  } else if (r.score >= 0.3 || r.rapidFire || r.velocity || r.outlier || r.merchantFlagged || r.jump) {
+  } else if (r.score >= 0.3 || r.rapidFire || r.velocity || r.outlier || r.merchantFlagged || r.jump || r.lookalike) {
     r.condition = 'ELEVATED';
   }
   return r;

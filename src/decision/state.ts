@@ -69,6 +69,7 @@ export function newAgentState(seed: AgentSeed): AgentState {
     baselines: new Map(),
     countries: new Map(),
     knownMerchants: new Set(),
+    knownNames: new Map(),
     knownChars: 0,
     recentMs: new Float64Array(RECENT_SIZE).fill(Number.NEGATIVE_INFINITY),
     recentMerchants: new Array<string>(RECENT_SIZE).fill(''),

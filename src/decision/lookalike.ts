@@ -1,0 +1,67 @@
+// Merchant-name mimicry: a merchant the agent never paid whose name imitates one it did, one
+// word changed by a look-alike letter, a digit for a letter, one letter added, dropped, changed
+// or two swapped ("Cornerstone oFods", "G1tloom", "Chaapter & Verse Books", Cyrillic letters in
+// a Latin name). Store numbers do not count ("Acme 12" and "Acme 13" are one name), and short
+// words are not judged ("Amazon UK" and "Amazon US" are two honest shops).
+import { normalizeText, skeletonOf, wordsOf } from './injection.js';
+
+/** Words shorter than this are not judged (country codes, initials). */
+const MIN_WORD = 4;
+const DIGITS = /^\d+$/;
+
+/** The words of a merchant name as it is compared: normalised, store numbers dropped. */
+export function nameWords(name: string | null): string[] {
+  if (name === null || name === '') return [];
+  const words = wordsOf(normalizeText(name));
+  if (words === '') return [];
+  return words.split(' ').filter((w) => !DIGITS.test(w));
+}
+
+/**
+ * Whether `a` and `b` are at most one edit apart (one letter inserted, deleted or replaced, or
+ * two adjacent letters swapped: the optimal-string-alignment distance).
+ */
+export function oneEditApart(a: string, b: string): boolean {
+  if (a === b) return true;
+  const la = a.length;
+  const lb = b.length;
+  if (Math.abs(la - lb) > 1) return false;
+  let i = 0;
+  while (i < la && i < lb && a[i] === b[i]) i++;
+  if (la === lb) {
+    // One replacement, or one swap of neighbours.
+    if (a.slice(i + 1) === b.slice(i + 1)) return true;
+    return i + 1 < la && a[i] === b[i + 1] && a[i + 1] === b[i] && a.slice(i + 2) === b.slice(i + 2);
+  }
+  // One insertion into the shorter one.
+  return la > lb ? a.slice(i + 1) === b.slice(i) : a.slice(i) === b.slice(i + 1);
+}
+
+/** Whether word `x` imitates word `y`: not the same word, yet alike once folded or one edit apart. */
+function imitates(x: string, y: string): boolean {
+  if (x === y || x.length < MIN_WORD || y.length < MIN_WORD) return false;
+  return oneEditApart(skeletonOf(x), skeletonOf(y));
+}
+
+/**
+ * Whether the name `words` (nameWords) imitates one of `known` (the names of merchants the agent
+ * paid): the same number of words, all the same but one, and that one imitates its counterpart.
+ * A name the agent paid under is never a lookalike.
+ */
+export function imitatesKnown(words: readonly string[], known: ReadonlyMap<string, readonly string[]>): boolean {
+  if (words.length === 0 || known.size === 0 || known.has(words.join(' '))) return false;
+  for (const k of known.values()) {
+    if (k.length !== words.length) continue;
+    let differing = -1;
+    for (let i = 0; i < k.length; i++) {
+      if (k[i] === words[i]) continue;
+      if (differing !== -1) {
+        differing = -2;
+        break;
+      }
+      differing = i;
+    }
+    if (differing >= 0 && imitates(words[differing] as string, k[differing] as string)) return true;
+  }
+  return false;
+}
