@@ -9,9 +9,7 @@
 // With no argument it reads the document of the build in dist/ (`npm run build` first), see
 // builtDocument. packages/client/test/generated.test.ts fails when the committed files are not
 // what this writes from the served document (UPDATE_CLIENT=1 there rewrites them).
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import openapiTS, { astToString } from 'openapi-typescript';
 
@@ -76,31 +74,14 @@ function resolve(doc, schema) {
 }
 
 /**
- * The document of the built service (dist/), as GET /api/v1/openapi.json serves it: from the
- * route table without starting anything (src/app/openapi-document.ts), or, in a build without
- * it, from the service started on its embedded defaults in a temporary directory and stopped.
+ * The document of the build in dist/, as GET /api/v1/openapi.json serves it, built from the route
+ * table without starting the service (src/app/openapi-document.ts, as scripts/openapi-dump.mjs).
  */
 export async function builtDocument() {
   const dist = new URL(`../../../${process.env.DIST_DIR ?? 'dist'}/src/`, import.meta.url);
+  const { openApiDocument } = await import(new URL('app/openapi-document.js', dist).href);
   const { loadConfig } = await import(new URL('config/config.js', dist).href);
-  const offline = await import(new URL('app/openapi-document.js', dist).href).catch(() => null);
-  if (offline !== null) return offline.openApiDocument(loadConfig({}));
-  const { startApp } = await import(new URL('app/app.js', dist).href);
-  const dataDir = mkdtempSync(join(tmpdir(), 'asas-client-'));
-  try {
-    const app = await startApp(
-      loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'silent', WORKERS: '1' }),
-    );
-    try {
-      const res = await fetch(`${app.url}/api/v1/openapi.json`);
-      if (!res.ok) throw new Error(`GET /api/v1/openapi.json: ${res.status}`);
-      return await res.json();
-    } finally {
-      await app.close();
-    }
-  } finally {
-    rmSync(dataDir, { recursive: true, force: true });
-  }
+  return openApiDocument(loadConfig({}));
 }
 
 async function documentFrom(source) {
