@@ -2,51 +2,29 @@
 // subject of CONTRACT.md with Nats-Msg-Id = event_id and the envelope as body, and reaches
 // webhooks through the durable consumer. Each test server gets its own stream and subject
 // prefix so parallel test files never share a stream.
-import { randomBytes } from 'node:crypto';
-import { jetstreamManager, type StoredMsg } from '@nats-io/jetstream';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { jetstreamManager } from '@nats-io/jetstream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type WatchedStream, watchOwnStream } from '../fixtures/drills/nats-stream.js';
 import { envelope, insertOutbox, outboxCounts } from '../fixtures/outbox.js';
 import { insertPrincipalRow, issuePrincipalKey, provisionClient } from '../fixtures/provision.js';
 import { request, startTestServer, type TestServer } from '../fixtures/server.js';
 import { type Receiver, startReceiver } from '../fixtures/webhook-receiver.js';
 
-const NATS_URL = process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
-const tag = randomBytes(4).toString('hex');
-const STREAM = `T_EVENTS_${tag}`;
-const PREFIX = `t${tag}`;
+let stream: WatchedStream;
 let server: TestServer;
-let nc: NatsConnection;
 let receiver: Receiver;
 
 beforeAll(async () => {
-  nc = await connect({ servers: NATS_URL });
-  server = await startTestServer({ NATS_URL, NATS_STREAM: STREAM, NATS_SUBJECT_PREFIX: PREFIX });
+  stream = await watchOwnStream('events');
+  server = await startTestServer(stream.env);
   receiver = await startReceiver();
 });
 
 afterAll(async () => {
   await server?.close();
   await receiver?.close();
-  if (nc !== undefined) {
-    const jsm = await jetstreamManager(nc);
-    await jsm.streams.delete(STREAM).catch(() => {});
-    await nc.close();
-  }
+  await stream?.close();
 });
-
-async function streamMessages(): Promise<StoredMsg[]> {
-  const jsm = await jetstreamManager(nc);
-  const info = await jsm.streams.info(STREAM);
-  const out: StoredMsg[] = [];
-  for (let seq = info.state.first_seq; seq <= info.state.last_seq; seq++) {
-    // v3 answers null for a missing sequence (2.x threw): the stream has no gaps, so fail alike.
-    const m = await jsm.streams.getMessage(STREAM, { seq });
-    if (m === null) throw new Error(`no message at seq ${seq} of ${STREAM}`);
-    out.push(m);
-  }
-  return out;
-}
 
 describe('events on NATS JetStream', () => {
   it('is ready with the bus connected, and created the stream over <prefix>.>', async () => {
@@ -58,9 +36,9 @@ describe('events on NATS JetStream', () => {
     }
     expect(ready.status, ready.text).toBe(200);
     expect(ready.body).toMatchObject({ checks: { events: true } });
-    const jsm = await jetstreamManager(nc);
-    const info = await jsm.streams.info(STREAM);
-    expect(info.config.subjects).toContain(`${PREFIX}.>`);
+    const jsm = await jetstreamManager(stream.nc);
+    const info = await jsm.streams.info(stream.name);
+    expect(info.config.subjects).toContain(`${stream.subjectPrefix}.>`);
   });
 
   it('publishes every outbox event with its subject, body and Nats-Msg-Id, and delivers webhooks', async () => {
@@ -88,11 +66,11 @@ describe('events on NATS JetStream', () => {
     while ((await outboxCounts(server.dbUrls.sandbox)).unpublished > 0 && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 20));
     }
-    const msgs = await streamMessages();
+    const msgs = await stream.messages();
     for (const e of events) {
       const m = msgs.find((x) => x.header?.get('Nats-Msg-Id') === e.event_id);
       expect(m, e.event_type).toBeDefined();
-      expect(m?.subject).toBe(`${PREFIX}.sandbox.${client.clientId}.${prn}.${e.event_type}`);
+      expect(m?.subject).toBe(`${stream.subjectPrefix}.sandbox.${client.clientId}.${prn}.${e.event_type}`);
       expect(JSON.parse(new TextDecoder().decode(m?.data))).toEqual(e);
     }
     // Webhooks get every type but authorization.decided, through the durable consumer.
@@ -100,9 +78,9 @@ describe('events on NATS JetStream', () => {
     expect(got.map((r) => JSON.parse(r.body).event_type).sort()).toEqual(
       types.filter((t) => t !== 'authorization.decided').sort(),
     );
-    const jsm = await jetstreamManager(nc);
-    const consumer = await jsm.consumers.info(STREAM, `${STREAM}_webhooks`);
-    expect(consumer.config.durable_name).toBe(`${STREAM}_webhooks`);
+    const jsm = await jetstreamManager(stream.nc);
+    const consumer = await jsm.consumers.info(stream.name, `${stream.name}_webhooks`);
+    expect(consumer.config.durable_name).toBe(`${stream.name}_webhooks`);
   });
 
   it('drops a re-published event inside the duplicate window (same Nats-Msg-Id)', async () => {
@@ -114,7 +92,7 @@ describe('events on NATS JetStream', () => {
     while ((await outboxCounts(server.dbUrls.live)).unpublished > 0 && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 20));
     }
-    const before = (await streamMessages()).length;
+    const before = (await stream.messages()).length;
     // What a relay crash between publish and mark looks like: the batch is unpublished again.
     const postgres = (await import('postgres')).default;
     const sql = postgres(server.dbUrls.live, { max: 1, onnotice: () => {} });
@@ -125,7 +103,7 @@ describe('events on NATS JetStream', () => {
       await new Promise((r) => setTimeout(r, 20));
     }
     await sql.end();
-    const after = await streamMessages();
+    const after = await stream.messages();
     expect(after.length).toBe(before);
     expect(after.filter((m) => m.header?.get('Nats-Msg-Id') === e.event_id)).toHaveLength(1);
   });
@@ -133,8 +111,8 @@ describe('events on NATS JetStream', () => {
   it('recreates a stream deleted under it and publishes what waited (the server answers no responders)', async () => {
     const client = await provisionClient(server);
     const prn = await insertPrincipalRow(server, 'live', client.clientId, client.programId);
-    const jsm = await jetstreamManager(nc);
-    await jsm.streams.delete(STREAM);
+    const jsm = await jetstreamManager(stream.nc);
+    await jsm.streams.delete(stream.name);
     const e = envelope('gate.fired', { agent_id: 'agt_gone' });
     await insertOutbox(server.dbUrls.live, client.clientId, prn, [e]);
     const deadline = Date.now() + 15_000;
@@ -142,7 +120,7 @@ describe('events on NATS JetStream', () => {
       await new Promise((r) => setTimeout(r, 50));
     }
     expect((await outboxCounts(server.dbUrls.live)).unpublished).toBe(0);
-    const msgs = await streamMessages();
+    const msgs = await stream.messages();
     expect(msgs.filter((m) => m.header?.get('Nats-Msg-Id') === e.event_id)).toHaveLength(1);
     const ready = await request(server, 'GET', '/ready');
     expect(ready.status).toBe(200);

@@ -1,28 +1,21 @@
 // webhook.delivery_exhausted on the shared NATS JetStream (127.0.0.1:4222): a real decision's
 // delivery to a receiver that is down runs out of retries, and the announcement lands on the
 // stream under the Principal's subject with Nats-Msg-Id = its event_id (issue 17).
-import { randomBytes } from 'node:crypto';
-import { jetstreamManager, type StoredMsg } from '@nats-io/jetstream';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
+import type { StoredMsg } from '@nats-io/jetstream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authorize, authorizeBody, setup } from '../engine/support.js';
+import { type WatchedStream, watchOwnStream } from '../fixtures/drills/nats-stream.js';
 import { request, startTestServer, type TestServer } from '../fixtures/server.js';
 import { type Receiver, startReceiver } from '../fixtures/webhook-receiver.js';
 
-const NATS_URL = process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
-const tag = randomBytes(4).toString('hex');
-const STREAM = `T_EXHAUSTED_${tag}`;
-const PREFIX = `t${tag}`;
+let stream: WatchedStream;
 let server: TestServer;
-let nc: NatsConnection;
 let receiver: Receiver;
 
 beforeAll(async () => {
-  nc = await connect({ servers: NATS_URL });
+  stream = await watchOwnStream('exhausted');
   server = await startTestServer({
-    NATS_URL,
-    NATS_STREAM: STREAM,
-    NATS_SUBJECT_PREFIX: PREFIX,
+    ...stream.env,
     WEBHOOK_RETRY_SCHEDULE_MS: '100',
     WEBHOOK_DISABLE_AFTER: '1000',
     WEBHOOK_TIMEOUT_MS: '3000',
@@ -32,22 +25,11 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.close();
   await receiver?.close();
-  if (nc !== undefined) {
-    const jsm = await jetstreamManager(nc);
-    await jsm.streams.delete(STREAM).catch(() => {});
-    await nc.close();
-  }
+  await stream?.close();
 });
 
 async function exhaustedOnStream(): Promise<StoredMsg[]> {
-  const jsm = await jetstreamManager(nc);
-  const info = await jsm.streams.info(STREAM);
-  const out: StoredMsg[] = [];
-  for (let seq = info.state.first_seq; seq <= info.state.last_seq && info.state.messages > 0; seq++) {
-    const m = await jsm.streams.getMessage(STREAM, { seq }).catch(() => null);
-    if (m?.subject.endsWith('.webhook.delivery_exhausted')) out.push(m);
-  }
-  return out;
+  return (await stream.messages()).filter((m) => m.subject.endsWith('.webhook.delivery_exhausted'));
 }
 
 describe('webhook.delivery_exhausted on NATS', () => {
@@ -71,7 +53,9 @@ describe('webhook.delivery_exhausted on NATS', () => {
     }
     expect(found).toHaveLength(1);
     const msg = found[0] as StoredMsg;
-    expect(msg.subject).toBe(`${PREFIX}.live.${fx.client.clientId}.${fx.principalId}.webhook.delivery_exhausted`);
+    expect(msg.subject).toBe(
+      `${stream.subjectPrefix}.live.${fx.client.clientId}.${fx.principalId}.webhook.delivery_exhausted`,
+    );
     const body = JSON.parse(new TextDecoder().decode(msg.data)) as {
       event_type: string;
       event_id: string;
