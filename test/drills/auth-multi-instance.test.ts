@@ -3,36 +3,22 @@
 // tokens minted by one verify on the other (one signing key, kept in the live database).
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningApp } from '../../src/app/app.js';
+import { joinInstance } from '../fixtures/drills/instances.js';
 import { deleteStream, ownStream } from '../fixtures/drills/nats-stream.js';
 import { insertPrincipalRow, issuePrincipalKey, provisionClient } from '../fixtures/provision.js';
-import { request, startTestServer, TEST_POOLS, type TestServer } from '../fixtures/server.js';
-
-const DIST = new URL(`../../${process.env.DIST_DIR ?? 'dist'}/src/`, import.meta.url).href;
-const { startApp } = (await import(`${DIST}app/app.js`)) as typeof import('../../src/app/app.js');
-const { loadConfig } = (await import(`${DIST}config/config.js`)) as typeof import('../../src/config/config.js');
+import { request, startTestServer, type TestServer } from '../fixtures/server.js';
 
 // Instances sharing a database share one NATS (an in-process bus next to another live
 // instance is refused at start): this file's own stream.
 const NATS = ownStream('authmi');
 let a: TestServer;
-let b: Awaited<ReturnType<typeof startApp>>;
+let b: RunningApp;
 let principalId: string;
 
 beforeAll(async () => {
   a = await startTestServer(NATS);
-  b = await startApp(
-    loadConfig({
-      PORT: '0',
-      LOG_LEVEL: 'silent',
-      WORKERS: '1',
-      ...TEST_POOLS,
-      ADMIN_KEY: a.adminKey,
-      DATABASE_URL: a.dbUrls.live,
-      SANDBOX_DATABASE_URL: a.dbUrls.sandbox,
-      DATA_DIR: a.app.services.config.dataDir,
-      ...NATS,
-    }),
-  );
+  b = await joinInstance(a, NATS);
   const tenant = await provisionClient(a);
   principalId = await insertPrincipalRow(a, 'live', tenant.clientId);
 });

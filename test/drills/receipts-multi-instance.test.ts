@@ -4,37 +4,25 @@
 // receipt issued during the rotation verifies against the JWKS of either instance.
 import { compactVerify, createLocalJWKSet, decodeProtectedHeader, type JSONWebKeySet } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningApp } from '../../src/app/app.js';
 import { authorize, authorizeBody, type EngineFixture, relaxRateGates, setup } from '../engine/support.js';
+import { joinInstance } from '../fixtures/drills/instances.js';
 import { deleteStream, ownStream } from '../fixtures/drills/nats-stream.js';
-import { request, startTestServer, TEST_POOLS, type TestServer } from '../fixtures/server.js';
-
-const DIST = new URL(`../../${process.env.DIST_DIR ?? 'dist'}/src/`, import.meta.url).href;
-const { startApp } = (await import(`${DIST}app/app.js`)) as typeof import('../../src/app/app.js');
-const { loadConfig } = (await import(`${DIST}config/config.js`)) as typeof import('../../src/config/config.js');
+import { request, startTestServer, type TestServer } from '../fixtures/server.js';
 
 const NATS = ownStream('rcptmi');
 const LEAD_SECONDS = 20;
 let a: TestServer;
-let b: Awaited<ReturnType<typeof startApp>>;
+let b: RunningApp;
 let fx: EngineFixture;
 
 beforeAll(async () => {
   a = await startTestServer(NATS);
-  b = await startApp(
-    loadConfig({
-      PORT: '0',
-      LOG_LEVEL: 'silent',
-      WORKERS: '1',
-      ...TEST_POOLS,
-      ADMIN_KEY: a.adminKey,
-      DATABASE_URL: a.dbUrls.live,
-      SANDBOX_DATABASE_URL: a.dbUrls.sandbox,
-      DATA_DIR: a.app.services.config.dataDir,
-      RATE_LIMIT_REQUESTS_PER_SECOND: '0',
-      RATE_LIMIT_CLIENT_REQUESTS_PER_SECOND: '0',
-      ...NATS,
-    }),
-  );
+  b = await joinInstance(a, {
+    RATE_LIMIT_REQUESTS_PER_SECOND: '0',
+    RATE_LIMIT_CLIENT_REQUESTS_PER_SECOND: '0',
+    ...NATS,
+  });
   fx = await setup(a, {
     limits: { max_amount_per_transaction: '20.00', max_daily_amount: '100000.00', currency: 'USD' },
   });
