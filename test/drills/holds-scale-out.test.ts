@@ -7,24 +7,12 @@ import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authorizeBody } from '../fixtures/authorize-setup.js';
-import { deleteStream, ownStream } from '../fixtures/drills/nats-stream.js';
 import { type ServiceProcess, startServiceProcess } from '../fixtures/drills/service-process.js';
-import { insertPrincipalRow, issuePrincipalKey, provisionClient } from '../fixtures/provision.js';
-import { PG_BASE_URL, request } from '../fixtures/server.js';
+import { principalOn, sharedDatabase } from '../fixtures/drills/shared-database.js';
+import { request } from '../fixtures/server.js';
 
-const NATS = ownStream('holds');
-const DB = `t_holds_${randomBytes(5).toString('hex')}`;
-const DATABASE_URL = `${PG_BASE_URL}/${DB}`;
-const ADMIN_KEY = `admin_${randomBytes(16).toString('hex')}`;
-const ENV = {
-  ...NATS,
-  DATABASE_URL,
-  ADMIN_KEY,
-  SECRETS_KEY: randomBytes(32).toString('base64'),
-  WORKERS: '1',
-  INSTANCE_HEARTBEAT_SECONDS: '1',
-  HOLD_EXPIRY_SWEEP_MS: '200',
-};
+const DB = sharedDatabase('holds');
+const ENV = { ...DB.env, WORKERS: '1', HOLD_EXPIRY_SWEEP_MS: '200' };
 
 let a: ServiceProcess;
 let b: ServiceProcess;
@@ -46,20 +34,8 @@ async function decide(via: ServiceProcess, amount: string, over: Record<string, 
 beforeAll(async () => {
   a = await startServiceProcess(ENV);
   b = await startServiceProcess(ENV);
-  sql = postgres(DATABASE_URL, { max: 2, onnotice: () => {} });
-  const client = await provisionClient({ url: a.url, adminKey: ADMIN_KEY });
-  const principalId = await insertPrincipalRow(
-    { dbUrls: { live: DATABASE_URL, sandbox: `${DATABASE_URL}_sandbox` } },
-    'live',
-    client.clientId,
-    client.programId,
-  );
-  apiKey = (await issuePrincipalKey({ url: a.url, adminKey: ADMIN_KEY }, principalId, 'live')).apiKey;
-  const relax = await request(a, 'PUT', '/api/v1/thresholds', {
-    apiKey,
-    body: { rapid_fire_max_count: 65_535, risk_velocity_max_count: 65_535 },
-  });
-  expect(relax.status, relax.text).toBe(200);
+  sql = postgres(DB.databaseUrl, { max: 2, onnotice: () => {} });
+  apiKey = (await principalOn(DB, a, { rapid_fire_max_count: 65_535, risk_velocity_max_count: 65_535 })).apiKey;
   const agent = await request(b, 'POST', '/api/v1/agents', {
     apiKey,
     body: { display_name: 'Shopping agent', capabilities: ['PURCHASE'] },
@@ -86,13 +62,7 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const p of [a, b]) await p?.cleanup();
   await sql?.end({ timeout: 5 });
-  const admin = postgres(`${PG_BASE_URL}/postgres`, { max: 1, onnotice: () => {} });
-  try {
-    for (const n of [DB, `${DB}_sandbox`]) await admin.unsafe(`drop database if exists "${n}" with (force)`);
-  } finally {
-    await admin.end({ timeout: 5 });
-  }
-  await deleteStream(NATS.NATS_STREAM);
+  await DB.drop();
 });
 
 describe('holds across two instances', () => {

@@ -4,27 +4,14 @@
 // instance is in force for the agent's next decision on the other, whichever of them owns the
 // agent's actor, and a step-up confirmed through one instance clears the STEP_UP decided on
 // the other. Each case runs both ways, so one of them always crosses from a non-owner.
-import { randomBytes } from 'node:crypto';
-import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authorizeBody } from '../fixtures/authorize-setup.js';
-import { deleteStream, ownStream } from '../fixtures/drills/nats-stream.js';
 import { type ServiceProcess, startServiceProcess } from '../fixtures/drills/service-process.js';
-import { insertPrincipalRow, issuePrincipalKey, provisionClient } from '../fixtures/provision.js';
-import { PG_BASE_URL, request } from '../fixtures/server.js';
+import { principalOn, sharedDatabase } from '../fixtures/drills/shared-database.js';
+import { request } from '../fixtures/server.js';
 
-const NATS = ownStream('lifecycle');
-const DB = `t_lifecycle_${randomBytes(5).toString('hex')}`;
-const DATABASE_URL = `${PG_BASE_URL}/${DB}`;
-const ADMIN_KEY = `admin_${randomBytes(16).toString('hex')}`;
-const ENV = {
-  ...NATS,
-  DATABASE_URL,
-  ADMIN_KEY,
-  SECRETS_KEY: randomBytes(32).toString('base64'),
-  WORKERS: '2',
-  INSTANCE_HEARTBEAT_SECONDS: '1',
-};
+const DB = sharedDatabase('lifecycle');
+const ENV = { ...DB.env, WORKERS: '2' };
 
 let a: ServiceProcess;
 let b: ServiceProcess;
@@ -40,20 +27,6 @@ async function decide(via: ServiceProcess, key: string, agentId: string, amount:
   });
   expect(res.status, res.text).toBe(200);
   return res.body;
-}
-
-async function newPrincipal(thresholds: Record<string, number>): Promise<{ key: string; principalId: string }> {
-  const client = await provisionClient({ url: a.url, adminKey: ADMIN_KEY });
-  const principalId = await insertPrincipalRow(
-    { dbUrls: { live: DATABASE_URL, sandbox: `${DATABASE_URL}_sandbox` } },
-    'live',
-    client.clientId,
-    client.programId,
-  );
-  const key = (await issuePrincipalKey({ url: a.url, adminKey: ADMIN_KEY }, principalId, 'live')).apiKey;
-  const put = await request(a, 'PUT', '/api/v1/thresholds', { apiKey: key, body: thresholds });
-  expect(put.status, put.text).toBe(200);
-  return { key, principalId };
 }
 
 async function agentWithMandate(key: string, extra: Record<string, unknown> = {}) {
@@ -78,9 +51,9 @@ async function agentWithMandate(key: string, extra: Record<string, unknown> = {}
 beforeAll(async () => {
   a = await startServiceProcess(ENV);
   b = await startServiceProcess(ENV);
-  apiKey = (await newPrincipal({ rapid_fire_max_count: 65_535, risk_velocity_max_count: 65_535 })).key;
-  const step = await newPrincipal({ authorize_step_up_threshold: 0 });
-  stepKey = step.key;
+  apiKey = (await principalOn(DB, a, { rapid_fire_max_count: 65_535, risk_velocity_max_count: 65_535 })).apiKey;
+  const step = await principalOn(DB, a, { authorize_step_up_threshold: 0 });
+  stepKey = step.apiKey;
   const policy = await request(b, 'PUT', `/api/v1/principals/${step.principalId}/step-up-policy`, {
     apiKey: stepKey,
     body: { confirmation: 'principal' },
@@ -90,13 +63,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const p of [a, b]) await p?.cleanup();
-  const admin = postgres(`${PG_BASE_URL}/postgres`, { max: 1, onnotice: () => {} });
-  try {
-    for (const n of [DB, `${DB}_sandbox`]) await admin.unsafe(`drop database if exists "${n}" with (force)`);
-  } finally {
-    await admin.end({ timeout: 5 });
-  }
-  await deleteStream(NATS.NATS_STREAM);
+  await DB.drop();
 });
 
 describe('across two instances', () => {

@@ -6,32 +6,24 @@
 // delivery is held by one instance). Then the instance that holds the relay lease and pending
 // retries is SIGKILLed: after the leases expire the survivor relays the new events and makes
 // the dead instance's next retry slots, once each.
-import { randomBytes } from 'node:crypto';
-import { jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authorizeBody } from '../fixtures/authorize-setup.js';
-import { deleteStream, NATS_URL, ownStream } from '../fixtures/drills/nats-stream.js';
+import { NATS_URL, storedMessages } from '../fixtures/drills/nats-stream.js';
 import { type ServiceProcess, startServiceProcess } from '../fixtures/drills/service-process.js';
+import { sharedDatabase } from '../fixtures/drills/shared-database.js';
 import { onboardAgent } from '../fixtures/onboarding.js';
 import { issuePrincipalKey, provisionClient } from '../fixtures/provision.js';
-import { PG_BASE_URL, request } from '../fixtures/server.js';
+import { request } from '../fixtures/server.js';
 import { type ReceivedRequest, type Receiver, startReceiver } from '../fixtures/webhook-receiver.js';
 
-const NATS = ownStream('claims');
-const DB = `t_claims_${randomBytes(5).toString('hex')}`;
-const DATABASE_URL = `${PG_BASE_URL}/${DB}`;
-const ADMIN_KEY = `admin_${randomBytes(16).toString('hex')}`;
+const DB = sharedDatabase('claims');
+const NATS = DB.nats;
 const RETRY_SCHEDULE = [500, 6_000, 500, 500, 500];
 const ENV = {
-  ...NATS,
-  DATABASE_URL,
-  ADMIN_KEY,
-  // Instances on one database share its secrets key.
-  SECRETS_KEY: randomBytes(32).toString('base64'),
+  ...DB.env,
   WORKERS: '1',
-  INSTANCE_HEARTBEAT_SECONDS: '1',
   WEBHOOK_URL_POLICY: 'any',
   WEBHOOK_RETRY_SCHEDULE_MS: RETRY_SCHEDULE.join(','),
   // The receivers answer after 700 ms; with a 1 s timeout a loaded machine made some attempts
@@ -71,7 +63,7 @@ beforeAll(async () => {
   // One after the other: the first applies the migrations, the second finds it live on NATS.
   a = await startServiceProcess(ENV);
   b = await startServiceProcess(ENV);
-  sql = postgres(DATABASE_URL, { max: 2, onnotice: () => {} });
+  sql = postgres(DB.databaseUrl, { max: 2, onnotice: () => {} });
   nc = await connect({ servers: NATS_URL });
   nc.subscribe(`${NATS.NATS_SUBJECT_PREFIX}.>`, {
     callback: (_err, m) => {
@@ -81,7 +73,7 @@ beforeAll(async () => {
   });
   await nc.flush();
 
-  const target = { url: a.url, adminKey: ADMIN_KEY };
+  const target = { url: a.url, adminKey: DB.adminKey };
   const client = await provisionClient(target);
   for (let i = 0; i < AGENTS; i++) {
     // Onboarded and hooked up through either instance.
@@ -114,13 +106,7 @@ afterAll(async () => {
   await nc?.close();
   await good?.close();
   await flaky?.close();
-  const admin = postgres(`${PG_BASE_URL}/postgres`, { max: 1, onnotice: () => {} });
-  try {
-    for (const n of [DB, `${DB}_sandbox`]) await admin.unsafe(`drop database if exists "${n}" with (force)`);
-  } finally {
-    await admin.end({ timeout: 5 });
-  }
-  await deleteStream(NATS.NATS_STREAM);
+  await DB.drop();
 });
 
 async function authorize(via: ServiceProcess, t: (typeof tenants)[number], mcc: string): Promise<number> {
@@ -144,12 +130,8 @@ async function until(what: string, cond: () => Promise<boolean>, ms: number): Pr
 
 /** Every message of the stream: its Nats-Msg-Id, counted. */
 async function streamCounts(): Promise<Map<string, number>> {
-  const jsm = await jetstreamManager(nc);
-  const info = await jsm.streams.info(NATS.NATS_STREAM);
   const counts = new Map<string, number>();
-  for (let seq = info.state.first_seq; seq <= info.state.last_seq && info.state.messages > 0; seq++) {
-    const m = await jsm.streams.getMessage(NATS.NATS_STREAM, { seq });
-    if (m === null) throw new Error(`no message at seq ${seq} of ${NATS.NATS_STREAM}`);
+  for (const m of await storedMessages(nc, NATS.NATS_STREAM)) {
     const id = m.header.get('Nats-Msg-Id');
     counts.set(id, (counts.get(id) ?? 0) + 1);
   }
