@@ -8,34 +8,29 @@
 // shard has one owner per epoch and epochs only grow, no instance ever tries to commit for a
 // shard it lost (the fence's refusal, P0F01), no agent is approved beyond its cap, no answer is
 // a 5xx or later than the deadline allows.
-import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
-import { jetstreamManager } from '@nats-io/jetstream';
-import { connect } from '@nats-io/transport-node';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addAgentWithMandate, authorizeBody, relaxRateGates, setup } from '../engine/support.js';
-import { until } from '../fixtures/drills/instances.js';
+import { sleep, until } from '../fixtures/drills/instances.js';
+import { deleteStream } from '../fixtures/drills/nats-stream.js';
+import {
+  databasesOf,
+  type FleetReader,
+  fleetEnv,
+  fleetReader,
+  instanceIdOf,
+  type TimedAnswer,
+  timedAuthorize,
+} from '../fixtures/drills/process-fleet.js';
 import { type ServiceProcess, startServiceProcess } from '../fixtures/drills/service-process.js';
 import type { TestServer } from '../fixtures/server.js';
 
 const CLOCK_FIXTURE = pathToFileURL(new URL('../fixtures/clock-offset.mjs', import.meta.url).pathname).href;
-const NATS_URL = process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
-const tag = randomBytes(4).toString('hex');
 const DEADLINE_MS = 1000;
 const LEASE_TTL_MS = 3000;
-const ENV = {
-  NATS_URL,
-  NATS_STREAM: `T_SKEW_${tag}`,
-  NATS_SUBJECT_PREFIX: `k${tag}`,
-  SECRETS_KEY: randomBytes(32).toString('base64'),
-  WORKERS: '1',
-  SHUTDOWN_TIMEOUT_MS: '3000',
-  AUTHORIZE_DEADLINE_MS: String(DEADLINE_MS),
-  SHARD_LEASE_TTL_MS: String(LEASE_TTL_MS),
-  SHARD_LEASE_RENEW_MS: '500',
-};
+const ENV = fleetEnv('skew', DEADLINE_MS, LEASE_TTL_MS);
 /** Daily cap per agent and the amount of every request: 20 approvals at most per agent per day. */
 const CAP = 40;
 const AMOUNT = 2;
@@ -47,16 +42,9 @@ type Name = 'A' | 'B' | 'C';
 /** Wall-clock offset of each instance, in milliseconds. */
 const OFFSET: Record<Name, number> = { A: 0, B: 2000, C: -2000 };
 
-interface Answer {
+interface Answer extends TimedAnswer {
   readonly via: Name;
   readonly agentId: string;
-  readonly status: number;
-  readonly decision: string | null;
-  readonly reasons: readonly string[];
-  readonly id: string | null;
-  readonly ms: number;
-  /** Date.now() of the test process at the answer. */
-  readonly at: number;
 }
 
 let a: ServiceProcess;
@@ -79,8 +67,7 @@ const stopping = new Set<ServiceProcess>();
 const killed = new Set<ServiceProcess>();
 
 async function startInstance(name: Name): Promise<ServiceProcess> {
-  const shared: Record<string, string> =
-    a === undefined ? {} : { DATABASE_URL: a.databaseUrl, SANDBOX_DATABASE_URL: `${a.databaseUrl}_sandbox` };
+  const shared: Record<string, string> = a === undefined ? {} : databasesOf(a);
   const env: Record<string, string> =
     OFFSET[name] === 0 ? {} : { TEST_CLOCK_OFFSET_MS: String(OFFSET[name]), TEST_CLOCK_LOG: '1' };
   const p = await startServiceProcess(
@@ -104,6 +91,7 @@ async function startInstance(name: Name): Promise<ServiceProcess> {
 
 beforeAll(async () => {
   a = await startInstance('A');
+  reader = fleetReader(a.databaseUrl);
   await startInstance('B');
   await startInstance('C');
   const f = await setup(a);
@@ -121,34 +109,16 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  await reader?.end({ timeout: 5 });
+  await reader?.end();
   for (const p of every) if (p !== a) await p.cleanup();
   await a?.cleanup();
-  const nc = await connect({ servers: NATS_URL });
-  await (await jetstreamManager(nc)).streams.delete(ENV.NATS_STREAM).catch(() => {});
-  await nc.close();
+  await deleteStream(ENV.NATS_STREAM);
 });
 
-/**
- * The test's own reads, on one connection kept for the whole file: opened once, so a shared
- * PostgreSQL near max_connections (other work on the machine) cannot refuse a check halfway.
- */
-let reader: postgres.Sql | null = null;
-function db<T>(fn: (sql: postgres.Sql) => Promise<T>): Promise<T> {
-  reader ??= postgres(a.databaseUrl, { max: 1, onnotice: () => {} });
-  return fn(reader);
-}
-
-/** Instance id → shards it holds under a lease that has not expired (PostgreSQL's clock). */
-async function leaseOwners(): Promise<Map<string, number[]>> {
-  const rows = await db(
-    (sql) => sql<{ shard: number; owner: string }[]>`
-      select shard, owner from shard_leases where owner is not null and expires_at > now()`,
-  );
-  const out = new Map<string, number[]>();
-  for (const r of rows) out.set(r.owner, [...(out.get(r.owner) ?? []), r.shard]);
-  return out;
-}
+/** The test's own reads of the shared database. */
+let reader: FleetReader;
+const db = <T>(fn: (sql: postgres.Sql) => Promise<T>): Promise<T> => reader.db(fn);
+const leaseOwners = () => reader.leaseOwners();
 
 /** Reads the leases table every 100 ms until stopped: one owner per (shard, epoch), epochs only up. */
 function watchLeases(): { stop(): Promise<void> } {
@@ -183,25 +153,9 @@ function watchLeases(): { stop(): Promise<void> } {
 async function ask(via: Name, agentId: string): Promise<void> {
   const p = running[via];
   if (p === undefined || stopping.has(p)) return;
-  const sentAt = performance.now();
   try {
-    const res = await fetch(`${p.url}/api/v1/authorize`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
-      body: JSON.stringify(authorizeBody(agentId, { amount: `${AMOUNT}.00`, merchant_name: 'Skewed Clock Store' })),
-      signal: AbortSignal.timeout(15_000),
-    });
-    const body = (await res.json().catch(() => ({}))) as Record<string, unknown>;
-    answers.push({
-      via,
-      agentId,
-      status: res.status,
-      decision: typeof body.decision === 'string' ? body.decision : null,
-      reasons: Array.isArray(body.reason_codes) ? (body.reason_codes as string[]) : [],
-      id: typeof body.authorization_id === 'string' ? body.authorization_id : null,
-      ms: performance.now() - sentAt,
-      at: Date.now(),
-    });
+    const body = authorizeBody(agentId, { amount: `${AMOUNT}.00`, merchant_name: 'Skewed Clock Store' });
+    answers.push({ via, agentId, ...(await timedAuthorize(p.url, apiKey, body)) });
   } catch (err) {
     // Only a request cut by SIGKILL may go unanswered (a client would retry elsewhere); one in
     // flight when SIGTERM came is answered by the drain.
@@ -227,14 +181,6 @@ function load(): { stop(): Promise<void> } {
   };
 }
 
-/** The instance id a process logged (its lease and registry lines name it). */
-function instanceIdOf(p: ServiceProcess): string {
-  const m = /"instance":"(ins_[0-9a-f]+)"/.exec(p.stdout());
-  if (m === null) throw new Error('the process logged no instance id');
-  return m[1] as string;
-}
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const figures: Record<string, unknown> = {};
 
 /** Instance id → its clock offset as it measured and recorded it (instances.clock_offset_ms). */

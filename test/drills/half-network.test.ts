@@ -6,14 +6,22 @@
 // cut: no answer is a 5xx or later than the deadline allows, no agent is approved beyond its
 // cap, the cut instance gives up its shards and the others take them and decide for them, and
 // every event is on the stream exactly once once C is whole again.
-import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
-import postgres from 'postgres';
+import type postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addAgentWithMandate, authorizeBody, relaxRateGates, setup } from '../engine/support.js';
-import { until } from '../fixtures/drills/instances.js';
+import { sleep, until } from '../fixtures/drills/instances.js';
+import { deleteStream, storedMessages } from '../fixtures/drills/nats-stream.js';
+import {
+  databasesOf,
+  type FleetReader,
+  fleetEnv,
+  fleetReader,
+  instanceIdOf,
+  type TimedAnswer,
+  timedAuthorize,
+} from '../fixtures/drills/process-fleet.js';
 import { type ServiceProcess, startServiceProcess } from '../fixtures/drills/service-process.js';
 import { PG_BASE_URL, type TestServer } from '../fixtures/server.js';
 import { type CutMode, TcpProxy } from '../fixtures/tcp-proxy.js';
@@ -23,21 +31,9 @@ const { shardOf } = (await import(
   `${DIST}decision/model/shard-of.js`
 )) as typeof import('../../src/decision/model/shard-of.js');
 
-const NATS_URL = process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
-const tag = randomBytes(4).toString('hex');
 const DEADLINE_MS = 1000;
 const LEASE_TTL_MS = 3000;
-const ENV = {
-  NATS_URL,
-  NATS_STREAM: `T_HALFNET_${tag}`,
-  NATS_SUBJECT_PREFIX: `h${tag}`,
-  SECRETS_KEY: randomBytes(32).toString('base64'),
-  WORKERS: '1',
-  SHUTDOWN_TIMEOUT_MS: '3000',
-  AUTHORIZE_DEADLINE_MS: String(DEADLINE_MS),
-  SHARD_LEASE_TTL_MS: String(LEASE_TTL_MS),
-  SHARD_LEASE_RENEW_MS: '500',
-};
+const ENV = fleetEnv('halfnet', DEADLINE_MS, LEASE_TTL_MS);
 /** Daily cap per agent and the amount of every request: 12 approvals at most per agent per day. */
 const CAP = 24;
 const AMOUNT = 2;
@@ -49,18 +45,13 @@ const AGENTS = 18;
  */
 const ANSWER_BOUND_MS = DEADLINE_MS + 2000;
 
-interface Answer {
+interface Answer extends TimedAnswer {
   readonly via: 'A' | 'B' | 'C';
   readonly agentId: string;
-  readonly status: number;
-  readonly decision: string | null;
-  readonly reasons: readonly string[];
-  readonly ms: number;
-  readonly at: number;
 }
 
 const pgProxy = new TcpProxy(hostPort(PG_BASE_URL, 5432));
-const natsProxy = new TcpProxy(hostPort(NATS_URL, 4222));
+const natsProxy = new TcpProxy(hostPort(ENV.NATS_URL, 4222));
 let a: ServiceProcess;
 let b: ServiceProcess;
 let c: ServiceProcess;
@@ -79,12 +70,9 @@ beforeAll(async () => {
   await pgProxy.listen();
   await natsProxy.listen();
   a = await startServiceProcess(ENV);
+  reader = fleetReader(a.databaseUrl);
   const dbName = new URL(a.databaseUrl).pathname.slice(1);
-  b = await startServiceProcess({
-    ...ENV,
-    DATABASE_URL: a.databaseUrl,
-    SANDBOX_DATABASE_URL: `${a.databaseUrl}_sandbox`,
-  });
+  b = await startServiceProcess({ ...ENV, ...databasesOf(a) });
   const viaProxy = new URL(a.databaseUrl);
   viaProxy.host = `127.0.0.1:${pgProxy.port}`;
   c = await startServiceProcess({
@@ -127,64 +115,24 @@ async function phaseAgents(label: string): Promise<string[]> {
 afterAll(async () => {
   await pgProxy.restore().catch(() => {});
   await natsProxy.restore().catch(() => {});
-  await reader?.end({ timeout: 5 });
+  await reader?.end();
   for (const p of [c, b]) await p?.cleanup();
   await a?.cleanup();
   await pgProxy.close();
   await natsProxy.close();
-  const nc = await connect({ servers: NATS_URL });
-  await (await jetstreamManager(nc)).streams.delete(ENV.NATS_STREAM).catch(() => {});
-  await nc.close();
+  await deleteStream(ENV.NATS_STREAM);
 });
 
-/**
- * The test's own reads, on one connection kept for the whole file: opened once, so a shared
- * PostgreSQL near max_connections (other work on the machine) cannot refuse a check halfway.
- */
-let reader: postgres.Sql | null = null;
-function db<T>(fn: (sql: postgres.Sql) => Promise<T>): Promise<T> {
-  reader ??= postgres(a.databaseUrl, { max: 1, onnotice: () => {} });
-  return fn(reader);
-}
-
-/** Instance id → shards it holds under a lease that has not expired (PostgreSQL's clock). */
-async function owners(): Promise<Map<string, number[]>> {
-  const rows = await db(
-    (sql) => sql<{ shard: number; owner: string }[]>`
-      select shard, owner from shard_leases where owner is not null and expires_at > now()`,
-  );
-  const out = new Map<string, number[]>();
-  for (const r of rows) out.set(r.owner, [...(out.get(r.owner) ?? []), r.shard]);
-  return out;
-}
-
-/** The instance id a process logged (its lease and registry lines name it). */
-function instanceIdOf(p: ServiceProcess): string {
-  const m = /"instance":"(ins_[0-9a-f]+)"/.exec(p.stdout());
-  if (m === null) throw new Error('the process logged no instance id');
-  return m[1] as string;
-}
+/** The test's own reads of the shared database. */
+let reader: FleetReader;
+const db = <T>(fn: (sql: postgres.Sql) => Promise<T>): Promise<T> => reader.db(fn);
+const owners = () => reader.leaseOwners();
 
 async function ask(via: 'A' | 'B' | 'C', agentId: string): Promise<void> {
   const p = via === 'A' ? a : via === 'B' ? b : c;
-  const sentAt = performance.now();
   try {
-    const res = await fetch(`${p.url}/api/v1/authorize`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
-      body: JSON.stringify(authorizeBody(agentId, { amount: `${AMOUNT}.00`, merchant_name: 'Half Network Store' })),
-      signal: AbortSignal.timeout(15_000),
-    });
-    const body = (await res.json().catch(() => ({}))) as Record<string, unknown>;
-    answers.push({
-      via,
-      agentId,
-      status: res.status,
-      decision: typeof body.decision === 'string' ? body.decision : null,
-      reasons: Array.isArray(body.reason_codes) ? (body.reason_codes as string[]) : [],
-      ms: performance.now() - sentAt,
-      at: Date.now(),
-    });
+    const body = authorizeBody(agentId, { amount: `${AMOUNT}.00`, merchant_name: 'Half Network Store' });
+    answers.push({ via, agentId, ...(await timedAuthorize(p.url, apiKey, body)) });
   } catch (err) {
     failures.push(`${via}: ${(err as Error).message}`);
   }
@@ -209,8 +157,6 @@ function load(agents: readonly string[], lanes: number): { stop(): Promise<void>
     },
   };
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Database time (the leases' clock). */
 async function dbNow(): Promise<Date> {
@@ -411,14 +357,10 @@ describe('half a network: three instances, C cut off one dependency', () => {
       30_000,
     );
     const events = await db((sql) => sql<{ event_id: string }[]>`select event_id from outbox_events`);
-    const nc = await connect({ servers: NATS_URL });
+    const nc = await connect({ servers: ENV.NATS_URL });
     const counts = new Map<string, number>();
     try {
-      const jsm = await jetstreamManager(nc);
-      const info = await jsm.streams.info(ENV.NATS_STREAM);
-      for (let seq = info.state.first_seq; seq <= info.state.last_seq && info.state.messages > 0; seq++) {
-        const m = await jsm.streams.getMessage(ENV.NATS_STREAM, { seq });
-        if (m === null) throw new Error(`no message at seq ${seq}`);
+      for (const m of await storedMessages(nc, ENV.NATS_STREAM)) {
         const id = m.header.get('Nats-Msg-Id');
         counts.set(id, (counts.get(id) ?? 0) + 1);
       }
