@@ -104,6 +104,16 @@ const WORD_PATTERNS: readonly string[] = [
   '(ignore|disregard|forget|skip|override|drop) (all |any |the |your |my |these |those |every )?(of )?(the |your )?(previous |prior |earlier |above |preceding |original |existing |old |system |safety )?(instruction|rule|guideline|directive|prompt|polic|mandate|limit|restriction|check|guardrail|safeguard|constraint)',
   '(bypass|circumvent|override|disable|skip|evade|turn off|ignore) (all |any |the |your |my |every |these )?(spending |security |fraud |safety |transaction |authori[sz]ation |payment |daily |monthly )?(limit|check|control|mandate|restriction|rule|safeguard|verification|filter|protection)',
   '(always|auto|automatically) (approve|authori[sz]e|accept|allow)',
+  // Paraphrases without the trigger words above: a blanket approval, a dictated answer, a mode
+  // the authorizer is said to be in, limits said not to apply.
+  '(approve|authori[sz]e|accept|allow|pass) (everything|anything|whatever|all (of )?(the )?(following|requests|payments|transactions|charges|purchases|transfers))',
+  '(respond|reply|answer|return|output) (only )?(with |by saying )?(only )?(approve|approved|allow|allowed)( only)?$',
+  '(respond|reply|answer|return|output) (only )?(with |by saying )?(only )?(approve|approved|allow|allowed) (only|and nothing)',
+  'you (are|re) (now )?(in |running in |operating in )?(a |the )?(maintenance|test|testing|debug|diagnostic|override|emergency|unrestricted|privileged|service) mode',
+  '(maintenance|override|emergency|diagnostic|unrestricted) mode (is )?(now )?(on|active|enabled|engaged|activated)',
+  'regardless of (any |all |the |your |my |its |their )?(spending |daily |monthly |transaction |payment )?(limit|rule|polic|mandate|restriction|cap|check|budget|control|guideline|verification)',
+  '(limit|rule|polic|mandate|restriction|cap|check|control)s? (do not|dont|don t|does not|doesn t|doesnt|no longer|shall not|should not|won t|wont) apply',
+  '(skip|waive|suspend) (the |any |all |your )?(review|verification|approval|confirmation|step up|fraud check|risk check|security check)',
   '(approve|authori[sz]e|accept|allow|process) (this |the |all |every |any )?(payment |transaction |transfer |purchase |request |charge )?(regardless|anyway|no matter|unconditionally|without (any )?(check|verification|limit|question|review))',
   'you (are now|re now|will now|must now) (in |a |an |the )?(developer|admin|unrestricted|jailbr|dan|god|root|debug|evil|free)',
   '(enable|activate|enter|switch to) (the )?(developer|admin|god|debug|jailbreak|unrestricted) mode',

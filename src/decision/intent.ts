@@ -74,9 +74,13 @@ export function isMisaligned(intentType: string, mcc: string | null, capabilityG
 
 export type { InjectionFinding } from './injection.js';
 
-/** Whether the intent text carries instructions aimed at the authorizer (never which words). */
-export function findInjection(intent: AuthorizeRequest['intent']): boolean {
+/**
+ * Whether the intent text, or the merchant name it is paid to, carries instructions aimed at the
+ * authorizer (never which words).
+ */
+export function findInjection(intent: AuthorizeRequest['intent'], merchantName: string | null = null): boolean {
   return (
+    (merchantName !== null && detectInjectionCached(merchantName) !== null) ||
     detectInjectionCached(intent.taskReference) !== null ||
     detectInjectionCached(intent.intentType) !== null ||
     (intent.reasoningSummary !== null && detectInjectionCached(intent.reasoningSummary) !== null)
@@ -104,7 +108,7 @@ export function assessIntent(
   const intent = request.intent;
   const r: IntentResult = {
     score: 0,
-    injection: findInjection(intent),
+    injection: findInjection(intent, request.merchantName),
     taskDrift: false,
     merchantDrift: false,
     misaligned: isMisaligned(intent.intentType, request.mcc, state.capabilityGroups),
