@@ -8,6 +8,7 @@ type Schema = Record<string, unknown>;
 
 interface Operation {
   summary?: string;
+  description?: string;
   security?: Record<string, unknown>[];
   parameters?: { name: string; in: string; required?: boolean; schema?: Schema }[];
   requestBody?: { content: Record<string, { schema: Schema }> };
@@ -150,6 +151,7 @@ function renderOperation(doc: OpenApiDoc, [method, path, op]: [string, string, O
   out.push(`### ${method} ${path}`, '', cell(op.summary), '');
   const creds = (op.security ?? []).flatMap((s) => Object.keys(s)).map((k) => CREDENTIALS[k] ?? k);
   out.push(`Credential: ${creds.length === 0 ? 'none (public)' : creds.join(', or ')}.`, '');
+  if (op.description !== undefined) out.push(cell(op.description), '');
   const params = op.parameters ?? [];
   if (params.length > 0) {
     out.push('| parameter | in | type | required |', '|---|---|---|---|');

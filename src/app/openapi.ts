@@ -32,8 +32,16 @@ const NOT_FOUND: Readonly<Record<string, ErrorCode>> = {
   mandate_id: 'mandate_not_found',
   authorization_id: 'authorization_not_found',
   step_up_id: 'step_up_not_found',
+  credential_id: 'credential_not_found',
   webhook_id: 'webhook_not_found',
   event_id: 'not_found',
+};
+
+/** What an agent key (docs/auth.md "Agent keys") may do on a route that admits it. */
+const AGENT_KEY_NOTE: Readonly<Record<'path' | 'handler', string>> = {
+  path: "Also open to an agent key, for its own agent only (the path's agent_id); another agent is 403 forbidden.",
+  handler:
+    'Also open to an agent key, for its own agent only; another agent (named, or owning the resource) is 403 forbidden.',
 };
 
 /**
@@ -98,6 +106,7 @@ export function buildOpenApi(routes: readonly RouteDef[]): Record<string, unknow
     const op: Record<string, unknown> = {
       operationId: r.operationId,
       summary: r.summary,
+      ...(r.agentKey === undefined ? {} : { description: AGENT_KEY_NOTE[r.agentKey] }),
       security: AUTH_SECURITY[r.auth] ?? [],
       parameters: params,
       responses: {

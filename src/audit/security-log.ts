@@ -65,8 +65,14 @@ interface Actor {
   principalId: string | null;
 }
 
-/** The record of a key issued (by the operator, or a sandbox key by a Client): never the key. */
-export function credentialCreated(credential: CredentialJson, via: 'operator' | 'sandbox-key'): SecurityEvent {
+/**
+ * The record of a key issued (by the operator, a sandbox key by a Client, an agent key by a
+ * Principal): never the key.
+ */
+export function credentialCreated(
+  credential: CredentialJson,
+  via: 'operator' | 'sandbox-key' | 'agent-key',
+): SecurityEvent {
   return {
     action: 'credential.created',
     targetType: 'credential',
@@ -75,6 +81,7 @@ export function credentialCreated(credential: CredentialJson, via: 'operator' | 
       via,
       client_id: credential.client_id,
       principal_id: credential.principal_id ?? null,
+      ...(credential.agent_id === undefined ? {} : { agent_id: credential.agent_id }),
       environment: credential.environment,
       scopes: credential.scopes,
       ip_allowlist: credential.ip_allowlist,

@@ -10,6 +10,7 @@ import type { Authenticator, RequestContext, RouteDef } from '../http/types.js';
 import type { Databases } from '../storage/db.js';
 import type { PrincipalRow } from '../storage/rows/principals.js';
 import type { AdminKeyVerifier } from './admin-key.js';
+import { assertAgentRoute } from './agent-keys.js';
 import { type CredentialStore, isRejected, type ResolvedCredential, tokenKeyLive } from './credential-store.js';
 import { AuthFailure, type AuthFailureClass } from './failure-guard.js';
 import { ipAllowed } from './ip-allowlist.js';
@@ -50,13 +51,13 @@ export class CredentialAuthenticator implements Authenticator {
         return this.#client(ctx);
       case 'principal': {
         const key = ctx.headers['x-api-key'];
-        if (key !== undefined) return this.#principalKey(ctx, key);
-        return this.#bearer(ctx);
+        if (key !== undefined) return this.#principalKey(ctx, route, key);
+        return this.#bearer(ctx, route);
       }
       case 'principal_key': {
         const key = ctx.headers['x-api-key'];
         if (key === undefined) throw unauthorized('missing');
-        return this.#principalKey(ctx, key);
+        return this.#principalKey(ctx, route, key);
       }
     }
   }
@@ -122,7 +123,7 @@ export class CredentialAuthenticator implements Authenticator {
     if (isRejected(cred)) throw unauthorized(cred.rejected, cred.credentialId);
     // A Principal key on the Client plane fails authentication (SPEC.md rule 1).
     if (cred.principalId !== null) throw unauthorized('wrong_plane', cred.id);
-    checkOrigin(cred, ctx);
+    checkOrigin(cred, ctx, null);
     return {
       kind: 'client',
       clientId: cred.clientId,
@@ -132,14 +133,14 @@ export class CredentialAuthenticator implements Authenticator {
     };
   }
 
-  async #principalKey(ctx: RequestContext, key: string): Promise<PrincipalAuth> {
+  async #principalKey(ctx: RequestContext, route: RouteDef, key: string): Promise<PrincipalAuth> {
     const found = await this.resolvePrincipalKey(key);
     if (found instanceof AuthFailure) throw found;
-    checkOrigin(found.cred, ctx);
+    checkOrigin(found.cred, ctx, route);
     return found.auth;
   }
 
-  async #bearer(ctx: RequestContext): Promise<PrincipalAuth> {
+  async #bearer(ctx: RequestContext, route: RouteDef): Promise<PrincipalAuth> {
     const header = ctx.headers.authorization;
     if (header === undefined) throw unauthorized('missing');
     if (header.length < 8 || header.slice(0, 7).toLowerCase() !== 'bearer ') throw unauthorized('malformed');
@@ -154,11 +155,17 @@ export class CredentialAuthenticator implements Authenticator {
     if (cred === null || cred.clientId !== claims.client_id)
       throw unauthorized('token_credential_inactive', claims.cid);
     if (!tokenKeyLive(cred, claims.kh, Date.now())) throw unauthorized('token_key_retired', claims.cid);
+    // An agent key's tokens name its agent; a credential's binding never changes, so a mismatch
+    // is not a token of ours.
+    if ((cred.agentId ?? undefined) !== claims.agt) throw unauthorized('token_invalid', claims.cid);
     checkIp(cred, ctx);
-    // The token's scope was frozen at mint time; it is what applies.
+    // The token's scope and agent binding were frozen at mint time; they are what applies.
     const scopes = parseScopes(claims.scope);
-    if (!scopeAllows(scopes, ctx.path)) throw new ApiError('forbidden', 'The credential does not cover this path.');
-    return {
+    if (claims.agt !== undefined) assertAgentRoute(claims.agt, route, ctx);
+    else if (!scopeAllows(scopes, ctx.path)) {
+      throw new ApiError('forbidden', 'The credential does not cover this path.');
+    }
+    const auth: PrincipalAuth = {
       kind: 'principal',
       principalId: claims.sub as PrincipalId,
       clientId: claims.client_id as ClientId,
@@ -167,6 +174,7 @@ export class CredentialAuthenticator implements Authenticator {
       scopes,
       via: 'token',
     };
+    return claims.agt === undefined ? auth : { ...auth, agentId: claims.agt };
   }
 }
 
@@ -187,9 +195,17 @@ export function originNotAllowed(cred: ResolvedCredential): AuthFailure {
   });
 }
 
-/** IP allowlist first (checked before anything else is processed), then scope. */
-function checkOrigin(cred: ResolvedCredential, ctx: RequestContext): void {
+/**
+ * IP allowlist first (checked before anything else is processed), then scope; an agent key's
+ * route and agent in place of scope (agent-keys.ts).
+ */
+function checkOrigin(cred: ResolvedCredential, ctx: RequestContext, route: RouteDef | null): void {
   checkIp(cred, ctx);
+  if (cred.agentId !== null) {
+    if (route === null) throw new ApiError('forbidden', 'The credential does not cover this path.');
+    assertAgentRoute(cred.agentId, route, ctx);
+    return;
+  }
   if (!scopeAllows(cred.scopes, ctx.path)) {
     throw new ApiError('forbidden', 'The credential does not cover this path.');
   }

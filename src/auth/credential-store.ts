@@ -38,6 +38,8 @@ export interface ResolvedCredential {
   readonly id: CredentialId;
   readonly clientId: ClientId;
   readonly principalId: PrincipalId | null;
+  /** The one agent an agent key acts for (docs/auth.md "Agent keys"); null for every other key. */
+  readonly agentId: string | null;
   readonly environment: Environment;
   /** Stored scope list as issued (e.g. "agents,authorize"). */
   readonly scopeText: string;
@@ -328,10 +330,12 @@ function resolve(
   const id = row.id as CredentialId;
   const clientId = row.client_id as ClientId;
   const principalId = row.principal_id as PrincipalId | null;
+  const agentId = row.agent_id;
   return {
     id,
     clientId,
     principalId,
+    agentId,
     environment: env,
     scopeText: row.scopes,
     scopes,
@@ -354,6 +358,7 @@ function resolve(
             environment: env,
             scopes,
             via: 'key',
+            ...(agentId === null ? {} : { agentId }),
           } satisfies PrincipalAuth),
   };
 }

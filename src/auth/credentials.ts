@@ -4,6 +4,7 @@ import type { ClientId, CredentialId, PrincipalId } from '../domain/ids.js';
 import { newId } from '../domain/ids.js';
 import { ApiError } from '../errors/registry.js';
 import type { Sql } from '../storage/db.js';
+import { AGENT_SCOPE } from './agent-keys.js';
 import { normaliseAllowlist } from './ip-allowlist.js';
 import { generateApiKey, hashKey } from './keys.js';
 import { normaliseScopes } from './scopes.js';
@@ -14,6 +15,8 @@ export interface CredentialRow {
   id: string;
   client_id: string;
   principal_id: string | null;
+  /** Set for an agent key: the one agent of the Principal it acts for (migration 0270). */
+  agent_id: string | null;
   environment: Environment;
   key_hash: Buffer;
   previous_key_hash: Buffer | null;
@@ -31,6 +34,8 @@ export interface CredentialJson {
   id: string;
   client_id: string;
   principal_id?: string;
+  /** On agent keys only: the agent the key acts for. */
+  agent_id?: string;
   environment: Environment;
   scopes: string;
   ip_allowlist: string[];
@@ -46,6 +51,7 @@ export const CREDENTIAL_COLUMNS = [
   'id',
   'client_id',
   'principal_id',
+  'agent_id',
   'environment',
   'key_hash',
   'previous_key_hash',
@@ -61,6 +67,7 @@ export const CREDENTIAL_COLUMNS = [
 export function credentialJson(row: CredentialRow): CredentialJson {
   const out: CredentialJson = { id: row.id, client_id: row.client_id } as CredentialJson;
   if (row.principal_id !== null) out.principal_id = row.principal_id;
+  if (row.agent_id !== null) out.agent_id = row.agent_id;
   out.environment = row.environment;
   out.scopes = row.scopes;
   out.ip_allowlist = row.ip_allowlist;
@@ -76,6 +83,11 @@ export interface IssueCredentialInput {
   clientId: ClientId | string;
   /** Set for a Principal credential; omitted for a Client credential. */
   principalId?: PrincipalId | string | null;
+  /**
+   * Set for an agent key (with principalId, the agent's Principal): the key carries the scope
+   * `agent` and reaches only its agent's routes (agent-keys.ts); `scopes` is then ignored.
+   */
+  agentId?: string | null;
   environment: Environment;
   /** Comma-separated scope list; empty or `*` = full access. Unknown scopes: validation_error. */
   scopes?: string | null;
@@ -96,14 +108,16 @@ export interface IssuedCredential {
  * database of `input.environment`; the Client (and Principal, when given) must exist there.
  */
 export async function issueCredential(sql: Sql, input: IssueCredentialInput): Promise<IssuedCredential> {
-  const scopes = normaliseScopes(input.scopes ?? '');
+  const agentId = input.agentId ?? null;
+  if (agentId !== null && (input.principalId ?? null) === null) throw new Error('an agent key needs its Principal');
+  const scopes = agentId === null ? normaliseScopes(input.scopes ?? '') : AGENT_SCOPE;
   const allowlist = normaliseAllowlist(input.ipAllowlist ?? []);
   const expiresAt = parseExpiry(input.expiresAt);
   const apiKey = generateApiKey(input.environment);
   const id = newId('acr') as CredentialId;
   const [row] = await sql<CredentialRow[]>`
-    insert into credentials (id, client_id, principal_id, environment, key_hash, scopes, ip_allowlist, expires_at)
-    values (${id}, ${input.clientId}, ${input.principalId ?? null}, ${input.environment}, ${hashKey(apiKey)},
+    insert into credentials (id, client_id, principal_id, agent_id, environment, key_hash, scopes, ip_allowlist, expires_at)
+    values (${id}, ${input.clientId}, ${input.principalId ?? null}, ${agentId}, ${input.environment}, ${hashKey(apiKey)},
       ${scopes}, ${sql.array(allowlist)}, ${expiresAt})
     returning ${sql(CREDENTIAL_COLUMNS)}`;
   if (row === undefined) throw new Error('credential insert returned no row');

@@ -84,8 +84,10 @@ async function issueToken(
   const exp = Math.min(now + tokenTtlSeconds, Math.floor(cred.notAfterMs / 1000));
   if (exp <= now) throw new AuthFailure('expired', { credentialId: cred.id });
   const scope = cred.scopes.length === 0 ? '*' : cred.scopes.join(',');
+  // An agent key's token is bound to its agent as it is (agt), like its scope.
+  const agent = cred.agentId === null ? {} : { agt: cred.agentId };
   const accessToken = await auth.tokens.mint(
-    { sub: clientId, client_id: cred.clientId, cid: cred.id, env: cred.environment, scope, kh: cred.keyTag },
+    { sub: clientId, client_id: cred.clientId, cid: cred.id, env: cred.environment, scope, kh: cred.keyTag, ...agent },
     now,
     exp,
   );

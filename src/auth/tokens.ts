@@ -43,6 +43,8 @@ export interface TokenClaims {
    * with that key, e.g. when its rotation grace window ends. Absent on tokens minted before.
    */
   kh?: string;
+  /** An agent key's agent (docs/auth.md "Agent keys"): the token acts for it alone. */
+  agt?: string;
   iat: number;
   exp: number;
   jti: string;
@@ -140,6 +142,7 @@ export class TokenService {
       env: claims.env,
       scope: claims.scope,
       ...(claims.kh === undefined ? {} : { kh: claims.kh }),
+      ...(claims.agt === undefined ? {} : { agt: claims.agt }),
       iat: issuedAtSec,
       exp: expiresAtSec,
       jti: randomToken(22),
@@ -185,6 +188,7 @@ function ownClaims(p: JWTPayload): TokenClaims | null {
     (c.env !== 'live' && c.env !== 'sandbox') ||
     typeof c.scope !== 'string' ||
     (c.kh !== undefined && typeof c.kh !== 'string') ||
+    (c.agt !== undefined && typeof c.agt !== 'string') ||
     typeof c.exp !== 'number' ||
     typeof c.iat !== 'number'
   ) {

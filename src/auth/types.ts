@@ -23,6 +23,11 @@ export interface PrincipalAuth {
   readonly scopes: readonly string[];
   /** How the caller authenticated: an API key or an OAuth2 access token. */
   readonly via: 'key' | 'token';
+  /**
+   * Set for an agent key (or a token minted from one): the one agent of the Principal the
+   * credential acts for; it reaches only the routes that declare `agentKey` (src/auth/agent-keys.ts).
+   */
+  readonly agentId?: string;
 }
 
 export interface AdminAuth {

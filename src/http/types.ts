@@ -108,6 +108,12 @@ export interface RouteFor<A extends AuthMode> {
    * (src/app/openapi.ts errorCodes), for the OpenAPI document.
    */
   errors?: readonly ErrorCode[];
+  /**
+   * Whether an agent key (a Principal credential bound to one agent, docs/auth.md "Agent keys")
+   * may call this route: `path`, when the path's :agent_id is its agent; `handler`, when the
+   * handler checks that what it acts on is its agent's (src/auth/agent-keys.ts). Absent: 403.
+   */
+  agentKey?: 'path' | 'handler';
   /** Excluded from the public OpenAPI document (operator plane). */
   internal?: boolean;
   /** Also accepts application/x-www-form-urlencoded bodies (only /oauth/token). */

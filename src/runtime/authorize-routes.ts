@@ -10,6 +10,7 @@ import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
 import { type AuthorizationEntry, entryFromDb, type StoredAuthorization } from '../audit/entry.js';
 import { recordSecurityEvent } from '../audit/security-log.js';
+import { assertOwnAgent, boundAgent } from '../auth/agent-keys.js';
 import type { AuthContext, PrincipalAuth } from '../auth/types.js';
 import type { AuthorizeRequest, DecisionEngine } from '../decision/model/contract.js';
 import { type DecisionReply, finishReply, toReply } from '../decision/model/reply.js';
@@ -285,7 +286,7 @@ const VERDICT_FIELDS = [
 ] as const;
 
 export function fullDisclosure(auth: AuthContext | null): boolean {
-  return auth !== null && auth.kind === 'principal' && auth.scopes.length === 0;
+  return auth !== null && auth.kind === 'principal' && auth.scopes.length === 0 && auth.agentId === undefined;
 }
 
 /** Keeps each JSON number as its source text (amounts keep their exact digits when written again). */
@@ -404,8 +405,13 @@ export function authorizeRoutes(deps: AuthorizeRouteDeps): RouteDef[] {
     let reply: DecisionReply;
     let engineAt = 0;
     try {
+      // An agent key decides for its own agent only: any other, by id or DID, is 403 whether or
+      // not it exists (docs/auth.md "Agent keys").
+      const bound = boundAgent(auth);
+      if (bound !== null && body.agent_id !== undefined) assertOwnAgent(auth, body.agent_id);
       if (body.agent_id === undefined) {
         const found = await dids.resolve(ctx.db, auth.environment, auth.clientId, body.agent_did as string);
+        if (bound !== null) assertOwnAgent(auth, found?.principalId === auth.principalId ? found.agentId : '');
         if (found === null || found.principalId !== auth.principalId) throw new ApiError('agent_not_found');
         request = { ...request, agentId: found.agentId };
       }
@@ -441,6 +447,7 @@ export function authorizeRoutes(deps: AuthorizeRouteDeps): RouteDef[] {
       response: 'AuthorizeResponse',
       successStatus: 200,
       operationId: 'authorize',
+      agentKey: 'handler',
       summary: 'Decide a transaction an agent attempts (APPROVE, DECLINE or STEP_UP)',
       fieldErrors: authorizeFieldErrors,
       handler: authorize,
@@ -459,6 +466,7 @@ export function authorizeRoutes(deps: AuthorizeRouteDeps): RouteDef[] {
       response: 'ExplainResponse',
       successStatus: 200,
       operationId: 'explainAuthorization',
+      agentKey: 'handler',
       summary:
         'Dry run: the decision /authorize would give now, with each gate score, threshold and margin, the limits and caps (records nothing)',
       fieldErrors: authorizeFieldErrors,

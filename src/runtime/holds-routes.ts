@@ -5,6 +5,7 @@
 // commit the agent's actor reloads before its next decision (invalidateAgent), so the budget
 // given back counts at once.
 import type { Services } from '../app/services.js';
+import { assertOwnAgent, boundAgent } from '../auth/agent-keys.js';
 import { currencyExponent } from '../domain/currency.js';
 import { readAmount, SCALE, type Units } from '../domain/money.js';
 import { ApiError } from '../errors/registry.js';
@@ -49,6 +50,12 @@ export function holdsRoutes(services: Services): RouteDef[] {
   ): Promise<Reply> {
     const { auth } = ctx;
     const id = idParam(ctx, 'authorization_id', 'authorization_not_found');
+    if (boundAgent(auth) !== null) {
+      // An agent key settles its own agent's holds only (an unknown id: 404 below, as for anyone).
+      const [owner] = await ctx.db<Pick<AuthorizationRow, 'agent_id'>[]>`
+        select agent_id from authorizations where id = ${id} and principal_id = ${auth.principalId}`;
+      assertOwnAgent(auth, owner?.agent_id);
+    }
     let agentId: string | null = null;
     const reply = await withIdempotency(ctx, async (tx) => {
       const { agentId: agent, ...body } = await work(tx, auth.principalId, id);
@@ -86,6 +93,7 @@ export function holdsRoutes(services: Services): RouteDef[] {
       response: 'HoldCaptureResponse',
       successStatus: 200,
       operationId: 'captureAuthorization',
+      agentKey: 'handler',
       summary: 'Capture a hold (all of it, or `amount` of it and release the rest)',
       handler: async (ctx) => {
         const amount = await amountOf(ctx, currencyOf(ctx));
@@ -102,6 +110,7 @@ export function holdsRoutes(services: Services): RouteDef[] {
       response: 'HoldReleaseResponse',
       successStatus: 200,
       operationId: 'releaseAuthorization',
+      agentKey: 'handler',
       summary: 'Release a hold: its whole amount goes back to the budget',
       handler: (ctx) => operate(ctx, (tx, principalId, id) => releaseHold(tx, principalId, id)),
     },

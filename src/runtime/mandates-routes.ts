@@ -2,6 +2,7 @@
 // the runtime-plane mandates of SPEC.md. A new mandate reaches its agent's actor before the
 // agent's next decision (invalidateAgent after the insert commits).
 import type { Services } from '../app/services.js';
+import { assertOwnAgent } from '../auth/agent-keys.js';
 import { isIsoCurrency } from '../domain/currency.js';
 import { newId } from '../domain/ids.js';
 import { runtimeMandateHash } from '../domain/mandate-hash.js';
@@ -169,10 +170,12 @@ export function mandatesRoutes(services: Services): RouteDef[] {
       auth: 'principal',
       response: 'RuntimeMandate',
       operationId: 'getMandate',
+      agentKey: 'handler',
       summary: "One of the caller's mandates",
       handler: async (ctx) => {
         const { auth, db } = ctx;
         const row = await loadOwnedMandate(db, auth.principalId, idParam(ctx, 'mandate_id', 'mandate_not_found'));
+        assertOwnAgent(auth, row.agent_id);
         // Used, held and remaining per cap in its current window (mandate-usage.ts).
         return json(200, { ...mandateView(row), usage: await mandateUsage(db, row) });
       },
@@ -184,6 +187,7 @@ export function mandatesRoutes(services: Services): RouteDef[] {
       query: 'RuntimeMandateListQuery',
       response: 'RuntimeMandateList',
       operationId: 'listAgentMandates',
+      agentKey: 'path',
       summary: "The mandates of one of the caller's agents, newest first",
       handler: async (ctx) => {
         const { auth, db } = ctx;

@@ -1,6 +1,7 @@
 // Every route of the Principal-facing runtime plane except /authorize (src/runtime/authorize-routes.ts).
 import type { Services } from '../app/services.js';
 import type { RouteDef } from '../http/types.js';
+import { agentKeysRoutes } from './agent-keys-routes.js';
 import { agentsRoutes } from './agents-routes.js';
 import { backtestRoutes } from './backtest-routes.js';
 import { holdsRoutes } from './holds-routes.js';
@@ -15,6 +16,7 @@ import { thresholdsRoutes } from './thresholds-routes.js';
 export function runtimeRoutes(services: Services): RouteDef[] {
   return [
     ...agentsRoutes(services),
+    ...agentKeysRoutes(services),
     ...mandatesRoutes(services),
     ...mandateLifecycleRoutes(services),
     ...thresholdsRoutes(services),

@@ -11,6 +11,7 @@
 // - GET /api/v1/step-ups/:step_up_id: where a step-up stands (an agent may poll it).
 import type { Services } from '../app/services.js';
 import { recordSecurityEvent } from '../audit/security-log.js';
+import { assertOwnAgent } from '../auth/agent-keys.js';
 import type { PrincipalAuth } from '../auth/types.js';
 import { fromDb, toJsonNumber } from '../domain/money.js';
 import { hashStepUpCode } from '../domain/step-up-code.js';
@@ -159,10 +160,13 @@ export function stepUpsRoutes(services: Services): RouteDef[] {
       auth: 'principal',
       response: 'StepUp',
       operationId: 'getStepUp',
+      agentKey: 'handler',
       summary: 'Where a step-up stands (PENDING, CONFIRMED, USED, EXPIRED)',
       handler: async (ctx) => {
         const { auth, db } = ctx;
-        return json(200, view(await loadOwned(db, auth.principalId, idParam(ctx, 'step_up_id', 'step_up_not_found'))));
+        const row = await loadOwned(db, auth.principalId, idParam(ctx, 'step_up_id', 'step_up_not_found'));
+        assertOwnAgent(auth, row.agent_id);
+        return json(200, view(row));
       },
     },
     {

@@ -94,7 +94,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Decide a transaction an agent attempts (APPROVE, DECLINE or STEP_UP) */
+        /**
+         * Decide a transaction an agent attempts (APPROVE, DECLINE or STEP_UP)
+         * @description Also open to an agent key, for its own agent only; another agent (named, or owning the resource) is 403 forbidden.
+         */
         post: operations["authorize"];
         delete?: never;
         options?: never;
@@ -111,7 +114,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Dry run: the decision /authorize would give now, with each gate score, threshold and margin, the limits and caps (records nothing) */
+        /**
+         * Dry run: the decision /authorize would give now, with each gate score, threshold and margin, the limits and caps (records nothing)
+         * @description Also open to an agent key, for its own agent only; another agent (named, or owning the resource) is 403 forbidden.
+         */
         post: operations["explainAuthorization"];
         delete?: never;
         options?: never;
@@ -222,6 +228,41 @@ export interface paths {
         patch: operations["setAgentStatus"];
         trace?: never;
     };
+    "/api/v1/agents/{agent_id}/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An agent's keys, newest first (never the keys themselves) */
+        get: operations["listAgentKeys"];
+        put?: never;
+        /** Issue an API key bound to one agent (decisions, mandates, holds and step-ups of that agent only) */
+        post: operations["createAgentKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/agents/{agent_id}/keys/{credential_id}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Revoke an agent key at once and for good (its tokens too) */
+        post: operations["revokeAgentKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/mandates": {
         parameters: {
             query?: never;
@@ -246,7 +287,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One of the caller's mandates */
+        /**
+         * One of the caller's mandates
+         * @description Also open to an agent key, for its own agent only; another agent (named, or owning the resource) is 403 forbidden.
+         */
         get: operations["getMandate"];
         put?: never;
         post?: never;
@@ -264,7 +308,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The mandates of one of the caller's agents, newest first */
+        /**
+         * The mandates of one of the caller's agents, newest first
+         * @description Also open to an agent key, for its own agent only (the path's agent_id); another agent is 403 forbidden.
+         */
         get: operations["listAgentMandates"];
         put?: never;
         post?: never;
@@ -372,7 +419,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Capture a hold (all of it, or `amount` of it and release the rest) */
+        /**
+         * Capture a hold (all of it, or `amount` of it and release the rest)
+         * @description Also open to an agent key, for its own agent only; another agent (named, or owning the resource) is 403 forbidden.
+         */
         post: operations["captureAuthorization"];
         delete?: never;
         options?: never;
@@ -389,7 +439,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Release a hold: its whole amount goes back to the budget */
+        /**
+         * Release a hold: its whole amount goes back to the budget
+         * @description Also open to an agent key, for its own agent only; another agent (named, or owning the resource) is 403 forbidden.
+         */
         post: operations["releaseAuthorization"];
         delete?: never;
         options?: never;
@@ -457,7 +510,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Where a step-up stands (PENDING, CONFIRMED, USED, EXPIRED) */
+        /**
+         * Where a step-up stands (PENDING, CONFIRMED, USED, EXPIRED)
+         * @description Also open to an agent key, for its own agent only; another agent (named, or owning the resource) is 403 forbidden.
+         */
         get: operations["getStepUp"];
         put?: never;
         post?: never;
@@ -766,6 +822,45 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description An agent key's credential (never the key itself). Its scope is always `agent`. */
+        AgentCredential: {
+            id: string;
+            client_id: string;
+            principal_id: string;
+            agent_id: string;
+            /** @enum {string} */
+            environment: "live" | "sandbox";
+            /** @enum {string} */
+            scopes: "agent";
+            ip_allowlist: string[];
+            expires_at: components["schemas"]["common.timestamp"] | null;
+            /** @enum {string} */
+            status: "active" | "revoked";
+            created_at: components["schemas"]["common.timestamp"];
+            previous_key_expires_at?: components["schemas"]["common.timestamp"];
+            revoked_at?: components["schemas"]["common.timestamp"];
+        };
+        /** @description An agent key, shown once: store it now, it cannot be recovered. */
+        AgentKeyCreated: {
+            credential: components["schemas"]["AgentCredential"];
+            api_key: string;
+        };
+        /** @description An API key bound to one agent; its environment is the caller's. */
+        AgentKeyCreateRequest: {
+            /** @description IPv4/IPv6 addresses or CIDRs; empty means any origin */
+            ip_allowlist?: string[];
+            /** @description When the key stops authenticating; null or absent for never */
+            expires_at?: components["schemas"]["common.timestamp"] | null;
+        };
+        /** @description An agent's keys, newest first, active and revoked. */
+        AgentKeyList: {
+            agent_id: string;
+            keys: components["schemas"]["AgentCredential"][];
+        };
+        /** @description The revoked agent key's credential. */
+        AgentKeyRevoked: {
+            credential: components["schemas"]["AgentCredential"];
+        };
         /** @description An immutable audit log entry (SPEC.md Authorization); also the data of the authorization.decided event. */
         AuthorizationLogEntry: {
             id: string;
@@ -3134,6 +3229,301 @@ export interface operations {
              *
              *     `invalid_status_transition`: That status transition is not allowed.
              */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests; retry after the indicated delay. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listAgentKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                agent_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentKeyList"];
+                };
+            };
+            /** @description `bad_request`: The request is malformed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthorized`: Missing or invalid credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `forbidden`: Access to this resource is forbidden. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `agent_not_found`: Agent not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `validation_error`: The request failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests; retry after the indicated delay. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createAgentKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                agent_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["AgentKeyCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentKeyCreated"];
+                };
+            };
+            /**
+             * @description `bad_request`: The request is malformed.
+             *
+             *     `invalid_json`: The request body is not valid JSON.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthorized`: Missing or invalid credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `forbidden`: Access to this resource is forbidden. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `agent_not_found`: Agent not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payload_too_large`: The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unsupported_media_type`: Content-Type must be application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `validation_error`: The request failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests; retry after the indicated delay. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    revokeAgentKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                agent_id: string;
+                credential_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentKeyRevoked"];
+                };
+            };
+            /** @description `bad_request`: The request is malformed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthorized`: Missing or invalid credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `forbidden`: Access to this resource is forbidden. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description `agent_not_found`: Agent not found.
+             *
+             *     `credential_not_found`: Credential not found.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payload_too_large`: The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `validation_error`: The request failed validation. */
             422: {
                 headers: {
                     [name: string]: unknown;
