@@ -2,9 +2,9 @@
 // on the Principal plane resolves to the Client's Principal when the Client owns exactly one
 // Principal in that environment; otherwise 401. Off (the default), rule 1 holds: 401 always.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPrincipal, expectUnauthorized } from '../fixtures/auth-modules.js';
 import { provisionClient } from '../fixtures/provision.js';
 import { request, startTestServer, type TestServer } from '../fixtures/server.js';
-import { createPrincipal, expectUnauthorized } from './support.js';
 
 let server: TestServer;
 

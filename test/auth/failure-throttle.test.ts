@@ -8,9 +8,9 @@
 // affected. Sources are told apart through TRUSTED_PROXIES, as the edge resolves them.
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPrincipal, expectUnauthorized, sleep, unknownKey } from '../fixtures/auth-modules.js';
 import { issuePrincipalKey, type ProvisionedClient, provisionClient } from '../fixtures/provision.js';
 import { expectEnvelope, request, startTestServer, type TestServer } from '../fixtures/server.js';
-import { createPrincipal, expectUnauthorized, sleep, unknownKey } from './support.js';
 
 const LIMIT = 5;
 const WINDOW_SECONDS = 3;

@@ -1,9 +1,9 @@
 // With no TRUSTED_PROXIES, X-Forwarded-For is ignored entirely: the allowlist is matched
 // against the connection's own address, whatever the caller claims.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPrincipal } from '../fixtures/auth-modules.js';
 import { issueClientKey, provisionClient } from '../fixtures/provision.js';
 import { expectEnvelope, request, startTestServer, type TestServer } from '../fixtures/server.js';
-import { createPrincipal } from './support.js';
 
 let direct: TestServer;
 

@@ -2,9 +2,9 @@
 // 403 before processing. The client address comes from X-Forwarded-For only through
 // TRUSTED_PROXIES, so a caller cannot spoof its way in.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPrincipal } from '../fixtures/auth-modules.js';
 import { issueClientKey, issuePrincipalKey, type ProvisionedClient, provisionClient } from '../fixtures/provision.js';
 import { expectEnvelope, request, startTestServer, type TestServer } from '../fixtures/server.js';
-import { createPrincipal } from './support.js';
 
 // Behind a proxy: the test client (127.0.0.1) plays the trusted proxy.
 let proxied: TestServer;

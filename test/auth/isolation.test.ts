@@ -1,9 +1,9 @@
 // SPEC.md "Environment routing": the key prefix picks the database; a sandbox key never sees
 // live records and a live key never sees sandbox records; tokens keep their environment.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPrincipal, expectUnauthorized } from '../fixtures/auth-modules.js';
 import { issuePrincipalKey, type ProvisionedClient, provisionClient } from '../fixtures/provision.js';
 import { expectEnvelope, request, startTestServer, type TestServer } from '../fixtures/server.js';
-import { createPrincipal, expectUnauthorized } from './support.js';
 
 let server: TestServer;
 let tenant: ProvisionedClient;

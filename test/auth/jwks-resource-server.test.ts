@@ -5,9 +5,9 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { createRemoteJWKSet, decodeProtectedHeader, errors, jwtVerify, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPrincipal, expectUnauthorized } from '../fixtures/auth-modules.js';
 import { issuePrincipalKey, type ProvisionedClient, provisionClient } from '../fixtures/provision.js';
 import { request, startTestServer, type TestServer } from '../fixtures/server.js';
-import { createPrincipal, expectUnauthorized } from './support.js';
 
 const TTL = 600;
 const ISSUER = 'agent-spending-authorization';

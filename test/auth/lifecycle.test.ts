@@ -1,9 +1,9 @@
 // SPEC.md "Lifecycle": issue is additive, rotation keeps the previous key inside its grace
 // window only, expiry and revocation take effect at once even for cached keys.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPrincipal, expectUnauthorized, sleep } from '../fixtures/auth-modules.js';
 import { issueClientKey, issuePrincipalKey, type ProvisionedClient, provisionClient } from '../fixtures/provision.js';
 import { request, startTestServer, type TestServer } from '../fixtures/server.js';
-import { createPrincipal, expectUnauthorized, sleep } from './support.js';
 
 let server: TestServer;
 let tenant: ProvisionedClient;

@@ -4,8 +4,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { onboardBody, principalBody } from '../fixtures/onboarding.js';
 import { issueClientKey, type ProvisionedClient, provisionClient } from '../fixtures/provision.js';
+import { withDb } from '../fixtures/runtime-principal.js';
 import { expectEnvelope, request, startTestServer, type TestServer } from '../fixtures/server.js';
-import { withDb } from '../runtime/setup.js';
 
 let server: TestServer;
 let tenant: ProvisionedClient;

@@ -1,7 +1,7 @@
 // Pure rules of authentication: key format and environment routing, scope prefixes, IP
 // allowlist entries (v4, v6, CIDR).
 import { describe, expect, it } from 'vitest';
-import { allowlistModule, keysModule, scopesModule } from './support.js';
+import { allowlistModule, keysModule, scopesModule } from '../fixtures/auth-modules.js';
 
 const { generateApiKey, keyEnvironment, hashKey } = keysModule;
 const { normaliseScopes, parseScopes, scopeAllows } = scopesModule;

@@ -1,10 +1,10 @@
 // SPEC.md "Scopes": empty or * is full access; otherwise the path must fall under an allowed
 // scope's prefix, else 403 forbidden. Applies to Client keys, Principal keys and tokens.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPrincipal } from '../fixtures/auth-modules.js';
 import { principalBody } from '../fixtures/onboarding.js';
 import { issueClientKey, issuePrincipalKey, type ProvisionedClient, provisionClient } from '../fixtures/provision.js';
 import { expectEnvelope, request, startTestServer, type TestServer } from '../fixtures/server.js';
-import { createPrincipal } from './support.js';
 
 let server: TestServer;
 let tenant: ProvisionedClient;

@@ -5,9 +5,9 @@
 // 429 without a lookup. The log records the failures and the throttle.
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectUnauthorized, unknownKey } from '../fixtures/auth-modules.js';
 import { type AuthorizeSetup, authorizeBody, authorizeSetup } from '../fixtures/authorize-setup.js';
 import { expectEnvelope, request, startTestServer, type TestServer } from '../fixtures/server.js';
-import { expectUnauthorized, unknownKey } from './support.js';
 
 const NAT = '198.51.100.77';
 const lines: string[] = [];

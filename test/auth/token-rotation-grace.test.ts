@@ -2,9 +2,9 @@
 // rotation grace window ends, or the key is revoked, every token minted with it is refused
 // with the uniform 401 at once, although the token's own TTL has not passed.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPrincipal, expectUnauthorized, sleep } from '../fixtures/auth-modules.js';
 import { issuePrincipalKey, type ProvisionedClient, provisionClient } from '../fixtures/provision.js';
 import { request, startTestServer, type TestServer } from '../fixtures/server.js';
-import { createPrincipal, expectUnauthorized, sleep } from './support.js';
 
 let server: TestServer;
 let tenant: ProvisionedClient;

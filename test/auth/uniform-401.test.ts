@@ -2,9 +2,9 @@
 // credentials, and an id/secret mismatch at /oauth/token, all get the same 401.
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPrincipal, expectUnauthorized, unknownKey } from '../fixtures/auth-modules.js';
 import { issuePrincipalKey, type ProvisionedClient, provisionClient } from '../fixtures/provision.js';
 import { type HttpResult, request, startTestServer, type TestServer } from '../fixtures/server.js';
-import { createPrincipal, expectUnauthorized, unknownKey } from './support.js';
 
 let server: TestServer;
 let tenant: ProvisionedClient;

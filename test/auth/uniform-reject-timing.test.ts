@@ -14,10 +14,10 @@
 // classes (timer and scheduling jitter, about 1-2 ms even under load).
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPrincipal, expectUnauthorized, unknownKey } from '../fixtures/auth-modules.js';
 import { type LatencyProxy, startLatencyProxy } from '../fixtures/latency-proxy.js';
 import { issuePrincipalKey, provisionClient } from '../fixtures/provision.js';
 import { EMBEDDED, PG_BASE_URL, request, startTestServer, type TestServer } from '../fixtures/server.js';
-import { createPrincipal, expectUnauthorized, unknownKey } from './support.js';
 
 const ONE_WAY_MS = 10;
 const REJECT_MIN_MS = 150;

@@ -12,7 +12,6 @@ import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addAgentWithMandate, authorizeBody, relaxRateGates, setup } from '../engine/support.js';
 import { sleep, until } from '../fixtures/drills/instances.js';
 import { deleteStream } from '../fixtures/drills/nats-stream.js';
 import {
@@ -25,6 +24,7 @@ import {
   timedAuthorize,
 } from '../fixtures/drills/process-fleet.js';
 import { type ServiceProcess, startServiceProcess } from '../fixtures/drills/service-process.js';
+import { addAgentWithMandate, authorizeBody, relaxRateGates, setup } from '../fixtures/engine-setup.js';
 import type { TestServer } from '../fixtures/server.js';
 
 const CLOCK_FIXTURE = pathToFileURL(new URL('../fixtures/clock-offset.mjs', import.meta.url).pathname).href;

@@ -3,9 +3,9 @@
 // agrees with the decision that follows through the other instance, and counts nothing there.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authorize, authorizeBody } from '../engine/support.js';
 import { startPairWithFleet } from '../fixtures/drills/instances.js';
 import { deleteStream, ownStream } from '../fixtures/drills/nats-stream.js';
+import { authorize, authorizeBody } from '../fixtures/engine-setup.js';
 import { request, type TestServer } from '../fixtures/server.js';
 
 const ENV = {

@@ -11,9 +11,9 @@ import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import { Pool } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addAgentWithMandate, authorizeBody, relaxRateGates, setup } from '../engine/support.js';
 import { sleep } from '../fixtures/drills/instances.js';
 import { type ServiceProcess, startServiceProcess } from '../fixtures/drills/service-process.js';
+import { addAgentWithMandate, authorizeBody, relaxRateGates, setup } from '../fixtures/engine-setup.js';
 import type { TestServer } from '../fixtures/server.js';
 
 const B_AGENTS = 5;

@@ -10,7 +10,6 @@ import { performance } from 'node:perf_hooks';
 import { connect } from '@nats-io/transport-node';
 import type postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addAgentWithMandate, authorizeBody, relaxRateGates, setup } from '../engine/support.js';
 import { sleep, until } from '../fixtures/drills/instances.js';
 import { deleteStream, storedMessages } from '../fixtures/drills/nats-stream.js';
 import {
@@ -23,6 +22,7 @@ import {
   timedAuthorize,
 } from '../fixtures/drills/process-fleet.js';
 import { type ServiceProcess, startServiceProcess } from '../fixtures/drills/service-process.js';
+import { addAgentWithMandate, authorizeBody, relaxRateGates, setup } from '../fixtures/engine-setup.js';
 import { PG_BASE_URL, type TestServer } from '../fixtures/server.js';
 import { type CutMode, TcpProxy } from '../fixtures/tcp-proxy.js';
 

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
 import { afterAll, describe, expect, it } from 'vitest';
-import { authorizeBody, relaxRateGates } from '../engine/support.js';
+import { authorizeBody, relaxRateGates } from '../fixtures/engine-setup.js';
 import { insertPrincipalRow, issuePrincipalKey, provisionClient } from '../fixtures/provision.js';
 import { PG_BASE_URL, request, TEST_POOLS } from '../fixtures/server.js';
 

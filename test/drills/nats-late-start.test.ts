@@ -4,7 +4,7 @@
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authorize, authorizeBody, type EngineFixture, relaxRateGates, setup } from '../engine/support.js';
+import { authorize, authorizeBody, type EngineFixture, relaxRateGates, setup } from '../fixtures/engine-setup.js';
 import { type PrivateNats, startPrivateNats } from '../fixtures/nats-server.js';
 import { outboxCounts } from '../fixtures/outbox.js';
 import { request, startTestServer, type TestServer } from '../fixtures/server.js';

@@ -5,9 +5,9 @@
 import { compactVerify, createLocalJWKSet, decodeProtectedHeader, type JSONWebKeySet } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningApp } from '../../src/app/app.js';
-import { authorize, authorizeBody, type EngineFixture, relaxRateGates, setup } from '../engine/support.js';
 import { joinInstance } from '../fixtures/drills/instances.js';
 import { deleteStream, ownStream } from '../fixtures/drills/nats-stream.js';
+import { authorize, authorizeBody, type EngineFixture, relaxRateGates, setup } from '../fixtures/engine-setup.js';
 import { request, startTestServer, type TestServer } from '../fixtures/server.js';
 
 const NATS = ownStream('rcptmi');

@@ -6,9 +6,9 @@
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addAgentWithMandate, authorize, authorizeBody } from '../engine/support.js';
 import { shardOwners, startPairWithFleet, until } from '../fixtures/drills/instances.js';
 import { deleteStream, ownStream } from '../fixtures/drills/nats-stream.js';
+import { addAgentWithMandate, authorize, authorizeBody } from '../fixtures/engine-setup.js';
 import { request, type TestServer } from '../fixtures/server.js';
 
 const tag = randomBytes(4).toString('hex');

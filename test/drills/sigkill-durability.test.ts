@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
 import { afterAll, describe, expect, it } from 'vitest';
-import { authorize, authorizeBody, type EngineFixture, relaxRateGates, setup } from '../engine/support.js';
+import { authorize, authorizeBody, type EngineFixture, relaxRateGates, setup } from '../fixtures/engine-setup.js';
 import { PG_BASE_URL, TEST_POOLS } from '../fixtures/server.js';
 
 const MAIN = fileURLToPath(new URL(`../../${process.env.DIST_DIR ?? 'dist'}/src/main.js`, import.meta.url));

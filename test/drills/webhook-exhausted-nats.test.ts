@@ -3,8 +3,8 @@
 // stream under the Principal's subject with Nats-Msg-Id = its event_id (issue 17).
 import type { StoredMsg } from '@nats-io/jetstream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authorize, authorizeBody, setup } from '../engine/support.js';
 import { type WatchedStream, watchOwnStream } from '../fixtures/drills/nats-stream.js';
+import { authorize, authorizeBody, setup } from '../fixtures/engine-setup.js';
 import { request, startTestServer, type TestServer } from '../fixtures/server.js';
 import { type Receiver, startReceiver } from '../fixtures/webhook-receiver.js';
 

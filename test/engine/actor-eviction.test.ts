@@ -5,8 +5,8 @@
 // bound (ENGINE_MAX_ACTOR_BYTES=65536, about 15 ordinary actors or one that remembers ~33
 // idempotency keys).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addAgentWithMandate, authorize, authorizeBody, type EngineFixture, setup } from '../fixtures/engine-setup.js';
 import { request, startTestServer, type TestServer } from '../fixtures/server.js';
-import { addAgentWithMandate, authorize, authorizeBody, type EngineFixture, setup } from './support.js';
 
 const MAX_ACTORS = 5;
 const MAX_BYTES = 65_536;

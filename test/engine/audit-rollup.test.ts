@@ -5,8 +5,15 @@
 // from the database, so the test holds at any time of day or month.
 import type postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  authorize,
+  authorizeBody,
+  type EngineFixture,
+  query,
+  relaxRateGates,
+  setup,
+} from '../fixtures/engine-setup.js';
 import { request, startTestServer, type TestServer } from '../fixtures/server.js';
-import { authorize, authorizeBody, type EngineFixture, query, relaxRateGates, setup } from './support.js';
 
 const ROLLUP_AFTER_ROWS = 5_000;
 const DAILY_CAP = 1000;

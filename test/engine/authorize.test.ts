@@ -2,8 +2,15 @@
 // field, the request is normalised (exact amount, alpha-3 country, agent_did), cross-field
 // rules answer 422 with the offending field, and another Principal's agent is a 404.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  authorize,
+  authorizeBody,
+  type EngineFixture,
+  query,
+  RESPONSE_FIELDS,
+  setup,
+} from '../fixtures/engine-setup.js';
 import { expectEnvelope, request, startTestServer, type TestServer } from '../fixtures/server.js';
-import { authorize, authorizeBody, type EngineFixture, query, RESPONSE_FIELDS, setup } from './support.js';
 
 let server: TestServer;
 let a: EngineFixture;

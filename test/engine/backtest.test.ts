@@ -6,6 +6,8 @@
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readRange } from '../../dist/src/runtime/audit-range.js';
+import { addAgentWithMandate } from '../fixtures/engine-setup.js';
+import { newPrincipal, type TestPrincipal } from '../fixtures/runtime-principal.js';
 import { expectSchema } from '../fixtures/schemas.js';
 import { expectEnvelope, type HttpResult, request, startTestServer, type TestServer } from '../fixtures/server.js';
 import {
@@ -20,8 +22,6 @@ import {
   TRAFFIC,
   transitionsOf,
 } from '../fixtures/threshold-traffic.js';
-import { newPrincipal, type TestPrincipal } from '../runtime/setup.js';
-import { addAgentWithMandate } from './support.js';
 
 let server: TestServer;
 

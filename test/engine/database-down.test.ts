@@ -7,9 +7,9 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type Server, Socket } from 'node:net';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { authorize, authorizeBody, type EngineFixture, RESPONSE_FIELDS, setup } from '../fixtures/engine-setup.js';
 import { issuePrincipalKey } from '../fixtures/provision.js';
 import { expectEnvelope, PG_BASE_URL, request, startTestServer, type TestServer } from '../fixtures/server.js';
-import { authorize, authorizeBody, type EngineFixture, RESPONSE_FIELDS, setup } from './support.js';
 
 class CuttableProxy {
   readonly #server: Server;

@@ -3,8 +3,15 @@
 // were written by the same transaction, and no row exists for a decision never answered.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AUTHORIZATION_ENTRY_FIELDS } from '../fixtures/authorize-fields.js';
+import {
+  authorize,
+  authorizeBody,
+  type EngineFixture,
+  query,
+  relaxRateGates,
+  setup,
+} from '../fixtures/engine-setup.js';
 import { startTestServer, type TestServer } from '../fixtures/server.js';
-import { authorize, authorizeBody, type EngineFixture, query, relaxRateGates, setup } from './support.js';
 
 let server: TestServer;
 const fixtures: EngineFixture[] = [];

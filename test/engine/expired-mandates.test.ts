@@ -5,8 +5,8 @@
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadAgentState } from '../../src/decision/load.js';
+import { authorize, authorizeBody, type EngineFixture, query, setup } from '../fixtures/engine-setup.js';
 import { request, startTestServer, type TestServer } from '../fixtures/server.js';
-import { authorize, authorizeBody, type EngineFixture, query, setup } from './support.js';
 
 let server: TestServer;
 let f: EngineFixture;

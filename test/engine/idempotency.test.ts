@@ -3,8 +3,15 @@
 // cold from the database; the key reused for another agent of the same Principal is refused.
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  addAgentWithMandate,
+  authorize,
+  authorizeBody,
+  type EngineFixture,
+  query,
+  setup,
+} from '../fixtures/engine-setup.js';
 import { expectEnvelope, startTestServer, type TestServer } from '../fixtures/server.js';
-import { addAgentWithMandate, authorize, authorizeBody, type EngineFixture, query, setup } from './support.js';
 
 const DIST = new URL(`../../${process.env.DIST_DIR ?? 'dist'}/src/`, import.meta.url).href;
 const { ShardedEngine } = (await import(`${DIST}engine/engine.js`)) as typeof import('../../src/engine/engine.js');

@@ -2,8 +2,8 @@
 // a suspension declines the very next authorization, reactivation approves again, and a
 // threshold override changes the next decision of every agent of the Principal.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { authorize, authorizeBody, type EngineFixture, setup } from '../fixtures/engine-setup.js';
 import { request, startTestServer, type TestServer } from '../fixtures/server.js';
-import { authorize, authorizeBody, type EngineFixture, setup } from './support.js';
 
 let server: TestServer;
 let f: EngineFixture;

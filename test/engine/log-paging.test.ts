@@ -2,8 +2,8 @@
 // entry exactly once across pages; GET /authorize/log/{id}; both only for the owning Principal.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AUTHORIZATION_ENTRY_FIELDS } from '../fixtures/authorize-fields.js';
+import { authorize, authorizeBody, type EngineFixture, relaxRateGates, setup } from '../fixtures/engine-setup.js';
 import { expectEnvelope, request, startTestServer, type TestServer } from '../fixtures/server.js';
-import { authorize, authorizeBody, type EngineFixture, relaxRateGates, setup } from './support.js';
 
 let server: TestServer;
 let f: EngineFixture;

@@ -3,8 +3,8 @@
 // another shard thread (or instance, or after a restart): a thread reads the Principal's recent
 // declines from the audit log when it loads one of its agents.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addAgentWithMandate, authorize, authorizeBody, relaxRateGates, setup } from '../fixtures/engine-setup.js';
 import { startTestServer, type TestServer } from '../fixtures/server.js';
-import { addAgentWithMandate, authorize, authorizeBody, relaxRateGates, setup } from './support.js';
 
 const DIST = new URL(`../../${process.env.DIST_DIR ?? 'dist'}/src/`, import.meta.url).href;
 const { shardOf } = (await import(

@@ -5,8 +5,8 @@
 // with the safe decision; every other one is approved, recorded and its events published, and
 // the refused decision leaves nothing behind in its agent's spend.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { authorize, authorizeBody, type EngineFixture, query, setup } from '../fixtures/engine-setup.js';
 import { request, startTestServer, type TestServer } from '../fixtures/server.js';
-import { authorize, authorizeBody, type EngineFixture, query, setup } from './support.js';
 
 const POISON = 'Refused Merchant';
 

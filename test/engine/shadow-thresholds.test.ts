@@ -4,6 +4,8 @@
 // under T1 with T1 + PATCH as its shadow; Principal B decides the same traffic with T1 + PATCH
 // in force: S's shadow decisions must be B's real ones, S's real decisions unaffected.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addAgentWithMandate } from '../fixtures/engine-setup.js';
+import { newPrincipal, type TestPrincipal } from '../fixtures/runtime-principal.js';
 import { expectSchema } from '../fixtures/schemas.js';
 import { expectEnvelope, type HttpResult, request, startTestServer, type TestServer } from '../fixtures/server.js';
 import {
@@ -16,8 +18,6 @@ import {
   TRAFFIC,
   transitionsOf,
 } from '../fixtures/threshold-traffic.js';
-import { newPrincipal, type TestPrincipal } from '../runtime/setup.js';
-import { addAgentWithMandate } from './support.js';
 
 let server: TestServer;
 let s: TestPrincipal;

@@ -3,7 +3,7 @@
 // with valid signatures and the data fields of SPEC.md "data by type".
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authorize, authorizeBody, type EngineFixture, query, setup } from '../engine/support.js';
+import { authorize, authorizeBody, type EngineFixture, query, setup } from '../fixtures/engine-setup.js';
 import { request, startTestServer, type TestServer } from '../fixtures/server.js';
 import { type ReceivedRequest, type Receiver, startReceiver } from '../fixtures/webhook-receiver.js';
 

@@ -3,7 +3,7 @@
 // the authorization log); a webhook list cursor beyond bigint answered 500. Each is now 422
 // validation_error naming the cursor.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type EngineFixture, setup } from '../engine/support.js';
+import { type EngineFixture, setup } from '../fixtures/engine-setup.js';
 import { provisionClient } from '../fixtures/provision.js';
 import { expectEnvelope, type HttpResult, request, startTestServer, type TestServer } from '../fixtures/server.js';
 

@@ -4,7 +4,7 @@
 // 10000 in UTC, written "+010000-..." by toISOString). Each was a 500 on POST /api/v1/mandates,
 // POST /api/v1/agents/{id}/mandates or GET /admin/v1/security-log?since=.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type EngineFixture, setup } from '../engine/support.js';
+import { type EngineFixture, setup } from '../fixtures/engine-setup.js';
 import { mandateBody } from '../fixtures/onboarding.js';
 import { expectEnvelope, type HttpResult, request, startTestServer, type TestServer } from '../fixtures/server.js';
 

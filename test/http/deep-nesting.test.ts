@@ -5,7 +5,7 @@
 // the safe decision (DECLINE system_unavailable). Found by reading the schema for free-form places
 // after FUZZ_SEED=854282068 found the same overflow in metadata.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authorize, authorizeBody, type EngineFixture, setup } from '../engine/support.js';
+import { authorize, authorizeBody, type EngineFixture, setup } from '../fixtures/engine-setup.js';
 import { expectEnvelope, request, startTestServer, type TestServer } from '../fixtures/server.js';
 
 let server: TestServer;

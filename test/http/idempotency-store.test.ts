@@ -6,7 +6,7 @@
 // dropped is refused (422 idempotency_key_expired), never acted on twice.
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addAgentWithMandate, authorize, authorizeBody, type EngineFixture, setup } from '../engine/support.js';
+import { addAgentWithMandate, authorize, authorizeBody, type EngineFixture, setup } from '../fixtures/engine-setup.js';
 import { principalBody } from '../fixtures/onboarding.js';
 import { expectEnvelope, request, startTestServer, type TestServer } from '../fixtures/server.js';
 

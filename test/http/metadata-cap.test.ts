@@ -2,7 +2,7 @@
 // is refused with 422 validation_error naming the field, wherever metadata is accepted (the
 // places are read from schemas/). It used to be stored as sent (800 KB observed).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { setup } from '../engine/support.js';
+import { setup } from '../fixtures/engine-setup.js';
 import { agentBody, onboardBody, principalBody } from '../fixtures/onboarding.js';
 import { expectEnvelope, type HttpResult, request, startTestServer, type TestServer } from '../fixtures/server.js';
 

@@ -3,7 +3,7 @@
 // its currency's ISO 4217 minor units (USD 2, JPY 0, BHD 3), on /authorize and on every mandate
 // limit of both planes. Over HTTP on the real service.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authorizeBody, type EngineFixture, relaxRateGates, setup } from '../engine/support.js';
+import { authorizeBody, type EngineFixture, relaxRateGates, setup } from '../fixtures/engine-setup.js';
 import { mandateBody, onboardBody } from '../fixtures/onboarding.js';
 import { expectEnvelope, type HttpResult, request, startTestServer, type TestServer } from '../fixtures/server.js';
 

@@ -5,7 +5,7 @@
 // body bytes that are not UTF-8 were silently replaced. Now: 422 validation_error naming every
 // offending field, in every string of every endpoint; 400 for bytes that are not UTF-8.
 import { afterAll, describe, expect, it } from 'vitest';
-import { authorizeBody } from '../engine/support.js';
+import { authorizeBody } from '../fixtures/engine-setup.js';
 import { onboardAgent, principalBody } from '../fixtures/onboarding.js';
 import { issuePrincipalKey, provisionClient } from '../fixtures/provision.js';
 import { expectEnvelope, type HttpResult, request, startTestServer } from '../fixtures/server.js';

@@ -3,7 +3,7 @@
 // schema's errors and the handler's cross-field ones together, and no more than 50 of them.
 import type { ValidateFunction } from 'ajv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authorize, authorizeBody, type EngineFixture, setup } from '../engine/support.js';
+import { authorize, authorizeBody, type EngineFixture, setup } from '../fixtures/engine-setup.js';
 import { onboardBody } from '../fixtures/onboarding.js';
 import { envelopeProblem } from '../fixtures/schemas.js';
 import { expectEnvelope, request, startTestServer, type TestServer } from '../fixtures/server.js';

@@ -6,7 +6,7 @@
 // the documented exception (its amount is signed as text).
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { relaxRateGates } from '../engine/support.js';
+import { relaxRateGates } from '../fixtures/engine-setup.js';
 import { onboardAgent } from '../fixtures/onboarding.js';
 import { issuePrincipalKey, provisionClient } from '../fixtures/provision.js';
 import { type HttpResult, request, startTestServer, type TestServer } from '../fixtures/server.js';

@@ -3,8 +3,8 @@
 // each stage's percentiles; it counts its answers so the bench's comparison with the server's
 // own counters stays exact.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAgent, inDays, newPrincipal } from '../fixtures/runtime-principal.js';
 import { request, startTestServer, type TestServer } from '../fixtures/server.js';
-import { createAgent, inDays, newPrincipal } from '../runtime/setup.js';
 
 const DIST = `../../${process.env.DIST_DIR ?? 'dist'}/bench`;
 const { sampleServerTiming, parseServerTiming } = (await import(

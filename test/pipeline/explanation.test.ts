@@ -2,7 +2,7 @@
 // the thresholds version (migration 0120), and GET /api/v1/authorize/log/{id} shows them to the
 // owner, without the matched text of an injection.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authorize, authorizeBody, type EngineFixture, setup } from '../engine/support.js';
+import { authorize, authorizeBody, type EngineFixture, setup } from '../fixtures/engine-setup.js';
 import { request, startTestServer, type TestServer } from '../fixtures/server.js';
 
 interface Explanation {

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CorpusHistory, generateCorpus, TUNING_SEED } from '../../bench/quality/corpus.js';
 import { requestOf, stateFor } from '../../bench/quality/harness.js';
 import { evaluate } from '../../src/decision/core.js';
-import { authorize, type EngineFixture, setup } from '../engine/support.js';
+import { authorize, type EngineFixture, setup } from '../fixtures/engine-setup.js';
 import { request, startTestServer, type TestServer } from '../fixtures/server.js';
 
 // The runtime plane's capability vocabulary (the corpus uses the onboarding plane's free words).

@@ -5,7 +5,7 @@
 // once its retention has passed.
 import { compactVerify, createLocalJWKSet, createRemoteJWKSet, decodeProtectedHeader, type JSONWebKeySet } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authorize, authorizeBody, type EngineFixture, query, setup } from '../engine/support.js';
+import { authorize, authorizeBody, type EngineFixture, query, setup } from '../fixtures/engine-setup.js';
 import { expectEnvelope, request, startTestServer, type TestServer } from '../fixtures/server.js';
 
 let server: TestServer;

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authorize, authorizeBody, type EngineFixture, setup } from '../engine/support.js';
+import { authorize, authorizeBody, type EngineFixture, setup } from '../fixtures/engine-setup.js';
 import { request, startTestServer, type TestServer } from '../fixtures/server.js';
 
 const run = promisify(execFile);

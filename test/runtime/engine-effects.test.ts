@@ -1,8 +1,8 @@
 // Changes made through the runtime plane reach the agent's actor before its next decision:
 // suspension, reactivation, a new mandate and threshold overrides.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bearerFor, createAgent, inDays, newPrincipal, type TestPrincipal } from '../fixtures/runtime-principal.js';
 import { request, startTestServer, type TestServer } from '../fixtures/server.js';
-import { bearerFor, createAgent, inDays, newPrincipal, type TestPrincipal } from './setup.js';
 
 let server: TestServer;
 let alice: TestPrincipal;

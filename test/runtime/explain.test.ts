@@ -5,10 +5,10 @@
 // those of a fresh agent). The one exception, probing for a limit, is test/runtime/limit-probing.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issuePrincipalKey } from '../fixtures/provision.js';
+import { createAgent, inDays, newPrincipal, type TestPrincipal, withDb } from '../fixtures/runtime-principal.js';
 import { expectSchema } from '../fixtures/schemas.js';
 import { expectEnvelope, request, startTestServer, type TestServer } from '../fixtures/server.js';
 import { type Receiver, startReceiver } from '../fixtures/webhook-receiver.js';
-import { createAgent, inDays, newPrincipal, type TestPrincipal, withDb } from './setup.js';
 
 let server: TestServer;
 let receiver: Receiver;

@@ -7,7 +7,9 @@
 // /authorize is answered meanwhile.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HeavyReads } from '../../dist/src/runtime/audit-range.js';
-import { authorizeBody, query } from '../engine/support.js';
+import { authorizeBody, query } from '../fixtures/engine-setup.js';
+import { agentWith } from '../fixtures/holds.js';
+import { createAgent, newPrincipal, type TestPrincipal } from '../fixtures/runtime-principal.js';
 import {
   EMBEDDED,
   expectEnvelope,
@@ -16,8 +18,6 @@ import {
   startTestServer,
   type TestServer,
 } from '../fixtures/server.js';
-import { agentWith } from './holds-support.js';
-import { createAgent, newPrincipal, type TestPrincipal } from './setup.js';
 
 let server: TestServer;
 

@@ -3,11 +3,11 @@
 // documented; only the owning Principal may act; Idempotency-Key replays; a capture racing a
 // release has exactly one winner; the events reach the outbox.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { query } from '../engine/support.js';
+import { query } from '../fixtures/engine-setup.js';
+import { agentWith, approve, decide, events, op, principal, usage } from '../fixtures/holds.js';
+import type { TestPrincipal } from '../fixtures/runtime-principal.js';
 import { expectEnvelope, request, startTestServer, type TestServer } from '../fixtures/server.js';
 import { type Receiver, startReceiver } from '../fixtures/webhook-receiver.js';
-import { agentWith, approve, decide, events, op, principal, usage } from './holds-support.js';
-import type { TestPrincipal } from './setup.js';
 
 let server: TestServer;
 let p: TestPrincipal;

@@ -3,8 +3,8 @@
 // every route alike; naming the same one is accepted. Before, PUT budget answered 422 (the field
 // was unknown), and PUT step-up-policy and PUT timezone answered 200 and changed the caller's own.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAgent, newPrincipal, type TestPrincipal } from '../fixtures/runtime-principal.js';
 import { expectEnvelope, request, startTestServer, type TestServer } from '../fixtures/server.js';
-import { createAgent, newPrincipal, type TestPrincipal } from './setup.js';
 
 let server: TestServer;
 let mine: TestPrincipal;

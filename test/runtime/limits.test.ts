@@ -3,11 +3,11 @@
 // the sums surviving an actor reload, count caps, the Principal's time zone, and the budget
 // events (threshold once per window, exhausted).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { agentWith, approve, decide, events, op, principal, usage } from '../fixtures/holds.js';
 import { onboardAgent } from '../fixtures/onboarding.js';
 import { issuePrincipalKey, provisionClient } from '../fixtures/provision.js';
+import type { TestPrincipal } from '../fixtures/runtime-principal.js';
 import { expectEnvelope, request, startTestServer, type TestServer } from '../fixtures/server.js';
-import { agentWith, approve, decide, events, op, principal, usage } from './holds-support.js';
-import type { TestPrincipal } from './setup.js';
 
 let server: TestServer;
 let p: TestPrincipal;

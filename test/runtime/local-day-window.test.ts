@@ -10,9 +10,9 @@
 // test/pipeline/local-day-cap.test.ts, and windowsOf is checked on them in
 // test/pipeline/calendar-transitions.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { agentWith, approve, decide, principal, usage } from '../fixtures/holds.js';
 import { request, startTestServer, type TestServer } from '../fixtures/server.js';
 import { withDb } from '../fixtures/test-db.js';
-import { agentWith, approve, decide, principal, usage } from './holds-support.js';
 
 const SANTIAGO = 'America/Santiago';
 const DAY = 86_400_000;

@@ -3,12 +3,12 @@
 // the agent was warm before the change), revoke makes every later decision decline, each rule
 // at its edge, mandate_hash following the terms, the events, ownership and Idempotency-Key.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { query } from '../engine/support.js';
+import { query } from '../fixtures/engine-setup.js';
+import { agentWith, approve, decide, events, principal } from '../fixtures/holds.js';
 import { mandateBody } from '../fixtures/onboarding.js';
+import type { TestPrincipal } from '../fixtures/runtime-principal.js';
 import { expectEnvelope, request, startTestServer, type TestServer } from '../fixtures/server.js';
 import { type Receiver, startReceiver } from '../fixtures/webhook-receiver.js';
-import { agentWith, approve, decide, events, principal } from './holds-support.js';
-import type { TestPrincipal } from './setup.js';
 
 let server: TestServer;
 let p: TestPrincipal;

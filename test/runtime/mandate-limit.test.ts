@@ -2,11 +2,11 @@
 // planes, 422 mandate_limit_reached beyond it; expired mandates free their place; concurrent
 // creations cannot pass the bound; other agents are not affected.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authorizeBody } from '../engine/support.js';
+import { authorizeBody } from '../fixtures/engine-setup.js';
 import { mandateBody, onboardAgent } from '../fixtures/onboarding.js';
 import { issuePrincipalKey, type ProvisionedClient, provisionClient } from '../fixtures/provision.js';
+import { inDays, withDb } from '../fixtures/runtime-principal.js';
 import { expectEnvelope, request, startTestServer, type TestServer } from '../fixtures/server.js';
-import { inDays, withDb } from './setup.js';
 
 const LIMIT = 100;
 let server: TestServer;

@@ -1,6 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  bearerFor,
+  createAgent,
+  inDays,
+  newPrincipal,
+  type TestPrincipal,
+  withDb,
+} from '../fixtures/runtime-principal.js';
 import { expectEnvelope, request, startTestServer, type TestServer } from '../fixtures/server.js';
-import { bearerFor, createAgent, inDays, newPrincipal, type TestPrincipal, withDb } from './setup.js';
 
 let server: TestServer;
 let alice: TestPrincipal;

@@ -4,11 +4,11 @@
 // holds count; release, partial capture, refund and expiry give budget back; other currencies do
 // not count; a change of amount applies at once; the Principal-level events; bad input.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authorizeBody, query } from '../engine/support.js';
+import { authorizeBody, query } from '../fixtures/engine-setup.js';
+import { agentWith, approve, decide, op, principal } from '../fixtures/holds.js';
+import type { TestPrincipal } from '../fixtures/runtime-principal.js';
 import { expectSchema } from '../fixtures/schemas.js';
 import { expectEnvelope, request, startTestServer, type TestServer } from '../fixtures/server.js';
-import { agentWith, approve, decide, op, principal } from './holds-support.js';
-import type { TestPrincipal } from './setup.js';
 
 let server: TestServer;
 

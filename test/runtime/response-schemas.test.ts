@@ -1,9 +1,9 @@
 // The response schemas (schemas/Runtime*.json, Threshold*.json) are what the OpenAPI document
 // promises: every runtime-plane answer must validate against its own.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAgent, inDays, newPrincipal, type TestPrincipal } from '../fixtures/runtime-principal.js';
 import { expectSchema } from '../fixtures/schemas.js';
 import { request, startTestServer, type TestServer } from '../fixtures/server.js';
-import { createAgent, inDays, newPrincipal, type TestPrincipal } from './setup.js';
 
 let server: TestServer;
 let alice: TestPrincipal;

@@ -2,8 +2,8 @@
 // each gate the pipeline reached, record, receipt signature, commit) and the total, which is
 // the answer's processing_time_ms.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAgent, inDays, newPrincipal, type TestPrincipal } from '../fixtures/runtime-principal.js';
 import { request, startTestServer, type TestServer } from '../fixtures/server.js';
-import { createAgent, inDays, newPrincipal, type TestPrincipal } from './setup.js';
 
 let server: TestServer;
 let p: TestPrincipal;

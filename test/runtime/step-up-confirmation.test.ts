@@ -5,11 +5,11 @@
 // confirmation is single-use, expires, and is bound to agent, amount, currency and merchant.
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { query } from '../engine/support.js';
+import { query } from '../fixtures/engine-setup.js';
+import { agentWith, decide, principal } from '../fixtures/holds.js';
 import { issuePrincipalKey } from '../fixtures/provision.js';
+import type { TestPrincipal } from '../fixtures/runtime-principal.js';
 import { expectEnvelope, request, startTestServer, type TestServer } from '../fixtures/server.js';
-import { agentWith, decide, principal } from './holds-support.js';
-import type { TestPrincipal } from './setup.js';
 
 let server: TestServer;
 /** Policy 'principal'; every decision is a STEP_UP (authorize_step_up_threshold 0). */

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bearerFor, newPrincipal, type TestPrincipal } from '../fixtures/runtime-principal.js';
 import { expectEnvelope, request, startTestServer, type TestServer } from '../fixtures/server.js';
-import { bearerFor, newPrincipal, type TestPrincipal } from './setup.js';
 
 let server: TestServer;
 let alice: TestPrincipal;

@@ -8,7 +8,7 @@
 //   deliveries of the range again, bounded per call.
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authorize, authorizeBody, type EngineFixture, query, setup } from '../engine/support.js';
+import { authorize, authorizeBody, type EngineFixture, query, setup } from '../fixtures/engine-setup.js';
 import { expectEnvelope, request, startTestServer, type TestServer } from '../fixtures/server.js';
 import { type ReceivedRequest, type Receiver, startReceiver } from '../fixtures/webhook-receiver.js';
 
