@@ -164,7 +164,8 @@ function amount(i: number): string {
   return `${Math.floor(cents / 100)}.${String(cents % 100).padStart(2, '0')}`;
 }
 
-function body(agentId: string, amt: string, extra: Record<string, unknown> = {}): string {
+/** The mix's usual /authorize body (a weekly grocery order), with `extra` fields over it; the soak sends it too. */
+export function authorizeBody(agentId: string, amt: string, extra: Record<string, unknown> = {}): string {
   return JSON.stringify({
     agent_id: agentId,
     amount: amt,
@@ -196,31 +197,37 @@ export function mixGenerator(host: string, s: MixSetup, mix: readonly MixEntry[]
       const a = pick(s.mainAgents, i * 31 + e.kind.length);
       switch (e.kind) {
         case 'approve':
-          pool.push(mk(e.kind, s.main.principalKey, body(a, amount(i), { country: i % 2 === 0 ? 'US' : 'USA' })));
+          pool.push(
+            mk(e.kind, s.main.principalKey, authorizeBody(a, amount(i), { country: i % 2 === 0 ? 'US' : 'USA' })),
+          );
           break;
         case 'approve_session':
-          pool.push(mk(e.kind, s.main.principalKey, body(a, amount(i), { session_id: `sess_${a}_${i % 4}` })));
+          pool.push(mk(e.kind, s.main.principalKey, authorizeBody(a, amount(i), { session_id: `sess_${a}_${i % 4}` })));
           break;
         case 'over_limit':
-          pool.push(mk(e.kind, s.main.principalKey, body(a, '750.00')));
+          pool.push(mk(e.kind, s.main.principalKey, authorizeBody(a, '750.00')));
           break;
         case 'blocked_mcc':
-          pool.push(mk(e.kind, s.main.principalKey, body(a, amount(i), { mcc: '7995', merchant_name: 'Casino' })));
+          pool.push(
+            mk(e.kind, s.main.principalKey, authorizeBody(a, amount(i), { mcc: '7995', merchant_name: 'Casino' })),
+          );
           break;
         case 'blocked_country':
-          pool.push(mk(e.kind, s.main.principalKey, body(a, amount(i), { country: i % 2 === 0 ? 'KP' : 'IRN' })));
+          pool.push(
+            mk(e.kind, s.main.principalKey, authorizeBody(a, amount(i), { country: i % 2 === 0 ? 'KP' : 'IRN' })),
+          );
           break;
         case 'expired_mandate':
-          pool.push(mk(e.kind, s.main.principalKey, body(pick(s.expiredAgents, i), amount(i))));
+          pool.push(mk(e.kind, s.main.principalKey, authorizeBody(pick(s.expiredAgents, i), amount(i))));
           break;
         case 'currency_mismatch':
-          pool.push(mk(e.kind, s.main.principalKey, body(a, amount(i), { currency: 'EUR' })));
+          pool.push(mk(e.kind, s.main.principalKey, authorizeBody(a, amount(i), { currency: 'EUR' })));
           break;
         case 'rapid_fire':
-          pool.push(mk(e.kind, s.rapid.principalKey, body(pick(s.rapidAgents, i), amount(i))));
+          pool.push(mk(e.kind, s.rapid.principalKey, authorizeBody(pick(s.rapidAgents, i), amount(i))));
           break;
         case 'step_up':
-          pool.push(mk(e.kind, s.stepUp.principalKey, body(pick(s.stepUpAgents, i), amount(i))));
+          pool.push(mk(e.kind, s.stepUp.principalKey, authorizeBody(pick(s.stepUpAgents, i), amount(i))));
           break;
         default:
           throw new Error(`unknown mix kind ${e.kind}`);
