@@ -3,10 +3,10 @@
 // a sibling agent (by id or DID, in the path, the body or behind a resource) and every other
 // endpoint are 403 forbidden; its dry run tells the verdict and reason codes, never scores.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authorizeBody, query } from '../engine/support.js';
+import { authorizeBody, query } from '../fixtures/engine-setup.js';
 import { expectEnvelope, request, startTestServer, type TestServer } from '../fixtures/server.js';
-import { agentWith, principal } from '../runtime/holds-support.js';
-import type { TestPrincipal } from '../runtime/setup.js';
+import { agentWith, principal } from '../fixtures/holds.js';
+import type { TestPrincipal } from '../fixtures/runtime-principal.js';
 
 let server: TestServer;
 let p: TestPrincipal;
