@@ -4,9 +4,9 @@
 // endpoint are 403 forbidden; its dry run tells the verdict and reason codes, never scores.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authorizeBody, query } from '../fixtures/engine-setup.js';
-import { expectEnvelope, request, startTestServer, type TestServer } from '../fixtures/server.js';
 import { agentWith, principal } from '../fixtures/holds.js';
 import type { TestPrincipal } from '../fixtures/runtime-principal.js';
+import { expectEnvelope, request, startTestServer, type TestServer } from '../fixtures/server.js';
 
 let server: TestServer;
 let p: TestPrincipal;
