@@ -18,7 +18,7 @@ const LAYERS = [
   ],
   [
     'features',
-    '^src/(runtime|onboarding|admin|webhooks)/|^src/(receipts/routes|observability/metrics-routes|app/services|events/service)[.]ts$',
+    '^src/(runtime|onboarding|admin|webhooks|mcp)/|^src/(receipts/routes|observability/metrics-routes|app/services|events/service)[.]ts$',
   ],
   ['composition root', '^src/app/(?!services[.]ts$)|^src/main[.]ts$'],
 ];
@@ -100,6 +100,15 @@ module.exports = {
         pathNot: LAYERS.map(([, p]) => `(${p})`).join('|'),
       },
       to: {},
+    },
+    {
+      name: 'mcp-speaks-only-http',
+      comment:
+        "The agent's MCP server (src/mcp/) is a client of the service: it reaches it over HTTP through " +
+        'packages/client and imports nothing else of src/.',
+      severity: 'error',
+      from: { path: '^src/mcp/' },
+      to: { path: '^src/', pathNot: '^src/mcp/' },
     },
     {
       name: 'bench-imports-only-public-faces',

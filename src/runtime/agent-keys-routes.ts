@@ -120,5 +120,24 @@ export function agentKeysRoutes(services: Services): RouteDef[] {
         return json(200, { credential: credentialJson(revoked) });
       },
     },
+    {
+      method: 'GET',
+      path: '/api/v1/agent-key',
+      auth: 'principal',
+      response: 'AgentCredential',
+      agentKey: 'handler',
+      operationId: 'getOwnAgentKey',
+      summary: 'The calling agent key: its credential and the agent it acts for (agent keys only)',
+      handler: async (ctx) => {
+        // What an agent's software (the MCP server, docs/mcp.md) learns its agent from, so that
+        // the agent id comes from the key and from nothing a caller says.
+        if (boundAgent(ctx.auth) === null) throw new ApiError('forbidden', 'Only an agent key acts for an agent.');
+        const { db } = ctx;
+        const [row] = await db<CredentialRow[]>`
+          select ${db(CREDENTIAL_COLUMNS)} from credentials where id = ${ctx.auth.credentialId}`;
+        if (row === undefined) throw new ApiError('credential_not_found');
+        return json(200, credentialJson(row));
+      },
+    },
   ];
 }

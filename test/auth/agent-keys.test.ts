@@ -144,6 +144,14 @@ describe('its own agent', () => {
     expect(release.body.status).toBe('RELEASED');
   });
 
+  it('tells the agent it acts for, and only to an agent key', async () => {
+    const self = await asAgent('GET', '/api/v1/agent-key');
+    expect(self.status, self.text).toBe(200);
+    expect(self.body).toMatchObject({ id: credentialId, agent_id: own.agentId, scopes: 'agent', status: 'active' });
+    expect(self.text).not.toContain('mdt_');
+    expectEnvelope(await request(server, 'GET', '/api/v1/agent-key', { apiKey: p.apiKey }), 403, 'forbidden');
+  });
+
   it('reads its mandates and what is left of them', async () => {
     const list = await asAgent('GET', `/api/v1/mandates/agent/${own.agentId}`);
     expect(list.status, list.text).toBe(200);

@@ -1,7 +1,7 @@
 // The import rules of .dependency-cruiser.cjs (npm run lint): the source tree keeps them, and
 // each kind of rule fails on a violation planted in a scratch tree cruised with the same
 // configuration (the thread boundary both ways, a layer climbed, a module outside every layer,
-// the bench past the public faces).
+// the MCP server past its HTTP client, the bench past the public faces).
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -83,6 +83,13 @@ describe('import rules', () => {
       'every-module-in-a-layer',
       {
         'src/nowhere/planted.ts': "import { x } from '../domain/money.js';\nexport const y = x;\n",
+        'src/domain/money.ts': 'export const x = 1;\n',
+      },
+    ],
+    [
+      'mcp-speaks-only-http',
+      {
+        'src/mcp/planted.ts': "import { x } from '../domain/money.js';\nexport const y = x;\n",
         'src/domain/money.ts': 'export const x = 1;\n',
       },
     ],
