@@ -295,8 +295,10 @@ describe('over stdio', () => {
     const c = new Client({ name: 'mcp-test-stdio', version: '1.0.0' });
     await c.connect(
       new StdioClientTransport({
-        command: 'npm',
-        args: ['run', '-s', 'mcp'],
+        // The command itself; a build elsewhere (DIST_DIR) runs its own entry the same way.
+        ...(process.env.DIST_DIR === undefined
+          ? { command: 'npm', args: ['run', '-s', 'mcp'] }
+          : { command: process.execPath, args: [new URL(`${DIST}mcp/main.js`).pathname] }),
         cwd: ROOT,
         env: {
           PATH: process.env.PATH ?? '',
