@@ -3,11 +3,11 @@
 // WEBHOOK_URL_POLICY=public only port 443 is allowed unless WEBHOOK_ALLOWED_PORTS lists more,
 // both when a URL is registered and at every delivery (a stored URL is re-checked).
 import { createServer } from 'node:net';
-import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { envelope, insertOutbox } from '../fixtures/outbox.js';
 import { insertPrincipalRow, issuePrincipalKey, provisionClient } from '../fixtures/provision.js';
 import { expectEnvelope, request, startTestServer, type TestServer } from '../fixtures/server.js';
+import { withDb } from '../fixtures/test-db.js';
 
 interface Delivery {
   status: string;
@@ -33,13 +33,12 @@ async function tenant(server: TestServer): Promise<Tenant> {
 /** A webhook row written behind the API's back, as if registered before the policy narrowed. */
 async function storedWebhook(t: Tenant, url: string): Promise<string> {
   const id = `wh_dst${Math.random().toString(36).slice(2, 10)}`;
-  const sql = postgres(t.server.dbUrls.live, { max: 1, onnotice: () => {} });
-  try {
-    await sql`insert into webhooks (id, principal_id, client_id, url, event_types, secret)
-      values (${id}, ${t.prn}, ${t.clientId}, ${url}, ${['*']}, 'whsec_dGVzdA==')`;
-  } finally {
-    await sql.end();
-  }
+  await withDb(
+    t.server,
+    'live',
+    (sql) => sql`insert into webhooks (id, principal_id, client_id, url, event_types, secret)
+      values (${id}, ${t.prn}, ${t.clientId}, ${url}, ${['*']}, 'whsec_dGVzdA==')`,
+  );
   return id;
 }
 
