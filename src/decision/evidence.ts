@@ -94,8 +94,7 @@ export function learnApproval(
   if (merchant !== '' && state.knownMerchants.size < MAX_KNOWN_MERCHANTS && !state.knownMerchants.has(merchant)) {
     state.knownMerchants.add(merchant);
     state.knownChars += merchant.length;
-  }
-  if (state.knownNames.size < MAX_KNOWN_MERCHANTS) {
+    // Its name, once, with the merchant (not on every approval).
     const words = nameWords(merchantName);
     const key = words.join(' ');
     if (key !== '' && !state.knownNames.has(key)) {

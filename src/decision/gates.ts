@@ -192,7 +192,7 @@ export function runGates(state: AgentState, req: AuthorizeRequest, w: Work, nowM
 
       // Stage 3: cognitive trust (the intent it reads is scored first).
       mark(w, STAGE_INTENT);
-      intent = assessIntent(state, req, session, t.intent_anomaly_threshold);
+      intent = assessIntent(state, req, session, merchant, t.intent_anomaly_threshold);
       mark(w, STAGE_TRUST);
       cts = computeCts(state, req, risk, intent, session, merchant);
       limit = effectiveLimit(mandate.perTransaction, cts.multiplierUnits);

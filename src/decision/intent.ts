@@ -6,7 +6,6 @@
 import type { AgentState, SessionState } from './agent-state.js';
 import { detectInjectionCached } from './injection.js';
 import type { AuthorizeRequest } from './model/contract.js';
-import { merchantKeyOf } from './state.js';
 import { foldText, groupsOfIntent, groupsOfMcc, HIGH_RISK_GROUPS } from './taxonomy.js';
 
 export const INTENT_WEIGHT_INJECTION = 1;
@@ -98,11 +97,15 @@ export interface IntentResult {
   readonly signals: string[];
 }
 
-/** Scores the intent. `session` is the request's session before this request is added. */
+/**
+ * Scores the intent. `session` is the request's session before this request is added; `merchant`
+ * the request's merchant key (state.ts merchantKeyOf), as the pipeline computed it.
+ */
 export function assessIntent(
   state: AgentState,
   request: AuthorizeRequest,
   session: SessionState | null,
+  merchant: string,
   threshold: number,
 ): IntentResult {
   const intent = request.intent;
@@ -128,8 +131,11 @@ export function assessIntent(
     let drift = 0;
     // A merchant the session already paid (a tip after the ride, a bag added to the booking)
     // continues the task that paid it, whatever its task reference and intent say.
-    const paidInSession = session.merchants.includes(merchantKeyOf(request.merchantId, request.merchantName));
-    if (!paidInSession && session.root !== null && session.root !== taskRoot(intent.taskReference)) {
+    if (
+      session.root !== null &&
+      session.root !== taskRoot(intent.taskReference) &&
+      !session.merchants.includes(merchant)
+    ) {
       drift = INTENT_WEIGHT_TASK_DRIFT;
       if (
         session.intentType !== null &&

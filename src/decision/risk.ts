@@ -335,6 +335,7 @@ export function assessRisk(
   // Mimicry: a merchant the agent never paid, named like one it did.
   if (
     merchant !== '' &&
+    state.knownNames.size > 0 &&
     !state.knownMerchants.has(merchant) &&
     imitatesKnown(nameWords(request.merchantName), state.knownNames)
   ) {

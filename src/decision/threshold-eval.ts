@@ -44,7 +44,7 @@ export function scoresPastHardDecline(
   risk: RiskResult,
   w: Work,
 ): { trust: number; intent: number } {
-  const intent = assessIntent(state, req, w.session, state.thresholds.intent_anomaly_threshold);
+  const intent = assessIntent(state, req, w.session, w.merchant, state.thresholds.intent_anomaly_threshold);
   const cts = computeCts(state, req, risk, intent, w.session, w.merchant);
   return { trust: cts.score, intent: intent.score };
 }
