@@ -580,6 +580,24 @@ export const CONFIG_VARIABLES = {
     meaning:
       "Read by glibc's malloc: `npm start` and the image set `1` on the embedded defaults (about 30 MB less idle memory) and leave it alone with PostgreSQL, where one arena raised the p99 ([performance.md](performance.md)).",
   },
+  ASAS_URL: {
+    kind: 'external',
+    section: 'Read outside the parser',
+    readBy: 'src/mcp/main.ts',
+    default: null,
+    accepts: 'an http(s) URL',
+    meaning:
+      'Read by the MCP server (`npm run -s mcp`), not by the service: the address of the service it calls, e.g. `http://127.0.0.1:3000` ([mcp.md](mcp.md)).',
+  },
+  ASAS_AGENT_KEY: {
+    kind: 'external',
+    section: 'Read outside the parser',
+    readBy: 'src/mcp/main.ts',
+    default: null,
+    accepts: 'an agent key',
+    meaning:
+      'Read by the MCP server, not by the service: the agent key it presents, issued by `POST /api/v1/agents/{agent_id}/keys` ([mcp.md](mcp.md)).',
+  },
 } as const satisfies Record<string, ConfigVariable>;
 
 type Variables = typeof CONFIG_VARIABLES;
