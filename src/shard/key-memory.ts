@@ -11,8 +11,21 @@ import type { CommitOutcome } from './committer.js';
 import { requestFingerprint } from './idempotency.js';
 import type { AuthorizeResult } from './protocol.js';
 
-/** One remembered idempotency key beyond its characters: map entry, KeyEntry, the response body. */
-export const KEY_ENTRY_BYTES = 1750;
+/**
+ * One remembered idempotency key beyond its characters: map entry, KeyEntry, the response body
+ * (its receipt included). Measured: 2.47 KB per entry on Node 22 x64 (20,000 entries of an
+ * approval's response, heap used after a full collection).
+ */
+export const KEY_ENTRY_BYTES = 2500;
+
+/**
+ * Keys an actor remembers (the newest answered ones stay). A retry comes seconds after its
+ * original, so 32 cover every ordinary retry; an older key is still answered right, by the
+ * database: the actor commits, the unique key conflicts, the recorded answer is replayed and
+ * the actor reloads. 256 kept ~0.6 MB per busy agent and made a shard's memory grow for
+ * minutes under keyed traffic (docs/benchmarks.md, Soak).
+ */
+export const KEYS_PER_ACTOR = 32;
 
 export const KEY_REUSED: AuthorizeResult = Object.freeze({ kind: 'key_reused' });
 export const KEY_EXPIRED: AuthorizeResult = Object.freeze({ kind: 'key_expired' });
@@ -135,7 +148,8 @@ function remember(actor: Actor, key: string, entry: KeyEntry, keysPerActor: numb
   actor.keyChars += key.length;
   if (actor.keys.size <= keysPerActor) return;
   for (const [k, e] of actor.keys) {
-    if (e.response !== null) {
+    // Not an original still being committed (its repeats wait on the entry).
+    if (e.response !== null || e.expired) {
       forget(actor, k);
       return;
     }

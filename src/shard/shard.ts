@@ -17,6 +17,7 @@ import { connect, type Sql } from '../storage/db.js';
 import { ActorSystem, type ShardDatabase } from './actors.js';
 import { GroupCommitter } from './committer.js';
 import { DbQueue } from './db-queue.js';
+import { KEYS_PER_ACTOR } from './key-memory.js';
 import {
   type AuthorizeResult,
   type AuthorizeWireResult,
@@ -144,7 +145,7 @@ export async function createShard(
       maxActorBytes: data.maxActorBytes,
       loadDeadlineMs: data.loadDeadlineMs,
       relaxedLoadDeadlineMs: data.relaxedLoadDeadlineMs,
-      keysPerActor: 256,
+      keysPerActor: KEYS_PER_ACTOR,
     },
     log,
     data.embedded,

@@ -166,6 +166,10 @@ interface Sample {
   /** Seconds since the load started. */
   readonly t: number;
   readonly rssMb: number;
+  /** V8 heap used on the main thread, in all shard workers, and memory outside V8's heaps (MB). */
+  readonly heapMainMb: number;
+  readonly heapShardsMb: number;
+  readonly externalMb: number;
   readonly decisions: number;
   readonly p50: number;
   readonly p99: number;
@@ -194,6 +198,10 @@ afterAll(async () => {
 function rssMb(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m === null ? Number.NaN : Math.round(Number(m[1]) / 102.4) / 10;
+}
+
+function mb(bytes: number): number {
+  return Math.round(bytes / 104_857.6) / 10;
 }
 
 /** The values of a metric of the Prometheus text, by its label text ('' without labels). */
@@ -360,6 +368,9 @@ it(
       const s: Sample = {
         t: Math.round((Date.now() - started) / 100) / 10,
         rssMb: rssMb(pid),
+        heapMainMb: mb(sum(metric(text, 'asas_process_heap_used_bytes'))),
+        heapShardsMb: mb(sum(metric(text, 'asas_shard_heap_used_bytes'))),
+        externalMb: mb(sum(metric(text, 'asas_nodejs_external_memory_bytes'))),
         decisions: window.decisions.count,
         p50: window.decisions.p50,
         p99: window.decisions.p99,
@@ -496,10 +507,13 @@ it(
     };
     console.log(
       `soak samples (${SECONDS} s at ${RATE} decisions/s):\n${table(
-        ['t s', 'RSS MB', 'decisions', 'p50 ms', 'p99 ms', 'max ms', 'outbox', 'webhook bl', 'webhooks rcvd', 'errors'],
+        ['t s', 'RSS MB', 'heap main', 'heap shards', 'external', 'decisions', 'p50 ms', 'p99 ms', 'max ms', 'outbox', 'webhook bl', 'webhooks rcvd', 'errors'],
         samples.map((s) => [
           s.t,
           s.rssMb,
+          s.heapMainMb,
+          s.heapShardsMb,
+          s.externalMb,
           s.decisions,
           s.p50,
           s.p99,
