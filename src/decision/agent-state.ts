@@ -4,6 +4,7 @@
 // Types and constants only: state.ts creates a state, load.ts rebuilds one from PostgreSQL.
 import type { BudgetWindow, TrustLevel } from '../domain/decision.js';
 import type { Units } from '../domain/money.js';
+import type { TermsState } from './mandate-terms.js';
 import type { ThresholdOverrides, Thresholds } from './model/thresholds.js';
 import type { ShadowSet } from './replay-inputs.js';
 import type { AmountBaseline, AmountHistory, TimeWindow } from './rings.js';
@@ -64,6 +65,11 @@ export interface MandateState {
   readonly validFromMs: number;
   readonly validUntilMs: number;
   readonly createdAtMs: number;
+  /**
+   * Allowed payees, merchant lock, minimum amount, execution window and recurrence with their
+   * running counts (mandate-terms.ts); null for a mandate that has none, which costs one check.
+   */
+  readonly terms: TermsState | null;
   // Running APPROVED totals (holds included, credits taken off) of the current calendar day,
   // week, month and year in the Principal's time zone (keys: the window starts, calendar.ts
   // windowsOf) and of the mandate's whole life.

@@ -17,6 +17,7 @@ export const MANDATE_GATES: ReadonlySet<string> = new Set([
   'mcc_blocked',
   'country_blocked',
   'crypto_blocked',
+  'mandate_terms',
 ]);
 
 /**
@@ -35,6 +36,11 @@ export const NOT_COMPROMISE_REASONS: ReadonlySet<string> = new Set([
   'total_limit_exceeded',
   'daily_count_exceeded',
   'monthly_count_exceeded',
+  'amount_below_minimum',
+  'outside_execution_window',
+  'day_of_week_not_allowed',
+  'recurrence_max_occurrences_reached',
+  'recurrence_period_used',
   'principal_budget_exhausted',
   'no_active_mandate',
   'rail_not_permitted',

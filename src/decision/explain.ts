@@ -14,6 +14,7 @@
 import { parseAmount, toJsonNumber, type Units } from '../domain/money.js';
 import type { AgentState, MandateState } from './agent-state.js';
 import { CAPS } from './caps.js';
+import { type TermsState, weekdaysOf } from './mandate-terms.js';
 import { isoOf } from './model/calendar.js';
 import type { AuthorizeRequest, Evaluation } from './model/contract.js';
 import { round4 } from './model/promotion.js';
@@ -129,6 +130,102 @@ export type GateInputs = Pick<
 >;
 
 const SELECTION_GATES: readonly string[] = ['no_active_mandate', 'mandate_expired', 'currency_mismatch'];
+/** Mandate gates checked before the terms (a DECLINE by one of them leaves the terms unevaluated). */
+const EARLIER_MANDATE_GATES: readonly string[] = [
+  'mandate_exceeded',
+  'mcc_blocked',
+  'country_blocked',
+  'crypto_blocked',
+];
+
+/** The recurrence counts and the lock of the terms before the request (the copy's counts move when it approves). */
+export interface TermsCounts {
+  readonly occurrences: number;
+  readonly periodCount: number;
+  readonly lockedPayee: string | null;
+}
+
+function termsCounts(m: MandateState | null): TermsCounts | null {
+  const t = m?.terms ?? null;
+  return t === null ? null : { occurrences: t.occurrences, periodCount: t.periodCount, lockedPayee: t.lockedPayee };
+}
+
+/** The checks of the mandate terms that are set (mandate-terms.ts checkTerms), gate mandate_terms. */
+function termsMargins(
+  out: GateMargin[],
+  t: TermsState,
+  amount: Units,
+  on: boolean,
+  has: (r: ReasonCode) => boolean,
+  before: TermsCounts | null,
+): void {
+  const g = 'mandate_terms';
+  if (t.minAmount !== null) {
+    out.push(
+      numeric(
+        g,
+        'min_amount_per_transaction',
+        on,
+        money(amount),
+        money(t.minAmount),
+        'below',
+        has('amount_below_minimum'),
+      ),
+    );
+  }
+  if (Number.isFinite(t.notBeforeMs) || Number.isFinite(t.notAfterMs)) {
+    out.push(categorical(g, 'execution_window', on, has('outside_execution_window')));
+  }
+  if (t.days !== 0) out.push(categorical(g, 'days_of_week', on, has('day_of_week_not_allowed')));
+  if (t.payees !== null) out.push(categorical(g, 'allowed_payees', on, has('payee_not_allowed')));
+  if (t.merchantLock) out.push(categorical(g, 'merchant_lock', on, has('payee_locked')));
+  const occurrences = before?.occurrences ?? t.occurrences;
+  if (t.maxOccurrences !== null) {
+    out.push(
+      numeric(
+        g,
+        'max_occurrences',
+        on,
+        occurrences + 1,
+        t.maxOccurrences,
+        'above',
+        has('recurrence_max_occurrences_reached'),
+      ),
+    );
+  }
+  if (t.frequency !== null && t.frequency !== 'ON_DEMAND') {
+    const used = before?.periodCount ?? t.periodCount;
+    out.push(numeric(g, 'recurrence_period', on, used + 1, 1, 'above', has('recurrence_period_used')));
+  }
+}
+
+/** The terms of the mandate as explain shows them, with the counts before this request. */
+function termsView(t: TermsState, before: TermsCounts | null) {
+  return {
+    min_amount_per_transaction: t.minAmount === null ? null : money(t.minAmount),
+    allowed_payees: t.payees === null ? null : [...t.payees],
+    merchant_lock: t.merchantLock,
+    locked_payee: before?.lockedPayee ?? t.lockedPayee,
+    execution_window:
+      !Number.isFinite(t.notBeforeMs) && !Number.isFinite(t.notAfterMs) && t.days === 0
+        ? null
+        : {
+            not_before: Number.isFinite(t.notBeforeMs) ? isoOf(t.notBeforeMs) : null,
+            not_after: Number.isFinite(t.notAfterMs) ? isoOf(t.notAfterMs) : null,
+            days_of_week: t.days === 0 ? null : weekdaysOf(t.days),
+          },
+    recurrence:
+      t.frequency === null && t.maxOccurrences === null
+        ? null
+        : {
+            frequency: t.frequency,
+            max_occurrences: t.maxOccurrences,
+            occurrences: before?.occurrences ?? t.occurrences,
+            period_start: Number.isNaN(t.periodStart) ? null : isoOf(t.periodStart),
+            period_occurrences: before?.periodCount ?? t.periodCount,
+          },
+  };
+}
 
 /**
  * Every check of the gates for the decision in `w` (after evaluate ran; `caps` are the mandate's
@@ -140,6 +237,7 @@ export function gateMargins(
   req: Pick<AuthorizeRequest, 'sessionId' | 'rail'>,
   w: GateInputs,
   capsBefore: ReadonlyMap<string, Units>,
+  termsBefore: TermsCounts | null = null,
 ): GateMargin[] {
   const { amount, mandate, risk, intent, cts, limit } = w;
   const reasons = w.reasons as readonly string[];
@@ -188,6 +286,15 @@ export function gateMargins(
     out.push(categorical('mcc_blocked', 'merchant_category', on, gates.includes('mcc_blocked')));
     out.push(categorical('country_blocked', 'merchant_country', on, gates.includes('country_blocked')));
     if (req.rail === 'CRYPTO') out.push(categorical('crypto_blocked', 'crypto', on, gates.includes('crypto_blocked')));
+    if (mandate.terms !== null)
+      termsMargins(
+        out,
+        mandate.terms,
+        amount,
+        on && !EARLIER_MANDATE_GATES.some((g) => gates.includes(g)),
+        has,
+        termsBefore,
+      );
   }
 
   const r = risk !== null;
@@ -297,10 +404,12 @@ export function explainDecision(
   if (budgetLent > 0n && copy.budget !== null) copy.budget.remaining += budgetLent;
   let seen: Work | null = null;
   let before: Map<string, Units> = new Map();
+  let termsBefore: TermsCounts | null = null;
   const ev = withoutEvidence(() =>
     evaluate(copy, req, nowMs, (w) => {
       seen = w;
       before = capUsage(w.mandate);
+      termsBefore = termsCounts(w.mandate);
     }),
   );
   const w = seen as Work | null;
@@ -314,7 +423,7 @@ export function explainDecision(
     authorization_id: null,
     receipt: null,
     dry_run: true,
-    gates: gateMargins(copy.thresholds, req, w, before),
+    gates: gateMargins(copy.thresholds, req, w, before, termsBefore),
     limits:
       m === null
         ? null
@@ -327,6 +436,7 @@ export function explainDecision(
             cognitive_limit_multiplier: ev.response.cognitive_limit_multiplier ?? null,
           },
     caps: m === null ? {} : capsView(m, before, w.amount, approve),
+    terms: m === null || m.terms === null ? null : termsView(m.terms, termsBefore),
     would_emit: events,
     thresholds_version: state.thresholdsVersion,
   };

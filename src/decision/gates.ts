@@ -6,7 +6,8 @@ import type { Units } from '../domain/money.js';
 import type { AgentState, MandateState } from './agent-state.js';
 import { assessIntent, type IntentResult } from './intent.js';
 import { checkMandate, rollTotals, selectMandate } from './mandate-check.js';
-import { windowsOf } from './model/calendar.js';
+import { checkTerms, rollTerms, type TermsReason, type TermsState, weekdaysOf } from './mandate-terms.js';
+import { isoOf, windowsOf } from './model/calendar.js';
 import type { AuthorizeRequest, Decision } from './model/contract.js';
 import { STAGE_INTENT, STAGE_RISK, STAGE_TRUST } from './model/timing.js';
 import { budgetExceeded } from './principal-budget.js';
@@ -59,6 +60,34 @@ function mandateDetail(reason: ReasonCode, m: MandateState, req: AuthorizeReques
       return `counterparty ${req.crypto?.counterparty ?? '(none)'} is not in the allowed_counterparties of mandate ${m.id}`;
     default:
       return reason;
+  }
+}
+
+function termsDetail(
+  reason: TermsReason,
+  m: MandateState,
+  t: TermsState,
+  req: AuthorizeRequest,
+  amount: Units,
+  tz: string,
+): string {
+  switch (reason) {
+    case 'amount_below_minimum':
+      return `amount ${money(amount, req.currency)} is below the min_amount_per_transaction ${money(t.minAmount ?? 0n, m.currency)} of mandate ${m.id}`;
+    case 'outside_execution_window':
+      return `mandate ${m.id} pays only from ${Number.isFinite(t.notBeforeMs) ? isoOf(t.notBeforeMs) : '(open)'} to ${Number.isFinite(t.notAfterMs) ? isoOf(t.notAfterMs) : '(open)'}`;
+    case 'day_of_week_not_allowed':
+      return `mandate ${m.id} pays only on ${weekdaysOf(t.days).join(', ')} (${tz})`;
+    case 'payee_not_allowed':
+      return req.merchantId === null
+        ? `mandate ${m.id} pays only named payees and no merchant_id was sent`
+        : `merchant_id ${req.merchantId} is not in the allowed_payees of mandate ${m.id}`;
+    case 'payee_locked':
+      return `mandate ${m.id} is locked to merchant_id ${t.lockedPayee ?? ''}, the payee of its first payment`;
+    case 'recurrence_max_occurrences_reached':
+      return `${t.occurrences} payments already approved or held under mandate ${m.id} reach its recurrence.max_occurrences ${t.maxOccurrences ?? 0}`;
+    case 'recurrence_period_used':
+      return `mandate ${m.id} (${t.frequency ?? ''}) already paid in the period that started ${isoOf(t.periodStart)} (${tz})`;
   }
 }
 
@@ -117,8 +146,16 @@ export function runGates(state: AgentState, req: AuthorizeRequest, w: Work, nowM
       decline(w, sel.reason, selectionDetail(sel.reason, mandate, req));
     } else if (mandate !== null) {
       const violation = checkMandate(mandate, req, amount);
+      const terms = mandate.terms;
+      let broken: TermsReason | null = null;
+      if (violation === null && terms !== null) {
+        rollTerms(terms, windows, state.timeZone);
+        broken = checkTerms(terms, req, amount, nowMs, windows);
+      }
       if (violation !== null) decline(w, violation, mandateDetail(violation, mandate, req, amount, state.timeZone));
-      else if (budgetExceeded(state, req, amount, nowMs, windows)) {
+      else if (broken !== null && terms !== null) {
+        decline(w, broken, termsDetail(broken, mandate, terms, req, amount, state.timeZone));
+      } else if (budgetExceeded(state, req, amount, nowMs, windows)) {
         decline(w, 'principal_budget_exhausted', budgetDetail(state, req, amount));
       }
     }

@@ -12,6 +12,7 @@ import { markReached } from './caps.js';
 import { pointsToCompromise } from './evidence.js';
 import { type HistoryRow, replayHistory } from './history.js';
 import { dbTimeMs, type LoadedMandateRow, mandateFromRow } from './mandate-row.js';
+import { readTermsUsage } from './mandate-terms.js';
 import { dayStartMs, monthStartMs, windowsOf } from './model/calendar.js';
 import { carried, fold, type JoinedRollup, rollupOf, totals } from './model/rollup.js';
 import type { ThresholdOverrides } from './model/thresholds.js';
@@ -62,7 +63,7 @@ export async function loadAgentState(sql: Sql, agentId: string, nowMs: number): 
   // The rollup summarises the rows before its upto; only the rows since are read (rollup.ts).
   const rollup = rollupOf(agent);
   const windows = windowsOf(timeZone, asOfMs);
-  const [rows, applyWindowSums, budget, openStepUps] = await reads(
+  const [rows, applyWindowSums, budget, openStepUps, , applyTermsUsage] = await reads(
     sql,
     () =>
       totals(sql, agentId, {
@@ -84,6 +85,8 @@ export async function loadAgentState(sql: Sql, agentId: string, nowMs: number): 
       evidenceDue(agent.principal_id, asOfMs)
         ? loadPrincipalEvidence(sql, agent.principal_id, asOfMs)
         : Promise.resolve(),
+    // Occurrences and the merchant lock of mandates with such terms (mandate-terms.ts).
+    () => readTermsUsage(sql, agentId, mandates, windows, timeZone),
   );
 
   const state = newAgentState({
@@ -116,6 +119,7 @@ export async function loadAgentState(sql: Sql, agentId: string, nowMs: number): 
   }
   state.auditRowsSinceRollup = fold(rows, state.stats, (id) => mandates.find((m) => m.id === id) ?? null);
   applyWindowSums();
+  applyTermsUsage();
   for (const m of mandates) markReached(m);
   state.budget = budget;
 
@@ -179,7 +183,7 @@ function mandateRowsOf(sql: Sql, agentId: string, now: Date) {
            allowed_assets, allowed_counterparties, crypto, valid_from, valid_until, created_at,
            max_weekly_amount::text as max_weekly_amount, max_yearly_amount::text as max_yearly_amount,
            max_total_amount::text as max_total_amount, max_daily_count, max_monthly_count,
-           hold_expiry_seconds, budget_alert_share::text as budget_alert_share
+           hold_expiry_seconds, budget_alert_share::text as budget_alert_share, terms
     from mandates
     where agent_id = ${agentId} and status = 'ACTIVE'
   ), kept as (

@@ -4,6 +4,7 @@ import { toAlpha3 } from '../domain/country.js';
 import { fromDb, type Units } from '../domain/money.js';
 import type { MandateExtraLimitColumn, MandateRow } from '../storage/rows/mandates.js';
 import type { MandateState } from './agent-state.js';
+import { termsFromStored } from './mandate-terms.js';
 import { windowsOf } from './model/calendar.js';
 
 function setOf(values: readonly string[] | null | undefined, norm: 'upper' | 'lower'): ReadonlySet<string> | null {
@@ -65,7 +66,7 @@ export type LoadedMandateRow = Pick<
   | 'valid_until'
   | 'created_at'
 > &
-  Partial<Pick<MandateRow, MandateExtraLimitColumn>>;
+  Partial<Pick<MandateRow, MandateExtraLimitColumn | 'terms'>>;
 
 /** Builds a MandateState from a mandates row (exported for tests and fixtures). */
 /** A manual hold lives 7 days unless its mandate says otherwise (hold_expiry_seconds). */
@@ -87,6 +88,7 @@ export function mandateFromRow(row: LoadedMandateRow, nowMs: number, timeZone = 
   const allowedCounterparties = setOf(row.allowed_counterparties ?? asStrings(crypto?.counterparties), 'lower');
   const perTransaction = moneyOf(row.max_amount_per_transaction) ?? 0n;
   const windows = windowsOf(timeZone, nowMs);
+  const validFromMs = dbTimeMs(row.valid_from);
   return {
     id: row.id,
     card: rails.includes('card'),
@@ -111,9 +113,10 @@ export function mandateFromRow(row: LoadedMandateRow, nowMs: number, timeZone = 
     allowedChains,
     allowedAssets,
     allowedCounterparties,
-    validFromMs: dbTimeMs(row.valid_from),
+    validFromMs,
     validUntilMs: dbTimeMs(row.valid_until),
     createdAtMs: dbTimeMs(row.created_at),
+    terms: termsFromStored(row.terms, validFromMs),
     dayKey: windows.day,
     dayAmount: 0n,
     dayCount: 0,

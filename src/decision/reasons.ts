@@ -12,6 +12,7 @@ export type Gate =
   | 'mcc_blocked'
   | 'country_blocked'
   | 'crypto_blocked'
+  | 'mandate_terms'
   | 'risk_rapid_fire'
   | 'risk_score'
   | 'risk_velocity'
@@ -112,6 +113,34 @@ export const REASONS = {
   risk_rapid_fire: r(
     'risk_rapid_fire',
     'Too many requests in a short window: slow down (see rapid_fire_max_count per rapid_fire_window_seconds) and retry.',
+  ),
+  amount_below_minimum: r(
+    'mandate_terms',
+    'Raise the amount to at least the mandate min_amount_per_transaction, or have the Principal lower it.',
+  ),
+  outside_execution_window: r(
+    'mandate_terms',
+    'The mandate execution_window does not cover this time: retry inside it (not_before to not_after), or have the Principal amend it.',
+  ),
+  day_of_week_not_allowed: r(
+    'mandate_terms',
+    "The mandate pays only on its execution_window.days_of_week (the Principal's time zone): retry on one of them.",
+  ),
+  payee_not_allowed: r(
+    'mandate_terms',
+    'Send the merchant_id of a payee in the mandate allowed_payees (with merchant_lock, a merchant_id is required).',
+  ),
+  payee_locked: r(
+    'mandate_terms',
+    'The mandate is locked to the merchant of its first payment (merchant_lock): pay that merchant, or have the Principal grant a new mandate.',
+  ),
+  recurrence_max_occurrences_reached: r(
+    'mandate_terms',
+    'The mandate recurrence.max_occurrences is used up: have the Principal grant a new mandate or raise it.',
+  ),
+  recurrence_period_used: r(
+    'mandate_terms',
+    "The mandate allows one payment per recurrence period and this one is used: retry in the next period (calendar, the Principal's time zone).",
   ),
   risk_score_too_high: r(
     'risk_score',

@@ -6,6 +6,7 @@
 
 import type { AgentState, PendingStepUp } from './agent-state.js';
 import { MANDATE_GATES, pointsToCompromise } from './evidence.js';
+import { noteTermsApproval } from './mandate-terms.js';
 import type { AuthorizeRequest } from './model/contract.js';
 import { applyOutcome, type Outcome } from './outcome.js';
 import { spendBudget } from './principal-budget.js';
@@ -77,6 +78,7 @@ function countDecision(state: AgentState, req: AuthorizeRequest, w: Work, nowMs:
       mandate.monthCount++;
       mandate.yearAmount += amount;
       mandate.totalAmount += amount;
+      if (mandate.terms !== null) noteTermsApproval(mandate.terms, req.merchantId);
     }
     spendBudget(state, req, amount, nowMs);
     state.stats.approved++;

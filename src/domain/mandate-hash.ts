@@ -37,6 +37,8 @@ export interface MandateTerms {
   crypto: { chains: string[]; assets: string[]; max_transfer: string | null } | null;
   valid_from: string;
   valid_until: string;
+  /** The richer terms (migrations/0280), only when set, so older hashes hold. */
+  terms?: object | undefined;
 }
 
 export function mandateHash(terms: MandateTerms): string {

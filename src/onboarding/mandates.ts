@@ -5,7 +5,7 @@ import { toAlpha3 } from '../domain/country.js';
 import { currencyExponent, isIsoCurrency } from '../domain/currency.js';
 import { newId } from '../domain/ids.js';
 import { type MandateTerms, mandateHash } from '../domain/mandate-hash.js';
-import { formatAmount, readAmount, SCALE, toDb, toJsonNumber, type Units } from '../domain/money.js';
+import { formatAmount, fromDb, readAmount, SCALE, toDb, toJsonNumber, type Units } from '../domain/money.js';
 import {
   EXTRA_AMOUNT_FIELDS,
   type ExtraLimitsInput,
@@ -15,6 +15,7 @@ import {
   readExtraLimits,
 } from '../runtime/mandate-limits.js';
 import { assertMandateRoom } from '../runtime/mandate-store.js';
+import { readTerms, type TermsInput, termsView } from '../runtime/mandate-terms.js';
 import { Problems } from '../validation/storable.js';
 import type { Tx } from './idempotency.js';
 
@@ -24,9 +25,11 @@ export const DEFAULT_VALIDITY_DAYS = 365;
 type Amount = string | number;
 
 /** schemas/OnboardMandateCreateRequest.json */
-export interface MandateInput {
+export interface MandateInput extends TermsInput {
   rails: ('card' | 'crypto')[];
-  limits: { max_amount_per_transaction: Amount; max_daily_amount: Amount; currency: string } & ExtraLimitsInput;
+  limits: { max_amount_per_transaction: Amount; max_daily_amount: Amount; currency: string } & ExtraLimitsInput & {
+      min_amount_per_transaction?: Amount;
+    };
   allowed_mccs?: string[];
   allowed_countries?: string[];
   crypto?: { chains: string[]; assets: string[]; max_transfer?: Amount };
@@ -51,6 +54,10 @@ export interface MandateRecord {
   valid_from: string;
   valid_until: string;
   created_at: string;
+  allowed_payees: string[] | null;
+  merchant_lock: boolean;
+  execution_window: unknown;
+  recurrence: unknown;
 }
 
 const sortedSet = (values: readonly string[]): string[] => [...new Set(values)].sort();
@@ -63,6 +70,7 @@ export function mandateAmountPaths(root: readonly string[] = []): string[][] {
   return [
     [...root, 'limits', 'max_amount_per_transaction'],
     [...root, 'limits', 'max_daily_amount'],
+    [...root, 'limits', 'min_amount_per_transaction'],
     ...EXTRA_AMOUNT_FIELDS.map((f) => [...root, 'limits', f]),
     [...root, 'crypto', 'max_transfer'],
   ];
@@ -104,6 +112,15 @@ export async function createMandate(
   );
   const daily = positive(input.limits.max_daily_amount, 'limits.max_daily_amount', places, currency, problems);
   const extra = readExtraLimits(input.limits, currency, (field, message) => problems.add(`limits.${field}`, message));
+
+  const stored = readTerms(
+    input,
+    input.limits.min_amount_per_transaction,
+    currency,
+    perTx,
+    Date.now(),
+    (field, message) => problems.add(field === 'min_amount_per_transaction' ? `limits.${field}` : field, message),
+  );
 
   let countries: string[] | null = null;
   if (input.allowed_countries !== undefined) {
@@ -163,6 +180,7 @@ export async function createMandate(
           },
     valid_from: now.toISOString(),
     valid_until: validUntil.toISOString(),
+    terms: stored ?? undefined,
   };
   const hash = mandateHash(terms);
   const id = newId('mnd');
@@ -170,12 +188,12 @@ export async function createMandate(
   await tx`insert into mandates (id, agent_id, principal_id, program_id, status, rails, currency,
       max_amount_per_transaction, max_daily_amount, allowed_mccs, allowed_countries, allowed_chains,
       allowed_assets, crypto, valid_from, valid_until, mandate_hash, created_at, max_weekly_amount, max_yearly_amount,
-      max_total_amount, max_daily_count, max_monthly_count, hold_expiry_seconds, budget_alert_share)
+      max_total_amount, max_daily_count, max_monthly_count, hold_expiry_seconds, budget_alert_share, terms)
     values (${id}, ${agent.id}, ${agent.principal_id}, ${agent.program_id}, 'ACTIVE', ${rails}, ${currency},
       ${toDb(perTx as Units)}, ${toDb(daily as Units)}, ${mccs}, ${countries}, ${crypto?.chains ?? null},
       ${crypto?.assets ?? null}, ${terms.crypto === null ? null : tx.json(terms.crypto)}, ${now}, ${validUntil},
       ${hash}, ${now}, ${x[0] ?? null}, ${x[1] ?? null}, ${x[2] ?? null}, ${x[3] ?? null}, ${x[4] ?? null},
-      ${x[5] ?? null}, ${x[6] ?? null})`;
+      ${x[5] ?? null}, ${x[6] ?? null}, ${stored === null ? null : tx.json(stored as never)})`;
   return {
     id,
     agent_id: agent.id,
@@ -187,6 +205,9 @@ export async function createMandate(
       max_daily_amount: toJsonNumber(daily as Units),
       currency,
       ...setOnly(extraView(extraRow(x))),
+      ...(stored?.min_amount_per_transaction === undefined
+        ? {}
+        : { min_amount_per_transaction: toJsonNumber(fromDb(stored.min_amount_per_transaction) as Units) }),
     },
     allowed_mccs: mccs,
     allowed_countries: countries,
@@ -202,6 +223,10 @@ export async function createMandate(
     valid_from: terms.valid_from,
     valid_until: terms.valid_until,
     created_at: now.toISOString(),
+    ...(termsView(stored, false) as Pick<
+      MandateRecord,
+      'allowed_payees' | 'merchant_lock' | 'execution_window' | 'recurrence'
+    >),
   };
 }
 

@@ -28,6 +28,7 @@ import {
   readExtraLimits,
 } from './mandate-limits.js';
 import { COLUMNS, type RuntimeMandateRow } from './mandate-store.js';
+import { amendTerms, TERMS_FIELDS, type TermsField, termsView } from './mandate-terms.js';
 
 // biome-ignore lint/complexity/noBannedTypes: postgres.js's own default type parameter
 type Tx = postgres.TransactionSql<{}>;
@@ -54,6 +55,11 @@ export interface PatchBody {
   allowed_chains?: string[] | null;
   allowed_assets?: string[] | null;
   allowed_counterparties?: string[] | null;
+  min_amount_per_transaction?: Amount | null;
+  allowed_payees?: string[] | null;
+  merchant_lock?: boolean | null;
+  execution_window?: Record<string, unknown> | null;
+  recurrence?: Record<string, unknown> | null;
 }
 
 const MONEY = ['max_amount_per_transaction', 'max_daily_amount', 'max_monthly_amount', ...EXTRA_AMOUNT_FIELDS] as const;
@@ -76,10 +82,11 @@ export const AMENDABLE_FIELDS: readonly (keyof PatchBody)[] = [
   ...INTEGERS,
   'budget_alert_share',
   ...LISTS,
+  ...TERMS_FIELDS,
 ];
 
 /** The amount fields of a PATCH body, for exactAmounts (JSON numbers read from their source text). */
-export const PATCH_AMOUNT_PATHS: readonly string[][] = MONEY.map((f) => [f]);
+export const PATCH_AMOUNT_PATHS: readonly string[][] = [...MONEY.map((f) => [f]), ['min_amount_per_transaction']];
 
 const sorted = (values: readonly string[] | null | undefined): string[] | null =>
   values === null || values === undefined ? null : [...values].sort();
@@ -129,6 +136,7 @@ export function termsOf(row: RuntimeMandateRow): Record<string, unknown> {
       : null,
     valid_from: row.valid_from.toISOString(),
     valid_until: row.valid_until.toISOString(),
+    terms: row.terms ?? undefined,
   };
 }
 
@@ -189,6 +197,16 @@ export function amended(row: RuntimeMandateRow, body: PatchBody, nowMs: number):
     else if (field === 'allowed_countries' || field === 'blocked_countries') set[field] = countries(v, field, problems);
     else set[field] = [...new Set(v)];
   }
+  if (TERMS_FIELDS.some((f) => body[f] !== undefined) || body.max_amount_per_transaction !== undefined) {
+    next.terms = amendTerms(
+      row.terms,
+      body as Partial<Record<TermsField, unknown>>,
+      row.currency,
+      units(next.max_amount_per_transaction),
+      nowMs,
+      (f, m) => problem(problems, f, m),
+    );
+  }
   if (problems.length > 0) throw new ApiError('validation_error', undefined, { details: problems });
   if (crypto && CRYPTO_LISTS.some((f) => body[f as keyof PatchBody] !== undefined)) {
     // The decision engine falls back to the crypto block's lists: it must say the same.
@@ -206,6 +224,11 @@ export function amended(row: RuntimeMandateRow, body: PatchBody, nowMs: number):
 function shown(row: RuntimeMandateRow, field: keyof PatchBody): unknown {
   const v = (row as unknown as Record<string, unknown>)[field];
   if (field === 'valid_until') return row.valid_until.toISOString();
+  if (field === 'min_amount_per_transaction') {
+    const u = units(row.terms?.min_amount_per_transaction);
+    return u === null ? null : formatAmount(u, 0);
+  }
+  if ((TERMS_FIELDS as readonly string[]).includes(field)) return termsView(row.terms)[field];
   if ((MONEY as readonly string[]).includes(field)) {
     const u = units(v as string | null);
     return u === null ? null : formatAmount(u, 0);
@@ -283,6 +306,7 @@ export async function amendMandate(
       allowed_chains = ${next.allowed_chains}, allowed_assets = ${next.allowed_assets},
       allowed_counterparties = ${next.allowed_counterparties},
       crypto = ${next.crypto === null ? null : tx.json(next.crypto as never)},
+      terms = ${next.terms === null ? null : tx.json(next.terms as never)},
       mandate_hash = ${hash}, updated_at = now()
     where id = ${mandateId} and status = 'ACTIVE'
     returning updated_at`;

@@ -16,6 +16,7 @@ type Sql = postgres.ISql<{}>;
 import { iso } from '../domain/timestamp.js';
 import type { MandateRow, MandateStatus } from '../storage/rows/mandates.js';
 import { extraView } from './mandate-limits.js';
+import { termsView } from './mandate-terms.js';
 
 export type { MandateStatus };
 
@@ -52,6 +53,7 @@ export function mandateView(row: RuntimeMandateRow): Record<string, unknown> {
     allowed_assets: row.allowed_assets,
     allowed_counterparties: row.allowed_counterparties,
     ...extraView(row),
+    ...termsView(row.terms),
     mandate_hash: row.mandate_hash,
     created_at: iso(row.created_at),
     updated_at: row.updated_at === null ? null : iso(row.updated_at),
@@ -74,7 +76,7 @@ export const COLUMNS = (
   m.max_weekly_amount::text as max_weekly_amount, m.max_yearly_amount::text as max_yearly_amount,
   m.max_total_amount::text as max_total_amount, m.max_daily_count, m.max_monthly_count, m.hold_expiry_seconds,
   m.budget_alert_share::text as budget_alert_share, m.updated_at, m.revoked_at, m.revocation_reason, m.rails,
-  m.crypto`;
+  m.crypto, m.terms`;
 
 export async function loadOwnedMandate(db: Sql, principalId: string, mandateId: string): Promise<RuntimeMandateRow> {
   const rows = await db<RuntimeMandateRow[]>`

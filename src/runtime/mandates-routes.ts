@@ -31,9 +31,11 @@ import {
   type MandateStatus,
   mandateView,
 } from './mandate-store.js';
+import { readTerms, type TermsInput } from './mandate-terms.js';
 import { mandateUsage } from './mandate-usage.js';
 
-interface CreateBody extends ExtraLimitsInput {
+interface CreateBody extends ExtraLimitsInput, TermsInput {
+  min_amount_per_transaction?: string | number;
   agent_id: string;
   valid_from?: string;
   valid_until: string;
@@ -54,6 +56,7 @@ const AMOUNT_PATHS = [
   ['max_amount_per_transaction'],
   ['max_daily_amount'],
   ['max_monthly_amount'],
+  ['min_amount_per_transaction'],
   ...EXTRA_AMOUNT_FIELDS.map((f) => [f]),
 ];
 
@@ -94,6 +97,9 @@ export function mandatesRoutes(services: Services): RouteDef[] {
         const extra = readExtraLimits(b, b.currency, (field, message) => problems.push({ field, message }));
         if (!isIsoCurrency(b.currency))
           problems.push({ field: 'currency', message: 'is not an ISO 4217 currency code' });
+        const terms = readTerms(b, b.min_amount_per_transaction, b.currency, perTx, now, (field, message) =>
+          problems.push({ field, message }),
+        );
         const allowedCountries = countries(b.allowed_countries, 'allowed_countries', problems);
         const blockedCountries = countries(b.blocked_countries, 'blocked_countries', problems);
         if (problems.length > 0 || perTx === null)
@@ -141,6 +147,7 @@ export function mandatesRoutes(services: Services): RouteDef[] {
               : null,
             valid_from: validFrom.toISOString(),
             valid_until: validUntil.toISOString(),
+            terms: terms ?? undefined,
           });
           await assertMandateRoom(tx, b.agent_id);
           const x = extraValues(extra);
@@ -149,14 +156,14 @@ export function mandatesRoutes(services: Services): RouteDef[] {
               max_amount_per_transaction, max_daily_amount, max_monthly_amount, allowed_mccs, blocked_mccs,
               allowed_countries, blocked_countries, allowed_chains, allowed_assets, allowed_counterparties,
               crypto, valid_from, valid_until, mandate_hash, max_weekly_amount, max_yearly_amount, max_total_amount,
-              max_daily_count, max_monthly_count, hold_expiry_seconds, budget_alert_share)
+              max_daily_count, max_monthly_count, hold_expiry_seconds, budget_alert_share, terms)
             values (${id}, ${b.agent_id}, ${auth.principalId}, ${agent.program_id}, 'ACTIVE', ${rails},
               ${b.currency}, ${toDb(perTx)}, ${daily === null ? null : toDb(daily)},
               ${monthly === null ? null : toDb(monthly)}, ${allowedMccs}, ${blockedMccs}, ${allowedCountries},
               ${blockedCountries}, ${chains}, ${assets}, ${counterparties},
               ${crypto ? tx.json({ chains: chains ?? [], assets: assets ?? [], counterparties: counterparties ?? [] }) : null},
               ${validFrom}, ${validUntil}, ${hash}, ${x[0] ?? null}, ${x[1] ?? null}, ${x[2] ?? null}, ${x[3] ?? null},
-              ${x[4] ?? null}, ${x[5] ?? null}, ${x[6] ?? null})
+              ${x[4] ?? null}, ${x[5] ?? null}, ${x[6] ?? null}, ${terms === null ? null : tx.json(terms as never)})
             returning m.id`;
           return (rows[0] as { id: string }).id;
         });

@@ -47,6 +47,8 @@ export interface MandateRow {
   updated_at: Date | null;
   revoked_at: Date | null;
   revocation_reason: string | null;
+  /** Migration 0280: allowed payees, merchant lock, minimum amount, execution window, recurrence (null: none). */
+  terms: StoredTerms | null;
 }
 
 /** The limits of migration 0160 (src/runtime/mandate-limits.ts). */
@@ -58,3 +60,22 @@ export type MandateExtraLimitColumn =
   | 'max_monthly_count'
   | 'hold_expiry_seconds'
   | 'budget_alert_share';
+
+/** Recurrence frequencies (AP2 payment.agent_recurrence). */
+export type Frequency = 'ON_DEMAND' | 'DAILY' | 'WEEKLY' | 'BIWEEKLY' | 'MONTHLY' | 'QUARTERLY' | 'ANNUALLY';
+
+/** ISO days of the week, Monday first. */
+export type Weekday = 'MON' | 'TUE' | 'WED' | 'THU' | 'FRI' | 'SAT' | 'SUN';
+
+/**
+ * Migration 0280: the richer terms of a mandate as stored in `mandates.terms` (null: none of
+ * them). Only the terms that are set are present; amounts are canonical decimal text, lists
+ * sorted and unique, timestamps ISO 8601 UTC (src/runtime/mandate-terms.ts writes it).
+ */
+export interface StoredTerms {
+  min_amount_per_transaction?: string;
+  allowed_payees?: string[];
+  merchant_lock?: true;
+  execution_window?: { not_before?: string; not_after?: string; days_of_week?: Weekday[] };
+  recurrence?: { frequency: Frequency; max_occurrences?: number };
+}
