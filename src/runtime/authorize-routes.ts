@@ -295,6 +295,23 @@ const rawNumbers = ((_key: string, value: unknown, context: { source?: string })
     ? (JSON as unknown as { rawJSON(text: string): unknown }).rawJSON(context.source)
     : value) as (key: string, value: unknown) => unknown;
 
+/**
+ * The scores of POST /authorize that an agent key does not get (set to null, as SPEC allows each
+ * of them): like the dry run's margins, they would tell a compromised agent how close a
+ * purchase came to a threshold. The verdict, reason codes, risk signals, severity and the
+ * mandate's own usage and limits stay (the agent may know what it may spend).
+ */
+const AGENT_WITHHELD = ['risk_score', 'kya_score', 'trust_score', 'intent_anomaly_score', 'cognitive_limit_multiplier'];
+
+/** An agent key's POST /authorize answer: the scores withheld (not the hot path: agent keys only). */
+function agentKeyBody(rawJson: string): string {
+  const body = JSON.parse(rawJson, rawNumbers) as Record<string, unknown>;
+  for (const k of AGENT_WITHHELD) if (k in body) body[k] = null;
+  const risk = body.risk_assessment as Record<string, unknown> | null | undefined;
+  if (risk !== null && typeof risk === 'object' && 'score' in risk) risk.score = null;
+  return JSON.stringify(body);
+}
+
 function dryRunBody(ctx: RequestContext, rawJson: string): string {
   // Dry runs are not the hot path: the answer is parsed and written again.
   const full = JSON.parse(rawJson, rawNumbers) as Record<string, unknown>;
@@ -360,7 +377,12 @@ export function authorizeRoutes(deps: AuthorizeRouteDeps): RouteDef[] {
     const now = performance.now();
     const ms = now - ctx.startedAt;
     if (!faulted.has(ctx) && !dryRun) onDecision?.(reply.decision, reply.gatesFired, ms / 1000);
-    const rawJson = dryRun ? dryRunBody(ctx, finishReply(reply, roundMs(ms))) : finishReply(reply, roundMs(ms));
+    const finished = finishReply(reply, roundMs(ms));
+    const rawJson = dryRun
+      ? dryRunBody(ctx, finished)
+      : boundAgent(ctx.auth) !== null
+        ? agentKeyBody(finished)
+        : finished;
     if (engineAt === 0 || dryRun) {
       return reply.replayed
         ? { status: 200, rawJson, headers: REPLAYED as Record<string, string> }

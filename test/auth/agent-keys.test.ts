@@ -123,6 +123,22 @@ describe('its own agent', () => {
     const res = await asAgent('POST', '/api/v1/authorize', authorizeBody(own.agentId, { amount: '12.00' }));
     expect(res.status, res.text).toBe(200);
     expect(res.body.decision).toBe('APPROVE');
+    // The scores are withheld from the agent (no oracle); the Principal's key gets them.
+    expect(res.body).toMatchObject({
+      risk_score: null,
+      kya_score: null,
+      trust_score: null,
+      intent_anomaly_score: null,
+    });
+    expect((res.body.risk_assessment as Record<string, unknown>).score).toBeNull();
+    expect(res.body.receipt).toEqual(expect.any(String));
+    const byPrincipal = await request(server, 'POST', '/api/v1/authorize', {
+      apiKey: p.apiKey,
+      body: authorizeBody(own.agentId, { amount: '12.00' }),
+    });
+    expect(byPrincipal.status, byPrincipal.text).toBe(200);
+    expect(byPrincipal.body.risk_score).toEqual(expect.any(Number));
+    expect((byPrincipal.body.risk_assessment as Record<string, unknown>).score).toEqual(expect.any(Number));
     const hold = await asAgent(
       'POST',
       '/api/v1/authorize',
