@@ -507,7 +507,21 @@ it(
     };
     console.log(
       `soak samples (${SECONDS} s at ${RATE} decisions/s):\n${table(
-        ['t s', 'RSS MB', 'heap main', 'heap shards', 'external', 'decisions', 'p50 ms', 'p99 ms', 'max ms', 'outbox', 'webhook bl', 'webhooks rcvd', 'errors'],
+        [
+          't s',
+          'RSS MB',
+          'heap main',
+          'heap shards',
+          'external',
+          'decisions',
+          'p50 ms',
+          'p99 ms',
+          'max ms',
+          'outbox',
+          'webhook bl',
+          'webhooks rcvd',
+          'errors',
+        ],
         samples.map((s) => [
           s.t,
           s.rssMb,
