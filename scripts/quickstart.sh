@@ -96,4 +96,4 @@ authorize confirmed 30.00 5411 ', "step_up_confirmed": true'
 call reset DELETE /api/v1/thresholds '' "X-API-Key: $PRINCIPAL_KEY"
 echo
 echo "to try the README's examples, paste this line into your shell:"
-echo "export BASE=$BASE PRINCIPAL_ID=$PRINCIPAL_ID PRINCIPAL_KEY=$PRINCIPAL_KEY AGENT_ID=$AGENT_ID MANDATE_ID=$MANDATE_ID"
+echo "export BASE=$BASE PRINCIPAL_ID=$PRINCIPAL_ID PRINCIPAL_KEY=$PRINCIPAL_KEY AGENT_ID=$AGENT_ID MANDATE_ID=$MANDATE_ID CLIENT_KEY=$CLIENT_KEY"

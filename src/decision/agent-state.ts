@@ -4,7 +4,7 @@
 // Types and constants only: state.ts creates a state, load.ts rebuilds one from PostgreSQL.
 import type { BudgetWindow, TrustLevel } from '../domain/decision.js';
 import type { Units } from '../domain/money.js';
-import type { TermsState } from './mandate-terms.js';
+import type { Frequency } from '../storage/rows/mandates.js';
 import type { ThresholdOverrides, Thresholds } from './model/thresholds.js';
 import type { ShadowSet } from './replay-inputs.js';
 import type { AmountBaseline, AmountHistory, TimeWindow } from './rings.js';
@@ -32,6 +32,37 @@ export const OUTCOME_APPROVE = 1;
 export const OUTCOME_MANDATE_DECLINE = 2;
 export const OUTCOME_OTHER_DECLINE = 3;
 export const OUTCOME_STEP_UP = 4;
+
+/** The richer terms of a mandate (mandate-terms.ts) as the agent's state holds them, with the running counts of the recurrence. */
+export interface TermsState {
+  readonly minAmount: Units | null;
+  /** merchant_id values, as given (compared exactly). */
+  readonly payees: ReadonlySet<string> | null;
+  readonly merchantLock: boolean;
+  /** Inclusive bounds in ms (-Infinity / Infinity: open). */
+  readonly notBeforeMs: number;
+  readonly notAfterMs: number;
+  /** Bit (ISO day of week - 1) per allowed day; 0: every day. */
+  readonly days: number;
+  readonly frequency: Frequency | null;
+  readonly maxOccurrences: number | null;
+  /** valid_from of the mandate: BIWEEKLY periods count in pairs of ISO weeks from its week. */
+  readonly anchorMs: number;
+  /** Only a presentation naming the mandate (AuthorizeRequest.mandateId) may select it. */
+  readonly presentationOnly: boolean;
+  /** The counts below are kept (a recurrence or a maximum of occurrences is set). */
+  readonly counts: boolean;
+  /** The payee of the first approval under the lock (null: none yet, or no lock). */
+  lockedPayee: string | null;
+  /** The day start (Windows.day) periodStart was computed for; NaN: never. */
+  periodDay: number;
+  /** Start of the current recurrence period (ms); NaN when there is no periodic frequency. */
+  periodStart: number;
+  /** Approvals (holds included, released or expired ones given back) in the current period. */
+  periodCount: number;
+  /** Approvals over the mandate's life, counted the same way. */
+  occurrences: number;
+}
 
 export interface MandateState {
   readonly id: string;

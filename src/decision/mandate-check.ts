@@ -53,13 +53,20 @@ export function selectMandate(mandates: readonly MandateState[], request: Author
   if (mandates.length === 0) return { mandate: null, reason: 'no_active_mandate' };
   let firstRail: MandateState | null = null;
   let firstCurrency: MandateState | null = null;
+  const only = request.mandateId;
+  let seen = 0;
   for (const m of mandates) {
+    // A presentation is decided under its mandate only; a plain request never under an imported
+    // AP2 mandate (spent only by presentation). One comparison for mandates without terms.
+    if (only !== undefined ? m.id !== only : m.terms?.presentationOnly) continue;
+    seen++;
     if (!covers(m, request.rail)) continue;
     if (firstRail === null) firstRail = m;
     if (m.currency !== request.currency) continue;
     if (firstCurrency === null) firstCurrency = m;
     if (m.validFromMs <= nowMs && nowMs < m.validUntilMs) return { mandate: m, reason: null };
   }
+  if (seen === 0) return { mandate: null, reason: 'no_active_mandate' };
   if (firstRail === null) return { mandate: mandates[0] ?? null, reason: 'rail_not_permitted' };
   if (firstCurrency === null) return { mandate: firstRail, reason: 'currency_mismatch' };
   return {

@@ -7,13 +7,15 @@ import { Temporal } from 'temporal-polyfill';
 import { fromDb, type Units } from '../domain/money.js';
 import type { Sql } from '../storage/db.js';
 import type { Frequency, StoredTerms, Weekday } from '../storage/rows/mandates.js';
-import type { MandateState } from './agent-state.js';
+import type { MandateState, TermsState } from './agent-state.js';
 import type { Windows } from './model/calendar.js';
 import type { AuthorizeRequest } from './model/contract.js';
 import { reads } from './reads.js';
 
 const DAY_MS = 86_400_000;
 const WEEKDAYS: readonly Weekday[] = ['MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT', 'SUN'];
+
+export type { TermsState };
 
 export type TermsReason =
   | 'amount_below_minimum'
@@ -23,35 +25,6 @@ export type TermsReason =
   | 'payee_locked'
   | 'recurrence_max_occurrences_reached'
   | 'recurrence_period_used';
-
-/** The terms as the agent's state holds them, with the running counts of the recurrence. */
-export interface TermsState {
-  readonly minAmount: Units | null;
-  /** merchant_id values, as given (compared exactly). */
-  readonly payees: ReadonlySet<string> | null;
-  readonly merchantLock: boolean;
-  /** Inclusive bounds in ms (-Infinity / Infinity: open). */
-  readonly notBeforeMs: number;
-  readonly notAfterMs: number;
-  /** Bit (ISO day of week - 1) per allowed day; 0: every day. */
-  readonly days: number;
-  readonly frequency: Frequency | null;
-  readonly maxOccurrences: number | null;
-  /** valid_from of the mandate: BIWEEKLY periods count in pairs of ISO weeks from its week. */
-  readonly anchorMs: number;
-  /** The counts below are kept (a recurrence or a maximum of occurrences is set). */
-  readonly counts: boolean;
-  /** The payee of the first approval under the lock (null: none yet, or no lock). */
-  lockedPayee: string | null;
-  /** The day start (Windows.day) periodStart was computed for; NaN: never. */
-  periodDay: number;
-  /** Start of the current recurrence period (ms); NaN when there is no periodic frequency. */
-  periodStart: number;
-  /** Approvals (holds included, released or expired ones given back) in the current period. */
-  periodCount: number;
-  /** Approvals over the mandate's life, counted the same way. */
-  occurrences: number;
-}
 
 /** Builds the state of stored terms (null: the mandate has none). */
 export function termsFromStored(stored: StoredTerms | null | undefined, validFromMs: number): TermsState | null {
@@ -75,6 +48,7 @@ export function termsFromStored(stored: StoredTerms | null | undefined, validFro
     frequency,
     maxOccurrences,
     anchorMs: validFromMs,
+    presentationOnly: stored.presentation_only === true,
     counts: frequency !== null || maxOccurrences !== null,
     lockedPayee: null,
     periodDay: Number.NaN,

@@ -110,10 +110,6 @@ export const REASONS = {
   chain_not_allowed: r('crypto_blocked', 'Use a chain listed in the mandate allowed_chains.'),
   asset_not_allowed: r('crypto_blocked', 'Use an asset listed in the mandate allowed_assets.'),
   counterparty_not_allowed: r('crypto_blocked', 'Pay a counterparty listed in the mandate allowed_counterparties.'),
-  risk_rapid_fire: r(
-    'risk_rapid_fire',
-    'Too many requests in a short window: slow down (see rapid_fire_max_count per rapid_fire_window_seconds) and retry.',
-  ),
   amount_below_minimum: r(
     'mandate_terms',
     'Raise the amount to at least the mandate min_amount_per_transaction, or have the Principal lower it.',
@@ -141,6 +137,10 @@ export const REASONS = {
   recurrence_period_used: r(
     'mandate_terms',
     "The mandate allows one payment per recurrence period and this one is used: retry in the next period (calendar, the Principal's time zone).",
+  ),
+  risk_rapid_fire: r(
+    'risk_rapid_fire',
+    'Too many requests in a short window: slow down (see rapid_fire_max_count per rapid_fire_window_seconds) and retry.',
   ),
   risk_score_too_high: r(
     'risk_score',

@@ -58,6 +58,41 @@ export const ERRORS = {
   },
   invalid_timezone: { status: 422, message: 'timezone must be an IANA time zone name, e.g. Europe/Berlin or UTC.' },
   not_found: { status: 404, message: 'Resource not found.' },
+  // Portable mandates (AP2 Payment Mandates, docs/ap2.md)
+  ap2_malformed_credential: {
+    status: 422,
+    message: 'The credential is not an SD-JWT (issuer-signed JWT, then disclosures, separated by ~).',
+  },
+  ap2_unknown_issuer_key: {
+    status: 422,
+    message: "The credential's kid names no ACTIVE issuer key registered for this Principal.",
+  },
+  ap2_invalid_signature: { status: 422, message: 'The signature of the credential does not verify.' },
+  ap2_invalid_disclosure: { status: 422, message: 'A disclosure does not match a digest of the credential.' },
+  ap2_wrong_vct: { status: 422, message: 'The credential is not of the AP2 type this call takes (vct).' },
+  ap2_credential_expired: { status: 422, message: 'The credential is past its exp.' },
+  ap2_agent_key_not_registered: {
+    status: 422,
+    message: "The credential's cnf key is not the public key the agent registered.",
+  },
+  unresolved_constraint: {
+    status: 422,
+    message: 'The mandate holds constraints this service cannot enforce; details name them.',
+  },
+  ap2_mandate_already_imported: { status: 409, message: 'This credential was already imported.' },
+  ap2_mandate_not_imported: {
+    status: 422,
+    message: 'The open Payment Mandate of the chain was not imported for this agent.',
+  },
+  ap2_key_binding_invalid: {
+    status: 422,
+    message: "The closed Payment Mandate is not signed by the open mandate's cnf key, or not bound to it (sd_hash).",
+  },
+  ap2_mandate_already_consumed: {
+    status: 409,
+    message: 'This closed Payment Mandate (or its transaction_id) was already presented.',
+  },
+  ap2_mandate_unknown_hash: { status: 404, message: 'No portable mandate of the caller has this hash.' },
   agent_not_found: { status: 404, message: 'Agent not found.' },
   mandate_not_found: { status: 404, message: 'Mandate not found.' },
   step_up_not_found: { status: 404, message: 'Step-up not found.' },

@@ -22,6 +22,9 @@ export const WEBHOOK_EVENT_TYPES = [
   'mandate.revoked',
   'principal_budget.threshold_reached',
   'principal_budget.exhausted',
+  'ap2_mandate.imported',
+  'ap2_mandate.consumed',
+  'ap2_mandate.refused',
 ] as const;
 
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
@@ -349,6 +352,52 @@ const CATALOG: readonly CatalogEntry[] = [
       agent_id: SAMPLE_AGENT,
       available: '3.2',
       declined_amount: '12',
+    },
+  },
+  {
+    type: 'ap2_mandate.imported',
+    description:
+      "An AP2 open Payment Mandate was verified and imported as an agent's mandate (POST /api/v1/agents/{agent_id}/ap2-mandates); spent only by presenting closed mandates bound to it.",
+    sample_payload: {
+      mandate_id: SAMPLE_MANDATE,
+      agent_id: SAMPLE_AGENT,
+      credential_hash: 'uixoHemmfrrCSbPREo9j-ziLuMkqExsPeWrwA-PK0Ck',
+      issuer_kid: 'wallet-key-1',
+      mandate_hash: 'sha256:5c1f0d2e4b7a9c8e3f6a1b2d4c7e9f0a3b5d8c1e4f7a0b3c6d9e2f5a8b1c4d7e',
+      currency: 'USD',
+      max_amount_per_transaction: '50',
+      max_total_amount: '60',
+      valid_until: '2025-02-01T00:00:00.000Z',
+    },
+  },
+  {
+    type: 'ap2_mandate.consumed',
+    description:
+      'A closed AP2 Payment Mandate presented with POST /api/v1/authorize/ap2 was approved and consumed: it (and its transaction_id) is refused from now on.',
+    sample_payload: {
+      mandate_id: SAMPLE_MANDATE,
+      agent_id: SAMPLE_AGENT,
+      credential_hash: 'uixoHemmfrrCSbPREo9j-ziLuMkqExsPeWrwA-PK0Ck',
+      closed_mandate_hash: 'G2DuU6IjyDkD-9ItStdsUo48C5uJqDs1E9Hf5GT3TgM',
+      transaction_id: 'NivWhuqfzcvZNapvIEJ2-3tsdQLkiuIcye2g46WVgX8',
+      authorization_id: SAMPLE_AUTH,
+      amount: '30.00',
+      currency: 'USD',
+      payee_id: 'merchant_1',
+      consumed_at: '2025-01-01T12:00:00.000Z',
+    },
+  },
+  {
+    type: 'ap2_mandate.refused',
+    description:
+      'An AP2 Payment Mandate was refused: at import (stage import: a verification error or unresolved_constraint), at presentation (stage presentation: bad chain, replay) or by the decision (stage decision: DECLINE or STEP_UP, not consumed). error is the service code, ap2_error the AP2 one.',
+    sample_payload: {
+      stage: 'presentation',
+      agent_id: SAMPLE_AGENT,
+      error: 'ap2_mandate_already_consumed',
+      ap2_error: 'invalid_mandate',
+      message: 'This closed Payment Mandate (or its transaction_id) was already presented.',
+      credential_hash: 'G2DuU6IjyDkD-9ItStdsUo48C5uJqDs1E9Hf5GT3TgM',
     },
   },
 ];

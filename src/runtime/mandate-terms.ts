@@ -130,7 +130,9 @@ export function amendTerms(
   // A window already stored may have passed its not_after: only a window the PATCH gives is held to the future.
   const keepWindow = body.execution_window === undefined ? merged.execution_window : undefined;
   if (keepWindow !== undefined) delete merged.execution_window;
-  const next = readTerms(merged, merged.min, currency, perTx, nowMs, problem);
-  if (keepWindow === undefined) return next;
-  return { ...(next ?? {}), execution_window: keepWindow };
+  let next = readTerms(merged, merged.min, currency, perTx, nowMs, problem);
+  if (keepWindow !== undefined) next = { ...(next ?? {}), execution_window: keepWindow };
+  // An imported AP2 mandate stays one: it is spent only by presentation, whatever is amended.
+  if (stored?.presentation_only === true) next = { ...(next ?? {}), presentation_only: true };
+  return next;
 }

@@ -3,6 +3,7 @@ import type { Services } from '../app/services.js';
 import type { RouteDef } from '../http/types.js';
 import { agentKeysRoutes } from './agent-keys-routes.js';
 import { agentsRoutes } from './agents-routes.js';
+import { ap2Routes } from './ap2-routes.js';
 import { backtestRoutes } from './backtest-routes.js';
 import { holdsRoutes } from './holds-routes.js';
 import { mandateLifecycleRoutes } from './mandate-lifecycle-routes.js';
@@ -26,5 +27,6 @@ export function runtimeRoutes(services: Services): RouteDef[] {
     ...principalTimezoneRoutes(services),
     ...stepUpsRoutes(services),
     ...principalBudgetRoutes(services),
+    ...ap2Routes(services),
   ];
 }

@@ -216,6 +216,9 @@ describe('GET /api/v1/webhooks/events', () => {
     }>(server, 'GET', '/api/v1/webhooks/events');
     expect(res.status).toBe(200);
     expect(res.body.event_types.map((e) => e.type).sort()).toEqual([
+      'ap2_mandate.consumed',
+      'ap2_mandate.imported',
+      'ap2_mandate.refused',
       'authorization.captured',
       'authorization.decline',
       'authorization.expired',

@@ -49,6 +49,12 @@ export interface AuthorizeRequest {
    */
   readonly captureMethod?: 'automatic' | 'manual';
   /**
+   * POST /api/v1/authorize/ap2: the imported AP2 mandate the presented closed mandate is bound
+   * to; the request is decided against that mandate only. Absent on /authorize, which never
+   * selects a mandate that is spent only by presentation (docs/ap2.md).
+   */
+  readonly mandateId?: string;
+  /**
    * Date.now() when the edge received the request. The engine decides the request at this time
    * (clamped: src/decision/model/decision-time.ts), not when its shard gets to it, and counts its
    * deadlines from it.

@@ -78,4 +78,9 @@ export interface StoredTerms {
   merchant_lock?: true;
   execution_window?: { not_before?: string; not_after?: string; days_of_week?: Weekday[] };
   recurrence?: { frequency: Frequency; max_occurrences?: number };
+  /**
+   * Migration 0281: an imported AP2 open Payment Mandate is spent only by presenting a closed
+   * mandate bound to it (POST /api/v1/authorize/ap2); a plain /authorize never selects it.
+   */
+  presentation_only?: true;
 }

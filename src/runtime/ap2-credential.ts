@@ -1,0 +1,490 @@
+// AP2 Payment Mandates as SD-JWT VCs (docs/ap2.md): verifying an open mandate against the issuer
+// keys a Principal registered and the key its agent registered, mapping its constraints onto a
+// mandate's terms (or naming the ones this service cannot enforce), and verifying a closed
+// mandate presented in a chain after it (AP2's Delegate SD-JWT: tokens joined by `~~`, each hop
+// signed by the previous hop's `cnf` key and bound to it by `sd_hash`).
+//
+// The SD-JWT mechanics (the issuer-signed JWT, the disclosures and their digests, the claims they
+// disclose) are @sd-jwt/core's; this module picks the key, checks what AP2 adds (vct, cnf, exp,
+// the delegate payload, the binding hash) and maps constraints. Hashes are base64url SHA-256 of
+// the ASCII of a token written with its trailing `~` (how AP2 computes `sd_hash` and a receipt's
+// `reference`).
+import { createHash, createPublicKey, type KeyObject, verify as verifySignature } from 'node:crypto';
+import { SDJwtInstance } from '@sd-jwt/core';
+import { digest } from '@sd-jwt/crypto-nodejs';
+import { calculateJwkThumbprint, type JWK } from 'jose';
+import { currencyExponent, isIsoCurrency } from '../domain/currency.js';
+import { formatAmount, parseAmount, SCALE, type Units } from '../domain/money.js';
+import { ApiError, type ErrorDetail } from '../errors/registry.js';
+import type { Frequency, StoredTerms } from '../storage/rows/mandates.js';
+
+export const OPEN_VCT = 'mandate.payment.open.1';
+export const CLOSED_VCT = 'mandate.payment.1';
+
+const FREQUENCIES: readonly Frequency[] = [
+  'ON_DEMAND',
+  'DAILY',
+  'WEEKLY',
+  'BIWEEKLY',
+  'MONTHLY',
+  'QUARTERLY',
+  'ANNUALLY',
+];
+
+/** Signature algorithms accepted for issuers and agents (JOSE names), with node:crypto's digest. */
+const ALGS: Readonly<Record<string, string | null>> = {
+  ES256: 'sha256',
+  ES384: 'sha384',
+  EdDSA: null,
+  RS256: 'sha256',
+};
+
+/** A token written as AP2 hashes it: with its trailing `~`. */
+export function normalizeToken(token: string): string {
+  const t = token.trim();
+  return t.endsWith('~') ? t : `${t}~`;
+}
+
+/** base64url SHA-256 of the ASCII of a token (normalised): its `sd_hash`, and the AP2 reference. */
+export function tokenHash(token: string): string {
+  return createHash('sha256').update(normalizeToken(token), 'ascii').digest('base64url');
+}
+
+function b64json(part: string): Record<string, unknown> | null {
+  try {
+    const v = JSON.parse(Buffer.from(part, 'base64url').toString('utf8')) as unknown;
+    return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+interface Parsed {
+  readonly header: Record<string, unknown>;
+  readonly payload: Record<string, unknown>;
+  readonly disclosures: readonly string[];
+}
+
+/** The issuer-signed JWT's header and payload and the disclosures; 422 ap2_malformed_credential. */
+function parse(token: string): Parsed {
+  const parts = normalizeToken(token).split('~');
+  const jwt = parts[0] ?? '';
+  const segs = jwt.split('.');
+  const header = segs.length === 3 ? b64json(segs[0] as string) : null;
+  const payload = segs.length === 3 ? b64json(segs[1] as string) : null;
+  if (header === null || payload === null) throw new ApiError('ap2_malformed_credential');
+  return { header, payload, disclosures: parts.slice(1, -1) };
+}
+
+/**
+ * Every disclosure must be one whose digest the JWT or another disclosure references (SD-JWT
+ * RFC 9901 §7.1 step 3): a changed disclosure no longer matches its digest and is refused, not
+ * silently left out.
+ */
+function checkDisclosures(p: Parsed): void {
+  const referenced = new Set<string>();
+  const walk = (v: unknown): void => {
+    if (Array.isArray(v)) {
+      for (const x of v) walk(x);
+    } else if (v !== null && typeof v === 'object') {
+      for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
+        if (k === '_sd' && Array.isArray(x)) for (const d of x) if (typeof d === 'string') referenced.add(d);
+        if (k === '...' && typeof x === 'string') referenced.add(x);
+        walk(x);
+      }
+    }
+  };
+  walk(p.payload);
+  const alg = p.payload._sd_alg;
+  if (alg !== undefined && alg !== 'sha-256')
+    throw new ApiError('ap2_malformed_credential', '_sd_alg must be sha-256.');
+  for (const d of p.disclosures) {
+    let decoded: unknown;
+    try {
+      decoded = JSON.parse(Buffer.from(d, 'base64url').toString('utf8'));
+    } catch {
+      throw new ApiError('ap2_invalid_disclosure', 'A disclosure is not base64url JSON.');
+    }
+    if (!Array.isArray(decoded) || decoded.length < 2 || decoded.length > 3) {
+      throw new ApiError('ap2_invalid_disclosure', 'A disclosure is not a [salt, (name,) value] array.');
+    }
+    walk(decoded);
+  }
+  for (const d of p.disclosures) {
+    if (!referenced.has(createHash('sha256').update(d, 'ascii').digest('base64url'))) {
+      throw new ApiError('ap2_invalid_disclosure');
+    }
+  }
+}
+
+function keyOf(jwk: JWK): KeyObject {
+  return createPublicKey({ key: jwk as never, format: 'jwk' });
+}
+
+/** The SD-JWT claims of a token whose signature verifies with `key` under `alg`; else 422. */
+async function verified(token: string, alg: string, key: KeyObject, nowMs: number): Promise<Record<string, unknown>> {
+  const hashName = ALGS[alg];
+  if (hashName === undefined)
+    throw new ApiError('ap2_invalid_signature', `Signature algorithm ${alg} is not accepted.`);
+  const sd = new SDJwtInstance({
+    hasher: digest,
+    verifier: (data: string, sig: string) =>
+      verifySignature(
+        hashName,
+        Buffer.from(data, 'ascii'),
+        alg.startsWith('ES') ? { key, dsaEncoding: 'ieee-p1363' } : key,
+        Buffer.from(sig, 'base64url'),
+      ),
+  });
+  try {
+    // Top-level iat, nbf and exp (if any) are checked here with 5 minutes of skew; AP2 puts the
+    // mandate's own exp in the delegate payload, which the caller checks.
+    const { payload } = await sd.verify(normalizeToken(token), {
+      currentDate: Math.floor(nowMs / 1000),
+      skewSeconds: 300,
+    });
+    return payload as Record<string, unknown>;
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    if (/signature/i.test(message)) throw new ApiError('ap2_invalid_signature');
+    if (/expired/i.test(message)) throw new ApiError('ap2_credential_expired');
+    if (/digest|disclos/i.test(message)) throw new ApiError('ap2_invalid_disclosure');
+    throw new ApiError('ap2_malformed_credential', `The SD-JWT does not verify: ${message}`);
+  }
+}
+
+/**
+ * The mandate content of verified claims: AP2 v0.2 puts it in `delegate_payload[0]` (disclosed);
+ * a plain SD-JWT VC has it at the top level.
+ */
+function contentOf(claims: Record<string, unknown>): Record<string, unknown> {
+  const d = claims.delegate_payload;
+  if (Array.isArray(d)) {
+    const first = d[0];
+    if (first === null || typeof first !== 'object' || Array.isArray(first) || '...' in first) {
+      throw new ApiError('ap2_malformed_credential', 'delegate_payload[0] is not disclosed.');
+    }
+    return first as Record<string, unknown>;
+  }
+  return claims;
+}
+
+/** An ACTIVE issuer key of the Principal: its kid and public JWK. */
+export interface IssuerKey {
+  readonly kid: string;
+  readonly jwk: JWK;
+}
+
+/** What an open Payment Mandate grants, verified. */
+export interface OpenMandate {
+  /** tokenHash of the credential as imported. */
+  readonly hash: string;
+  readonly credential: string;
+  readonly kid: string;
+  readonly content: Record<string, unknown>;
+  readonly cnfJwk: JWK;
+  readonly cnfThumbprint: string;
+  readonly iatMs: number | null;
+  readonly expMs: number;
+}
+
+/**
+ * Verifies an open Payment Mandate: its kid names one of `keys` (422 ap2_unknown_issuer_key), the
+ * signature verifies, every disclosure matches a digest, vct is mandate.payment.open.1, exp is in
+ * the future, and its cnf key is `agentJwk` (by RFC 7638 thumbprint).
+ */
+export async function verifyOpenMandate(
+  credential: string,
+  keys: readonly IssuerKey[],
+  agentJwk: JWK | null,
+  nowMs: number,
+): Promise<OpenMandate> {
+  const p = parse(credential);
+  const kid = p.header.kid;
+  const alg = p.header.alg;
+  if (typeof alg !== 'string') throw new ApiError('ap2_malformed_credential', 'The JWT header has no alg.');
+  const key = typeof kid === 'string' ? keys.find((k) => k.kid === kid) : undefined;
+  if (key === undefined) throw new ApiError('ap2_unknown_issuer_key');
+  checkDisclosures(p);
+  const claims = await verified(credential, alg, keyOf(key.jwk), nowMs);
+  const content = contentOf(claims);
+  if (content.vct !== OPEN_VCT) {
+    throw new ApiError(
+      'ap2_wrong_vct',
+      `vct is ${JSON.stringify(content.vct ?? null)}; an open Payment Mandate has ${OPEN_VCT}.`,
+    );
+  }
+  const exp = content.exp ?? claims.exp;
+  if (typeof exp !== 'number') throw new ApiError('ap2_malformed_credential', 'The mandate has no exp.');
+  if (exp * 1000 <= nowMs) throw new ApiError('ap2_credential_expired');
+  const cnf = content.cnf as { jwk?: JWK } | undefined;
+  if (cnf?.jwk === undefined || typeof cnf.jwk !== 'object') {
+    throw new ApiError('ap2_malformed_credential', 'An open mandate needs cnf.jwk, the agent key it binds.');
+  }
+  let thumbprint: string;
+  try {
+    thumbprint = await calculateJwkThumbprint(cnf.jwk);
+  } catch {
+    throw new ApiError('ap2_malformed_credential', 'cnf.jwk is not a public JWK.');
+  }
+  const agent = agentJwk === null ? null : await calculateJwkThumbprint(agentJwk).catch(() => null);
+  if (agent === null || agent !== thumbprint) throw new ApiError('ap2_agent_key_not_registered');
+  const iat = content.iat ?? claims.iat;
+  return {
+    hash: tokenHash(credential),
+    credential: normalizeToken(credential),
+    kid: key.kid,
+    content,
+    cnfJwk: cnf.jwk,
+    cnfThumbprint: thumbprint,
+    iatMs: typeof iat === 'number' ? iat * 1000 : null,
+    expMs: exp * 1000,
+  };
+}
+
+/** A mandate's fields mapped from the constraints of an open Payment Mandate. */
+export interface MappedMandate {
+  readonly currency: string;
+  readonly perTransaction: Units;
+  readonly total: Units | null;
+  readonly terms: StoredTerms;
+  /** payment.reference's conditional_transaction_id (kept; the merchant holding the checkout checks it). */
+  readonly reference: string | null;
+}
+
+function obj(v: unknown): Record<string, unknown> | null {
+  return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
+}
+
+/** Minor units (AP2 integers) of `currency` as exact units; null when not a non-negative integer. */
+function minor(value: unknown, currency: string): Units | null {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) return null;
+  const places = currencyExponent(currency) ?? 2;
+  return BigInt(value) * 10n ** BigInt(SCALE - places);
+}
+
+/**
+ * Maps the constraints (and the pre-set payee and payment_amount) of an open Payment Mandate onto
+ * a mandate: payment.amount_range -> currency, max_amount_per_transaction and
+ * min_amount_per_transaction; payment.budget -> max_total_amount; payment.agent_recurrence ->
+ * recurrence; payment.allowed_payees and payee -> allowed_payees (by merchant id);
+ * payment.execution_date -> execution_window; payment.reference -> kept as the reference.
+ * Anything else (payment instruments, PISPs, unknown types, an allowed payee without a disclosed
+ * id, currencies that disagree) is 422 unresolved_constraint naming each one in details.
+ */
+export function mapConstraints(content: Record<string, unknown>): MappedMandate {
+  const problems: ErrorDetail[] = [];
+  const unresolved = (field: string, message: string) => problems.push({ field, code: 'not_allowed', message });
+  const constraints = Array.isArray(content.constraints) ? content.constraints : [];
+  let currency: string | null = null;
+  const setCurrency = (c: unknown, field: string): boolean => {
+    if (typeof c !== 'string' || !isIsoCurrency(c.toUpperCase())) {
+      unresolved(field, 'currency is not an ISO 4217 code');
+      return false;
+    }
+    const up = c.toUpperCase();
+    if (currency !== null && currency !== up) {
+      unresolved(field, `currency ${up} differs from ${currency} of another constraint (no conversion is made)`);
+      return false;
+    }
+    currency = up;
+    return true;
+  };
+  let max: unknown = null;
+  let min: unknown = null;
+  let budget: unknown = null;
+  let reference: string | null = null;
+  const terms: StoredTerms = {};
+  const payees = new Set<string>();
+  constraints.forEach((raw, i) => {
+    const c = obj(raw);
+    const field = `constraints.${i}`;
+    const type = c?.type;
+    switch (type) {
+      case 'payment.amount_range':
+        if (setCurrency(c?.currency, field)) {
+          max = c?.max;
+          min = c?.min ?? null;
+        }
+        break;
+      case 'payment.budget':
+        if (setCurrency(c?.currency, field)) budget = c?.max;
+        break;
+      case 'payment.agent_recurrence': {
+        const f = c?.frequency;
+        const n = c?.max_occurrences;
+        if (typeof f !== 'string' || !FREQUENCIES.includes(f as Frequency)) unresolved(field, 'unknown frequency');
+        else if (n !== undefined && (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 1)) {
+          unresolved(field, 'max_occurrences must be a positive integer');
+        } else {
+          terms.recurrence =
+            n === undefined ? { frequency: f as Frequency } : { frequency: f as Frequency, max_occurrences: n };
+        }
+        break;
+      }
+      case 'payment.allowed_payees': {
+        const allowed = Array.isArray(c?.allowed) ? (c?.allowed as unknown[]) : [];
+        if (allowed.length === 0) unresolved(field, 'allowed is empty');
+        allowed.forEach((m, j) => {
+          const id = obj(m)?.id;
+          if (typeof id === 'string' && id.length > 0) payees.add(id);
+          else
+            unresolved(`${field}.allowed.${j}`, 'an allowed payee without a disclosed merchant id cannot be matched');
+        });
+        break;
+      }
+      case 'payment.execution_date': {
+        const window: NonNullable<StoredTerms['execution_window']> = {};
+        for (const k of ['not_before', 'not_after'] as const) {
+          const v = c?.[k];
+          if (v === undefined) continue;
+          const ms = typeof v === 'string' ? Date.parse(v) : Number.NaN;
+          if (Number.isNaN(ms)) unresolved(`${field}.${k}`, 'is not an ISO 8601 date-time');
+          else window[k] = new Date(ms).toISOString();
+        }
+        if (window.not_before !== undefined || window.not_after !== undefined) terms.execution_window = window;
+        break;
+      }
+      case 'payment.reference':
+        if (typeof c?.conditional_transaction_id === 'string') reference = c.conditional_transaction_id;
+        else unresolved(field, 'conditional_transaction_id is missing');
+        break;
+      default:
+        unresolved(
+          field,
+          `constraint ${typeof type === 'string' ? type : '(no type)'} cannot be enforced by this service (it sees no payment instrument or PISP in /authorize)`,
+        );
+    }
+  });
+  const payee = obj(content.payee)?.id;
+  if (content.payee !== undefined) {
+    if (typeof payee === 'string' && payee.length > 0) payees.add(payee);
+    else unresolved('payee', 'the pre-set payee has no merchant id');
+  }
+  const preset = obj(content.payment_amount);
+  if (preset !== null && setCurrency(preset.currency, 'payment_amount')) {
+    // A pre-set amount is the only amount: the range shrinks to it.
+    max = preset.amount;
+    min = preset.amount;
+  }
+  for (const k of ['payment_instrument', 'pisp', 'execution_date']) {
+    if (content[k] !== undefined) unresolved(k, `the pre-set ${k} cannot be enforced by this service`);
+  }
+  const cur = currency as string | null;
+  let perTransaction: Units | null = null;
+  let total: Units | null = null;
+  if (cur !== null) {
+    if (max !== null) {
+      perTransaction = minor(max, cur);
+      if (perTransaction === null || perTransaction === 0n)
+        unresolved('payment.amount_range.max', 'must be a positive integer of minor units');
+    }
+    if (min !== null && min !== 0) {
+      const m = minor(min, cur);
+      if (m === null) unresolved('payment.amount_range.min', 'must be a non-negative integer of minor units');
+      else terms.min_amount_per_transaction = formatAmount(m);
+    }
+    if (budget !== null) {
+      // payment.budget.max is a number of major units (AP2 example: 1000.00 USD).
+      total = typeof budget === 'number' && Number.isFinite(budget) ? parseAmount(String(budget)) : null;
+      if (total === null || total <= 0n) unresolved('payment.budget.max', 'must be a positive amount');
+    }
+    if (perTransaction === null && total !== null) perTransaction = total;
+  }
+  if (cur === null || perTransaction === null) {
+    if (problems.length === 0) {
+      unresolved(
+        'constraints',
+        'an open Payment Mandate needs payment.amount_range or payment.budget: no amount is bounded',
+      );
+    }
+  }
+  if (problems.length > 0) {
+    throw new ApiError('unresolved_constraint', undefined, { details: problems });
+  }
+  if (payees.size > 0) terms.allowed_payees = [...payees].sort();
+  terms.presentation_only = true;
+  return { currency: cur as string, perTransaction: perTransaction as Units, total, terms, reference };
+}
+
+/** What a closed Payment Mandate presented after an open one says, verified. */
+export interface ClosedMandate {
+  readonly hash: string;
+  readonly transactionId: string;
+  readonly payeeId: string;
+  readonly payeeName: string | null;
+  /** Exact decimal text in the currency's minor units. */
+  readonly amount: string;
+  readonly currency: string;
+}
+
+/**
+ * Splits a chain (open `~~` closed) into its two tokens; 422 ap2_malformed_credential when it is
+ * not two tokens.
+ */
+export function splitChain(chain: string): { open: string; closed: string } {
+  const at = chain.indexOf('~~');
+  if (at < 0)
+    throw new ApiError('ap2_malformed_credential', 'The chain must be the open mandate, ~~, then the closed one.');
+  const open = chain.slice(0, at);
+  const closed = chain.slice(at + 2);
+  if (closed.includes('~~'))
+    throw new ApiError('ap2_malformed_credential', 'Only a chain of two mandates is accepted.');
+  return { open: normalizeToken(open), closed: normalizeToken(closed) };
+}
+
+/**
+ * Verifies the closed mandate of a chain against its open mandate: signed by the open mandate's
+ * cnf key (key binding), `sd_hash` the hash of the open token, every disclosure matching, vct
+ * mandate.payment.1, and a transaction_id, payee id and payment_amount present.
+ */
+export async function verifyClosedMandate(
+  closed: string,
+  open: string,
+  cnfJwk: JWK,
+  nowMs: number,
+): Promise<ClosedMandate> {
+  const p = parse(closed);
+  const alg = p.header.alg;
+  if (typeof alg !== 'string') throw new ApiError('ap2_malformed_credential', 'The closed JWT header has no alg.');
+  checkDisclosures(p);
+  let claims: Record<string, unknown>;
+  try {
+    claims = await verified(closed, alg, keyOf(cnfJwk), nowMs);
+  } catch (err) {
+    if (err instanceof ApiError && err.code === 'ap2_invalid_signature') throw new ApiError('ap2_key_binding_invalid');
+    throw err;
+  }
+  if (claims.sd_hash !== tokenHash(open)) {
+    throw new ApiError('ap2_key_binding_invalid', 'The closed mandate is not bound to this open mandate (sd_hash).');
+  }
+  const content = contentOf(claims);
+  if (content.vct !== CLOSED_VCT) {
+    throw new ApiError(
+      'ap2_wrong_vct',
+      `vct is ${JSON.stringify(content.vct ?? null)}; a closed Payment Mandate has ${CLOSED_VCT}.`,
+    );
+  }
+  const tx = content.transaction_id;
+  const payee = obj(content.payee);
+  const amount = obj(content.payment_amount);
+  const currency = typeof amount?.currency === 'string' ? amount.currency.toUpperCase() : null;
+  if (typeof tx !== 'string' || tx.length === 0 || typeof payee?.id !== 'string' || currency === null) {
+    throw new ApiError(
+      'ap2_malformed_credential',
+      'The closed mandate needs transaction_id, payee.id and payment_amount.',
+    );
+  }
+  const units = minor(amount?.amount, currency);
+  if (units === null || units === 0n) {
+    throw new ApiError('ap2_malformed_credential', 'payment_amount.amount must be a positive integer of minor units.');
+  }
+  return {
+    hash: tokenHash(closed),
+    transactionId: tx,
+    payeeId: payee.id,
+    payeeName: typeof payee.name === 'string' ? payee.name : null,
+    amount: formatAmount(units, 0),
+    currency,
+  };
+}

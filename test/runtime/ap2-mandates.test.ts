@@ -1,0 +1,405 @@
+// Portable mandates over HTTP (docs/ap2.md), with AP2 Payment Mandates built by @sd-jwt/core from
+// test keys: issuer keys registered per Principal with rotation; an open mandate imported as the
+// agent's mandate (its constraints mapped); closed mandates presented with /authorize/ap2,
+// approved within the budget and declined past it across two merchants, consumed once (a replay
+// refused); the status by hash; the signed receipt and remaining-budget statement verified with
+// jose against GET /.well-known/jwks.json; each bad input refused with its error, nothing stored
+// and no budget spent; the events of each import, consumption and refusal.
+import { compactVerify, createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type AgentKey,
+  agentWithKey,
+  chainOf,
+  closedMandate,
+  hashOf,
+  type Issuer,
+  newAgentKey,
+  newIssuer,
+  openContent,
+  openMandate,
+} from '../fixtures/ap2.js';
+import { authorizeBody, query } from '../fixtures/engine-setup.js';
+import { principal } from '../fixtures/holds.js';
+import type { TestPrincipal } from '../fixtures/runtime-principal.js';
+import { expectEnvelope, request, startTestServer, type TestServer } from '../fixtures/server.js';
+
+let server: TestServer;
+let p: TestPrincipal;
+let issuer: Issuer;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  p = await principal(server);
+  issuer = await newIssuer();
+  const put = await putKeys(p, [issuer.publicJwk]);
+  expect(put.status, put.text).toBe(200);
+});
+afterAll(async () => {
+  await server?.close();
+});
+
+function putKeys(who: TestPrincipal, keys: unknown[]) {
+  return request(server, 'PUT', `/api/v1/principals/${who.principalId}/ap2-issuer-keys`, {
+    apiKey: who.clientKey,
+    body: { keys },
+  });
+}
+
+/** USD constraints: 5.00 to 50.00 a payment, 60.00 in all, two payees, a checkout reference. */
+const CONSTRAINTS = [
+  { type: 'payment.amount_range', currency: 'USD', max: 5000, min: 500 },
+  { type: 'payment.budget', max: 60.0, currency: 'USD' },
+  {
+    type: 'payment.allowed_payees',
+    allowed: [
+      { id: 'merchant_1', name: 'Demo Merchant' },
+      { id: 'merchant_2', name: 'Other Merchant' },
+    ],
+  },
+  { type: 'payment.agent_recurrence', frequency: 'ON_DEMAND', max_occurrences: 5 },
+  { type: 'payment.reference', conditional_transaction_id: 'FzLoxbbtgQGYZxoSM2NJYJtkFTSsdfUBoVEQ12k7JN8' },
+];
+
+function importMandate(agentId: string, credential: string, who: TestPrincipal = p) {
+  return request(server, 'POST', `/api/v1/agents/${agentId}/ap2-mandates`, {
+    apiKey: who.apiKey,
+    body: { credential },
+  });
+}
+
+function present(agentId: string, chain: string, who: TestPrincipal = p) {
+  return request(server, 'POST', '/api/v1/authorize/ap2', {
+    apiKey: who.apiKey,
+    body: {
+      agent_id: agentId,
+      payment_mandate: chain,
+      mcc: '5411',
+      country: 'US',
+      intent_context: { intent_type: 'purchase', task_reference: 'weekly groceries' },
+    },
+  });
+}
+
+async function verifyWithJwks(jws: string) {
+  const jwks = await request(server, 'GET', '/.well-known/jwks.json');
+  expect(jwks.status).toBe(200);
+  return jwtVerify(jws, createLocalJWKSet(jwks.body as never), { issuer: 'agent-spending-authorization' });
+}
+
+/** What the agent holds: mandates, imported credentials, approvals (no budget spent = none). */
+async function footprint(agentId: string) {
+  const [r] = await query(
+    server,
+    'live',
+    (sql) =>
+      sql<{ mandates: number; imported: number; approvals: number; presented: number }[]>`
+      select (select count(*)::int from mandates where agent_id = ${agentId}) as mandates,
+             (select count(*)::int from ap2_mandates where agent_id = ${agentId}) as imported,
+             (select count(*)::int from authorizations where agent_id = ${agentId} and decision = 'APPROVE') as approvals,
+             (select count(*)::int from ap2_presentations where agent_id = ${agentId}) as presented`,
+  );
+  return r;
+}
+
+async function eventsOf(type: string, agentId: string) {
+  return query(
+    server,
+    'live',
+    (sql) =>
+      sql<{ data: Record<string, unknown> }[]>`select payload->'data' as data from outbox_events
+      where event_type = ${type} and payload->'data'->>'agent_id' = ${agentId} order by seq, position`,
+  ).then((rows) => rows.map((r) => r.data));
+}
+
+describe('an imported open mandate, presented twice across two merchants', () => {
+  let agent: AgentKey;
+  let agentId: string;
+  let open: string;
+  let mandateId: string;
+
+  beforeAll(async () => {
+    agent = newAgentKey();
+    agentId = await agentWithKey(server, p, agent);
+    open = await openMandate(issuer, openContent(agent, CONSTRAINTS));
+  });
+
+  it('imports: the constraints become the mandate, the credential and its hash are kept', async () => {
+    const res = await importMandate(agentId, open);
+    expect(res.status, res.text).toBe(201);
+    mandateId = res.body.id as string;
+    expect(res.body).toMatchObject({
+      agent_id: agentId,
+      status: 'ACTIVE',
+      currency: 'USD',
+      max_amount_per_transaction: 50,
+      min_amount_per_transaction: 5,
+      max_total_amount: 60,
+      allowed_payees: ['merchant_1', 'merchant_2'],
+      recurrence: { frequency: 'ON_DEMAND', max_occurrences: 5 },
+      ap2: {
+        vct: 'mandate.payment.open.1',
+        credential_hash: hashOf(open),
+        issuer_kid: issuer.kid,
+        reference: 'FzLoxbbtgQGYZxoSM2NJYJtkFTSsdfUBoVEQ12k7JN8',
+      },
+    });
+    const [stored] = await query(
+      server,
+      'live',
+      (sql) => sql<{ credential: string }[]>`select credential from ap2_mandates where mandate_id = ${mandateId}`,
+    );
+    expect(stored?.credential).toBe(open);
+    expect((await eventsOf('ap2_mandate.imported', agentId))[0]).toMatchObject({
+      mandate_id: mandateId,
+      credential_hash: hashOf(open),
+    });
+    // Once only.
+    expectEnvelope(await importMandate(agentId, open), 409, 'ap2_mandate_already_imported');
+    const status = await request(server, 'GET', `/api/v1/ap2-mandates/${hashOf(open)}`, { apiKey: p.apiKey });
+    expect(status.body).toMatchObject({ kind: 'open', mandate_id: mandateId, status: 'ACTIVE' });
+  });
+
+  it('is spent only by presentation: a plain /authorize does not select it', async () => {
+    const res = await request(server, 'POST', '/api/v1/authorize', {
+      apiKey: p.apiKey,
+      body: authorizeBody(agentId, { amount: '10.00', merchant_id: 'merchant_1' }),
+    });
+    expect(res.body.reason_codes).toEqual(['no_active_mandate']);
+  });
+
+  it('approves within the budget with a signed AP2 receipt, consumes once, refuses the replay', async () => {
+    const closed = await closedMandate(agent, open, {
+      amount: 3000,
+      payee: { id: 'merchant_1' },
+      transactionId: 'tx-1',
+    });
+    const res = await present(agentId, chainOf(open, closed));
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.decision, JSON.stringify(res.body)).toBe('APPROVE');
+    expect(res.body.mandate_id).toBe(mandateId);
+    const ap2 = res.body.ap2 as Record<string, unknown>;
+    expect(ap2).toMatchObject({ closed_mandate_hash: hashOf(closed), open_mandate_hash: hashOf(open), consumed: true });
+    const { payload, protectedHeader } = await verifyWithJwks(ap2.receipt as string);
+    expect(protectedHeader).toMatchObject({ alg: 'EdDSA', typ: 'ap2-payment-receipt+jwt' });
+    expect(payload).toMatchObject({
+      status: 'Success',
+      result: 'success',
+      reference: hashOf(closed),
+      payment_id: res.body.authorization_id,
+      transaction_id: 'tx-1',
+    });
+    const status = await request(server, 'GET', `/api/v1/ap2-mandates/${hashOf(closed)}`, { apiKey: p.apiKey });
+    expect(status.body).toMatchObject({
+      kind: 'closed',
+      consumed: true,
+      authorization_id: res.body.authorization_id,
+      transaction_id: 'tx-1',
+    });
+    expect(Date.parse(status.body.consumed_at as string)).toBeGreaterThan(0);
+    // The same closed mandate again, and another one with the same transaction_id.
+    const before = await footprint(agentId);
+    expectEnvelope(await present(agentId, chainOf(open, closed)), 409, 'ap2_mandate_already_consumed');
+    const again = await closedMandate(agent, open, {
+      amount: 1000,
+      payee: { id: 'merchant_1' },
+      transactionId: 'tx-1',
+    });
+    expectEnvelope(await present(agentId, chainOf(open, again)), 409, 'ap2_mandate_already_consumed');
+    expect(await footprint(agentId)).toEqual(before);
+    expect((await eventsOf('ap2_mandate.consumed', agentId))[0]).toMatchObject({
+      closed_mandate_hash: hashOf(closed),
+      authorization_id: res.body.authorization_id,
+    });
+    expect((await eventsOf('ap2_mandate.refused', agentId)).map((e) => e.error)).toContain(
+      'ap2_mandate_already_consumed',
+    );
+  });
+
+  it('declines past the budget at the second merchant (not consumed), then approves exactly the rest', async () => {
+    const over = await closedMandate(agent, open, { amount: 5001, payee: { id: 'merchant_2' } });
+    expect((await present(agentId, chainOf(open, over))).body.reason_codes).toEqual(['per_transaction_limit_exceeded']);
+    const past = await closedMandate(agent, open, { amount: 5000, payee: { id: 'merchant_2' } });
+    const res = await present(agentId, chainOf(open, past));
+    expect(res.body.decision, JSON.stringify(res.body)).toBe('DECLINE');
+    expect(res.body.reason_codes).toEqual(['total_limit_exceeded']);
+    const ap2 = res.body.ap2 as Record<string, unknown>;
+    expect(ap2.consumed).toBe(false);
+    const { payload } = await verifyWithJwks(ap2.receipt as string);
+    expect(payload).toMatchObject({
+      status: 'Error',
+      result: 'error',
+      error: 'invalid_mandate',
+      reference: hashOf(past),
+    });
+    const elsewhere = await closedMandate(agent, open, { amount: 1000, payee: { id: 'merchant_3' } });
+    expect((await present(agentId, chainOf(open, elsewhere))).body.reason_codes).toEqual(['payee_not_allowed']);
+    const small = await closedMandate(agent, open, { amount: 499, payee: { id: 'merchant_2' } });
+    expect((await present(agentId, chainOf(open, small))).body.reason_codes).toEqual(['amount_below_minimum']);
+    const rest = await closedMandate(agent, open, { amount: 3000, payee: { id: 'merchant_2' }, transactionId: 'tx-2' });
+    // 30.00 at the first merchant + 30.00 here = 60.00: exactly the budget.
+    const last = await present(agentId, chainOf(open, rest));
+    expect(last.body.decision, JSON.stringify(last.body)).toBe('APPROVE');
+  });
+
+  it('states what remains, signed: verifiable offline with jose against the JWKS, naming no purchase', async () => {
+    const res = await request(server, 'GET', `/api/v1/mandates/${mandateId}/budget-statement`, { apiKey: p.apiKey });
+    expect(res.status, res.text).toBe(200);
+    const jwks = (await request(server, 'GET', '/.well-known/jwks.json')).body;
+    const { payload } = await compactVerify(res.body.statement as string, createLocalJWKSet(jwks as never));
+    const claims = JSON.parse(new TextDecoder().decode(payload)) as Record<string, unknown>;
+    expect(decodeProtectedHeader(res.body.statement as string).typ).toBe('asas-budget-statement+jwt');
+    expect(claims).toMatchObject({
+      mandate_id: mandateId,
+      credential_hash: hashOf(open),
+      currency: 'USD',
+      windows: { max_total_amount: { limit: '60', used: '60', remaining: '0' } },
+      occurrences: { used: 2, max: 5, remaining: 3 },
+    });
+    expect(JSON.stringify(claims)).not.toContain('merchant_');
+    // The claims shown in clear are the signed ones (the JWS adds iss and iat).
+    expect(claims).toEqual({
+      ...(res.body.claims as object),
+      iss: 'agent-spending-authorization',
+      iat: expect.any(Number),
+    });
+  });
+});
+
+describe('bad input: a clear error, nothing stored, no budget spent', () => {
+  let agent: AgentKey;
+  let agentId: string;
+
+  beforeAll(async () => {
+    agent = newAgentKey();
+    agentId = await agentWithKey(server, p, agent);
+  });
+
+  async function refusedImport(credential: string, code: string, status = 422) {
+    const before = await footprint(agentId);
+    const env = expectEnvelope(await importMandate(agentId, credential), status, code);
+    expect(await footprint(agentId)).toEqual(before);
+    return env;
+  }
+
+  it('a forged credential (signed by another key under the registered kid)', async () => {
+    const forger = await newIssuer(issuer.kid);
+    await refusedImport(await openMandate(forger, openContent(agent, CONSTRAINTS)), 'ap2_invalid_signature');
+  });
+
+  it('an expired one', async () => {
+    const past = Math.floor(Date.now() / 1000) - 60;
+    await refusedImport(
+      await openMandate(issuer, openContent(agent, CONSTRAINTS, { iat: past - 3600, exp: past })),
+      'ap2_credential_expired',
+    );
+  });
+
+  it('a wrong vct (a closed mandate type offered as the grant)', async () => {
+    await refusedImport(
+      await openMandate(issuer, openContent(agent, CONSTRAINTS, { vct: 'mandate.payment.1' })),
+      'ap2_wrong_vct',
+    );
+  });
+
+  it('a disclosure that does not match its digest', async () => {
+    const good = await openMandate(issuer, openContent(agent, CONSTRAINTS));
+    const [jwt, disclosure] = good.split('~');
+    const decoded = JSON.parse(Buffer.from(disclosure as string, 'base64url').toString()) as [
+      string,
+      Record<string, unknown>,
+    ];
+    decoded[1].constraints = [{ type: 'payment.amount_range', currency: 'USD', max: 999999 }];
+    const tampered = `${jwt}~${Buffer.from(JSON.stringify(decoded)).toString('base64url')}~`;
+    await refusedImport(tampered, 'ap2_invalid_disclosure');
+  });
+
+  it('an unknown issuer key', async () => {
+    const stranger = await newIssuer();
+    await refusedImport(await openMandate(stranger, openContent(agent, CONSTRAINTS)), 'ap2_unknown_issuer_key');
+  });
+
+  it('a cnf key the agent does not hold', async () => {
+    await refusedImport(
+      await openMandate(issuer, openContent(newAgentKey(), CONSTRAINTS)),
+      'ap2_agent_key_not_registered',
+    );
+  });
+
+  it('constraints this service cannot enforce, each named', async () => {
+    const env = await refusedImport(
+      await openMandate(
+        issuer,
+        openContent(agent, [
+          ...CONSTRAINTS,
+          { type: 'payment.allowed_payment_instruments', allowed: [{ id: 'x', type: 'card' }] },
+          { type: 'com.example.loyalty_points', min: 3 },
+        ]),
+      ),
+      'unresolved_constraint',
+    );
+    expect((env.details ?? []).map((d) => d.field)).toEqual(['constraints.5', 'constraints.6']);
+    expect((await eventsOf('ap2_mandate.refused', agentId)).at(-1)).toMatchObject({
+      stage: 'import',
+      error: 'unresolved_constraint',
+      ap2_error: 'unresolved_constraint',
+    });
+  });
+
+  it('garbage', async () => {
+    await refusedImport('not-an-sd-jwt-at-all-but-long-enough', 'ap2_malformed_credential');
+  });
+
+  it('closed mandates: not signed by the cnf key, not bound to the open mandate, not imported', async () => {
+    const open = await openMandate(issuer, openContent(agent, CONSTRAINTS));
+    expect((await importMandate(agentId, open)).status).toBe(201);
+    const before = await footprint(agentId);
+    const other = newAgentKey();
+    const wrongKey = await closedMandate(other, open, { amount: 1000 });
+    expectEnvelope(await present(agentId, chainOf(open, wrongKey)), 422, 'ap2_key_binding_invalid');
+    const unbound = await closedMandate(agent, open, { amount: 1000, sdHash: hashOf('something else') });
+    expectEnvelope(await present(agentId, chainOf(open, unbound)), 422, 'ap2_key_binding_invalid');
+    const notOpenVct = await closedMandate(agent, open, { amount: 1000, vct: 'mandate.payment.open.1' });
+    expectEnvelope(await present(agentId, chainOf(open, notOpenVct)), 422, 'ap2_wrong_vct');
+    const neverImported = await openMandate(
+      issuer,
+      openContent(agent, CONSTRAINTS, { exp: Math.floor(Date.now() / 1000) + 999 }),
+    );
+    const closed = await closedMandate(agent, neverImported, { amount: 1000 });
+    expectEnvelope(await present(agentId, chainOf(neverImported, closed)), 422, 'ap2_mandate_not_imported');
+    expect(await footprint(agentId)).toEqual(before);
+  });
+});
+
+describe('issuer keys per Principal', () => {
+  it('rotate: a new key beside the old, then alone; the retired kid verifies no new import', async () => {
+    const q = await principal(server);
+    const k1 = await newIssuer('k1');
+    const k2 = await newIssuer('k2');
+    expect((await putKeys(q, [k1.publicJwk])).status).toBe(200);
+    const both = await putKeys(q, [k1.publicJwk, k2.publicJwk]);
+    expect((both.body.keys as { kid: string }[]).map((k) => k.kid)).toEqual(['k1', 'k2']);
+    const rotated = await putKeys(q, [k2.publicJwk]);
+    expect(rotated.body).toMatchObject({ keys: [{ kid: 'k2' }], retired: [{ kid: 'k1' }] });
+    const agent = newAgentKey();
+    const agentId = await agentWithKey(server, q, agent);
+    expectEnvelope(
+      await importMandate(agentId, await openMandate(k1, openContent(agent, CONSTRAINTS)), q),
+      422,
+      'ap2_unknown_issuer_key',
+    );
+    expect((await importMandate(agentId, await openMandate(k2, openContent(agent, CONSTRAINTS)), q)).status).toBe(201);
+    // Another Principal's issuer key verifies nothing here, and the JWKS is the Client's to set.
+    expectEnvelope(
+      await importMandate(agentId, await openMandate(issuer, openContent(agent, CONSTRAINTS)), q),
+      422,
+      'ap2_unknown_issuer_key',
+    );
+    const reused = await putKeys(q, [{ ...k1.publicJwk, kid: 'k2' }]);
+    expectEnvelope(reused, 409, 'conflict');
+    const foreign = await request(server, 'GET', `/api/v1/principals/${q.principalId}/ap2-issuer-keys`, {
+      apiKey: p.clientKey,
+    });
+    expectEnvelope(foreign, 404, 'principal_not_found');
+  });
+});
