@@ -579,6 +579,98 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/principals/{principal_id}/ap2-issuer-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The JWKS of a Principal's AP2 mandate issuers, with the retired kids */
+        get: operations["getAp2IssuerKeys"];
+        /** Register the JWKS that signs a Principal's AP2 open Payment Mandates (replaces the set) */
+        put: operations["putAp2IssuerKeys"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/agents/{agent_id}/ap2-mandates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Import an AP2 open Payment Mandate (SD-JWT VC) as a mandate of one of the caller’s agents */
+        post: operations["importAp2Mandate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/authorize/ap2": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Present an AP2 closed Payment Mandate: verified, decided as /authorize, consumed once
+         * @description Also open to an agent key, for its own agent only; another agent (named, or owning the resource) is 403 forbidden.
+         */
+        post: operations["authorizeAp2"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/ap2-mandates/{hash}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The status of an imported open or a presented closed Payment Mandate, by its hash */
+        get: operations["getAp2MandateStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/mandates/{mandate_id}/budget-statement": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A signed statement of what remains of a mandate, now (verifiable offline against the JWKS)
+         * @description Also open to an agent key, for its own agent only; another agent (named, or owning the resource) is 403 forbidden.
+         */
+        get: operations["getBudgetStatement"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/onboard": {
         parameters: {
             query?: never;
@@ -881,6 +973,87 @@ export interface components {
         AgentKeyRevoked: {
             credential: components["schemas"]["AgentCredential"];
         };
+        /** @description POST /api/v1/authorize/ap2: a closed Payment Mandate presented after the open one it is bound to (the AP2 chain: open~~closed). The amount, currency and payee are the closed mandate's; the rest is as for POST /api/v1/authorize. */
+        Ap2AuthorizeRequest: {
+            agent_id: string;
+            payment_mandate: string;
+            intent_context: {
+                intent_type?: string;
+                task_reference: string;
+                reasoning_summary?: string;
+                confidence?: number;
+            };
+            merchant_name?: string;
+            mcc?: components["schemas"]["common.mcc"];
+            country?: components["schemas"]["common.country"];
+            session_id?: string;
+        };
+        /** @description The POST /api/v1/authorize answer for the presented mandate, with `ap2`: the signed AP2 payment receipt (a compact JWS verifiable with GET /.well-known/jwks.json), the hashes and whether the closed mandate was consumed (only an APPROVE consumes it). */
+        Ap2AuthorizeResponse: {
+            /** @enum {string} */
+            decision: "APPROVE" | "DECLINE" | "STEP_UP";
+            reason_codes: string[];
+            authorization_id: string | null;
+            ap2: {
+                receipt: string;
+                closed_mandate_hash: string;
+                open_mandate_hash: string;
+                transaction_id: string;
+                consumed: boolean;
+                consumed_at: string | null;
+            };
+        };
+        /** @description The issuer keys of a Principal's AP2 mandates: the ACTIVE ones as a JWKS, and the retired kids. */
+        Ap2IssuerKeys: {
+            principal_id: string;
+            keys: Record<string, unknown>[];
+            retired: {
+                kid: string;
+                retired_at: string | null;
+            }[];
+        };
+        /** @description PUT /api/v1/principals/{principal_id}/ap2-issuer-keys: the public keys (a JWKS) that may sign the Principal's AP2 open Payment Mandates. Replaces the set: a kid left out is retired (no new import verifies with it; mandates imported before stay). Rotate by publishing the new key beside the old one, then the new one alone. */
+        Ap2IssuerKeysRequest: {
+            keys: {
+                /** @enum {string} */
+                kty: "EC" | "OKP" | "RSA";
+                kid: string;
+                crv?: string;
+                x?: string;
+                y?: string;
+                n?: string;
+                e?: string;
+                /** @enum {string} */
+                alg?: "ES256" | "ES384" | "EdDSA" | "RS256";
+                use?: string;
+            }[];
+        };
+        /** @description POST /api/v1/agents/{agent_id}/ap2-mandates: an AP2 open Payment Mandate (vct mandate.payment.open.1), the SD-JWT compact serialisation with its disclosures (issuer-signed JWT~disclosure~...~). */
+        Ap2MandateImportRequest: {
+            credential: string;
+        };
+        /** @description GET /api/v1/ap2-mandates/{hash}: an imported open Payment Mandate (kind open) or a presented closed one (kind closed: consumed, by which authorization, when). */
+        Ap2MandateStatus: {
+            /** @enum {string} */
+            kind: "open" | "closed";
+            hash: string;
+            vct: string;
+            mandate_id: string;
+            agent_id: string;
+            /** @enum {string} */
+            status: "ACTIVE" | "EXPIRED" | "REVOKED" | "PENDING" | "CONSUMED";
+            imported_at?: string;
+            valid_until?: string;
+            consumed_presentations?: number;
+            open_mandate_hash?: string;
+            transaction_id?: string;
+            consumed?: boolean;
+            authorization_id?: string | null;
+            consumed_at?: string | null;
+            amount?: number;
+            currency?: string;
+            payee_id?: string;
+        };
         /** @description An immutable audit log entry (SPEC.md Authorization); also the data of the authorization.decided event. */
         AuthorizationLogEntry: {
             id: string;
@@ -1023,6 +1196,22 @@ export interface components {
             /** @description Signed decision receipt: a compact JWS (alg EdDSA, typ asas-receipt+jwt, kid of a key in /.well-known/jwks.json) whose payload is {authorization_id, agent_id, mandate_id, amount (decimal text with the currency's minor units), currency, merchant (merchant_id, else merchant_name), decision, iat}. The same on an idempotent replay. Null only on the system_unavailable safe decline (nothing was recorded); absent on replays of decisions recorded before receipts existed. */
             receipt?: string | null;
         };
+        /** @description GET /api/v1/mandates/{mandate_id}/budget-statement: what remains of the mandate now, per cap window and in occurrences, as a compact JWS (EdDSA, the receipt key; verify with GET /.well-known/jwks.json) and its claims in clear. It names no purchase and no merchant. */
+        BudgetStatement: {
+            statement: string;
+            claims: {
+                mandate_id: string;
+                mandate_hash: string;
+                credential_hash?: string | null;
+                status?: string;
+                currency: string;
+                as_of: string;
+                valid_until?: string;
+                max_amount_per_transaction?: string;
+                windows: Record<string, unknown>;
+                occurrences: Record<string, unknown>;
+            };
+        };
         /** @description Decimal amount without minor units, as a string or a number, greater than 0, with at most the currency's ISO 4217 minor units as written (USD 2, JPY 0, BHD 3). A JSON number is read from its source text, exponent notation included (1E2 is 100; 1e-7 USD is refused). */
         "common.amount": string | number;
         /** @description ISO 3166-1 alpha-2 or alpha-3 */
@@ -1046,9 +1235,24 @@ export interface components {
                 message: string;
             }[];
         };
+        /** @description When the mandate may pay: from not_before to not_after (both inclusive; either may be left out) and, optionally, only on some days of the week in the Principal's time zone. */
+        "common.executionWindow": {
+            not_before?: components["schemas"]["common.timestamp"];
+            not_after?: components["schemas"]["common.timestamp"];
+            /** @description local days (00:00 to 24:00 in the Principal's time zone) on which it may pay */
+            days_of_week?: ("MON" | "TUE" | "WED" | "THU" | "FRI" | "SAT" | "SUN")[];
+        };
         "common.mcc": string;
         /** @description Arbitrary key/value pairs, stored and returned as given. */
         "common.metadata": Record<string, unknown>;
+        /** @description merchant_id values the mandate may pay (the request's merchant_id, compared exactly) */
+        "common.payees": string[];
+        /** @description Recurrence (AP2 payment.agent_recurrence): at most one approval (holds included) per calendar period of the frequency in the Principal's time zone (ON_DEMAND: no period), and at most max_occurrences over the mandate's life. The budget across occurrences is max_total_amount. docs/mandate-lifecycle.md "Terms" gives the edges. */
+        "common.recurrence": {
+            /** @enum {string} */
+            frequency: "ON_DEMAND" | "DAILY" | "WEEKLY" | "BIWEEKLY" | "MONTHLY" | "QUARTERLY" | "ANNUALLY";
+            max_occurrences?: number;
+        };
         /** Format: date-time */
         "common.timestamp": string;
         ErrorEnvelope: components["schemas"]["common.error"];
@@ -1127,6 +1331,15 @@ export interface components {
                 /** @description max_amount_per_transaction under the trust zone's cognitive_limit_multiplier. */
                 effective_limit: number | null;
                 cognitive_limit_multiplier: number | null;
+            } | null;
+            /** @description The richer terms of the mandate (null: none; docs/mandate-lifecycle.md "Terms"): minimum amount, payees, the merchant lock and the payee it holds, the execution window, and the recurrence with its occurrences and those of the current period before this request. */
+            terms?: {
+                min_amount_per_transaction?: number | null;
+                allowed_payees?: string[] | null;
+                merchant_lock?: boolean;
+                locked_payee?: string | null;
+                execution_window?: Record<string, unknown> | null;
+                recurrence?: Record<string, unknown> | null;
             } | null;
             /** @description Each cap the mandate has (max_daily_amount, max_weekly_amount, max_monthly_amount, max_yearly_amount, max_total_amount, max_daily_count, max_monthly_count) in its current window of the Principal's time zone: limit, used (approved, holds included, before this request), what remains, and what would remain after this request is decided as shown. */
             caps?: {
@@ -1298,6 +1511,10 @@ export interface components {
             valid_from?: components["schemas"]["common.timestamp"];
             valid_until: components["schemas"]["common.timestamp"];
             created_at: components["schemas"]["common.timestamp"];
+            allowed_payees?: string[] | null;
+            merchant_lock?: boolean;
+            execution_window?: components["schemas"]["common.executionWindow"] | null;
+            recurrence?: components["schemas"]["common.recurrence"] | null;
         };
         /** @description A Mandate for an Agent (POST /agents/{agent_id}/mandates; the mandate object of POST /onboard). */
         OnboardMandateCreateRequest: {
@@ -1318,6 +1535,8 @@ export interface components {
                 hold_expiry_seconds?: number;
                 /** @description budget.threshold_reached at this share of a cap; default 0.8 */
                 budget_alert_share?: number;
+                /** @description smallest amount one transaction may have (at most max_amount_per_transaction) */
+                min_amount_per_transaction?: components["schemas"]["common.amount"];
             };
             allowed_mccs?: components["schemas"]["common.mcc"][];
             /** @description ISO 3166-1 alpha-2 or alpha-3; stored and returned as alpha-3. */
@@ -1329,6 +1548,11 @@ export interface components {
                 max_transfer?: components["schemas"]["common.amount"];
             };
             valid_until?: components["schemas"]["common.timestamp"];
+            allowed_payees?: components["schemas"]["common.payees"];
+            /** @description true: the mandate pays only the merchant_id of its first approval (a merchant_id is then required) */
+            merchant_lock?: boolean;
+            execution_window?: components["schemas"]["common.executionWindow"];
+            recurrence?: components["schemas"]["common.recurrence"];
         };
         /** @description A Principal, its first Agent and a Mandate, created atomically. */
         OnboardRequest: {
@@ -1608,6 +1832,20 @@ export interface components {
             };
             mandate_hash: string;
             created_at: components["schemas"]["common.timestamp"];
+            min_amount_per_transaction?: number | null;
+            allowed_payees?: string[] | null;
+            merchant_lock?: boolean;
+            execution_window?: components["schemas"]["common.executionWindow"] | null;
+            recurrence?: components["schemas"]["common.recurrence"] | null;
+            /** @description POST /api/v1/agents/{agent_id}/ap2-mandates: the imported AP2 open Payment Mandate (docs/ap2.md) */
+            ap2?: {
+                vct?: string;
+                credential_hash?: string;
+                issuer_kid?: string;
+                cnf_jwk_thumbprint?: string;
+                reference?: string | null;
+                imported_at?: string;
+            } | null;
         };
         /** @description POST /api/v1/mandates. Countries may be alpha-2 or alpha-3 and are stored as alpha-3. */
         RuntimeMandateCreateRequest: {
@@ -1645,6 +1883,13 @@ export interface components {
             allowed_chains?: string[];
             allowed_assets?: string[];
             allowed_counterparties?: string[];
+            /** @description smallest amount one transaction may have (greater than 0, at most max_amount_per_transaction) */
+            min_amount_per_transaction?: components["schemas"]["common.amount"];
+            allowed_payees?: components["schemas"]["common.payees"];
+            /** @description true: the mandate pays only the merchant_id of its first approval (a merchant_id is then required) */
+            merchant_lock?: boolean;
+            execution_window?: components["schemas"]["common.executionWindow"];
+            recurrence?: components["schemas"]["common.recurrence"];
         };
         RuntimeMandateList: {
             mandates: components["schemas"]["RuntimeMandate"][];
@@ -1689,6 +1934,16 @@ export interface components {
             allowed_assets?: string[] | null;
             /** @description only on a mandate that covers the crypto rail */
             allowed_counterparties?: string[] | null;
+            /** @description greater than 0, at most max_amount_per_transaction; null removes it */
+            min_amount_per_transaction?: components["schemas"]["common.amount"] | null;
+            /** @description replaces the list; null removes it */
+            allowed_payees?: components["schemas"]["common.payees"] | null;
+            /** @description false or null removes the lock */
+            merchant_lock?: boolean | null;
+            /** @description replaces the whole window; null removes it */
+            execution_window?: components["schemas"]["common.executionWindow"] | null;
+            /** @description replaces the recurrence; null removes it (occurrences already approved stay counted) */
+            recurrence?: components["schemas"]["common.recurrence"] | null;
         };
         /** @description GET /api/v1/thresholds/shadow/report: the real decisions of a time range that had a shadow decision, compared with it (before: real, after: shadow). */
         ShadowReport: {
@@ -2071,7 +2326,7 @@ export interface components {
          * @description A webhook event type, an alias of one (kya.zone.red, kya.zone.critical) or the wildcard "*".
          * @enum {string}
          */
-        WebhookEventTypeName: "gate.fired" | "authorization.decline" | "cts.red" | "cts.critical" | "session.terminate" | "trust.promotion" | "step_up.created" | "webhook.delivery_exhausted" | "authorization.captured" | "authorization.released" | "authorization.expired" | "authorization.refunded" | "budget.threshold_reached" | "budget.exhausted" | "mandate.updated" | "mandate.revoked" | "principal_budget.threshold_reached" | "principal_budget.exhausted" | "kya.zone.red" | "kya.zone.critical" | "*";
+        WebhookEventTypeName: "gate.fired" | "authorization.decline" | "cts.red" | "cts.critical" | "session.terminate" | "trust.promotion" | "step_up.created" | "webhook.delivery_exhausted" | "authorization.captured" | "authorization.released" | "authorization.expired" | "authorization.refunded" | "budget.threshold_reached" | "budget.exhausted" | "mandate.updated" | "mandate.revoked" | "principal_budget.threshold_reached" | "principal_budget.exhausted" | "ap2_mandate.imported" | "ap2_mandate.consumed" | "ap2_mandate.refused" | "kya.zone.red" | "kya.zone.critical" | "*";
         WebhookList: {
             items: components["schemas"]["Webhook"][];
             /** @description Pass as cursor for the next page; null at the end. */
@@ -6141,6 +6396,637 @@ export interface operations {
             };
             /** @description `payload_too_large`: The request body is too large. */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `validation_error`: The request failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests; retry after the indicated delay. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getAp2IssuerKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                principal_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Ap2IssuerKeys"];
+                };
+            };
+            /** @description `bad_request`: The request is malformed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthorized`: Missing or invalid credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `forbidden`: Access to this resource is forbidden. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `principal_not_found`: Principal not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `validation_error`: The request failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests; retry after the indicated delay. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    putAp2IssuerKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                principal_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Ap2IssuerKeysRequest"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Ap2IssuerKeys"];
+                };
+            };
+            /**
+             * @description `bad_request`: The request is malformed.
+             *
+             *     `invalid_json`: The request body is not valid JSON.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthorized`: Missing or invalid credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `forbidden`: Access to this resource is forbidden. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `principal_not_found`: Principal not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payload_too_large`: The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unsupported_media_type`: Content-Type must be application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `validation_error`: The request failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests; retry after the indicated delay. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    importAp2Mandate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                agent_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Ap2MandateImportRequest"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RuntimeMandate"];
+                };
+            };
+            /**
+             * @description `bad_request`: The request is malformed.
+             *
+             *     `invalid_json`: The request body is not valid JSON.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthorized`: Missing or invalid credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `forbidden`: Access to this resource is forbidden. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `agent_not_found`: Agent not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `ap2_mandate_already_imported`: This credential was already imported. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payload_too_large`: The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unsupported_media_type`: Content-Type must be application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description `validation_error`: The request failed validation.
+             *
+             *     `ap2_malformed_credential`: The credential is not an SD-JWT (issuer-signed JWT, then disclosures, separated by ~).
+             *
+             *     `ap2_unknown_issuer_key`: The credential's kid names no ACTIVE issuer key registered for this Principal.
+             *
+             *     `ap2_invalid_signature`: The signature of the credential does not verify.
+             *
+             *     `ap2_invalid_disclosure`: A disclosure does not match a digest of the credential.
+             *
+             *     `ap2_wrong_vct`: The credential is not of the AP2 type this call takes (vct).
+             *
+             *     `ap2_credential_expired`: The credential is past its exp.
+             *
+             *     `ap2_agent_key_not_registered`: The credential's cnf key is not the public key the agent registered.
+             *
+             *     `unresolved_constraint`: The mandate holds constraints this service cannot enforce; details name them.
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests; retry after the indicated delay. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    authorizeAp2: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Ap2AuthorizeRequest"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Ap2AuthorizeResponse"];
+                };
+            };
+            /**
+             * @description `bad_request`: The request is malformed.
+             *
+             *     `invalid_json`: The request body is not valid JSON.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthorized`: Missing or invalid credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `forbidden`: Access to this resource is forbidden. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `ap2_mandate_already_consumed`: This closed Payment Mandate (or its transaction_id) was already presented. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payload_too_large`: The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unsupported_media_type`: Content-Type must be application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description `validation_error`: The request failed validation.
+             *
+             *     `ap2_malformed_credential`: The credential is not an SD-JWT (issuer-signed JWT, then disclosures, separated by ~).
+             *
+             *     `ap2_mandate_not_imported`: The open Payment Mandate of the chain was not imported for this agent.
+             *
+             *     `ap2_key_binding_invalid`: The closed Payment Mandate is not signed by the open mandate's cnf key, or not bound to it (sd_hash).
+             *
+             *     `ap2_invalid_disclosure`: A disclosure does not match a digest of the credential.
+             *
+             *     `ap2_wrong_vct`: The credential is not of the AP2 type this call takes (vct).
+             *
+             *     `mandate_not_active`: The mandate is not ACTIVE (it is REVOKED or EXPIRED): it can no longer be amended or revoked.
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests; retry after the indicated delay. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getAp2MandateStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                hash: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Ap2MandateStatus"];
+                };
+            };
+            /** @description `bad_request`: The request is malformed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthorized`: Missing or invalid credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `forbidden`: Access to this resource is forbidden. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description `not_found`: Resource not found.
+             *
+             *     `ap2_mandate_unknown_hash`: No portable mandate of the caller has this hash.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `validation_error`: The request failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests; retry after the indicated delay. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getBudgetStatement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                mandate_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BudgetStatement"];
+                };
+            };
+            /** @description `bad_request`: The request is malformed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthorized`: Missing or invalid credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `forbidden`: Access to this resource is forbidden. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `mandate_not_found`: Mandate not found. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
