@@ -113,8 +113,13 @@ async function refused(
   ]);
 }
 
-/** Runs `fn`; an ApiError it throws is recorded as a refusal event, then answered as usual. */
+/**
+ * Runs `fn`; an ApiError it throws is recorded as a refusal event and answered as usual, with the
+ * signed AP2 receipt of the refusal in the `AP2-Receipt` header (reference: the hash of the token
+ * refused, when it parses; AP2's error code and the message).
+ */
 async function recordingRefusal<T>(
+  services: Services,
   ctx: RequestContext<'principal'>,
   stage: 'import' | 'presentation',
   agentId: string,
@@ -125,12 +130,26 @@ async function recordingRefusal<T>(
     return await fn();
   } catch (err) {
     if (err instanceof ApiError && err.status < 500 && err.code !== 'agent_not_found' && err.code !== 'forbidden') {
+      const hash = hashOf();
       await refused(ctx.db, ctx.auth, {
         stage,
         agent_id: agentId,
         error: err.code,
         message: err.message,
-        credential_hash: hashOf(),
+        credential_hash: hash,
+      });
+      const receipt = await signStatement(services.auth.receipts, AP2_RECEIPT_TYP, {
+        status: 'Error',
+        result: 'error',
+        reference: hash,
+        error: ap2ErrorOf(err.code),
+        error_description: err.message,
+        error_code: err.code,
+        stage,
+      });
+      throw new ApiError(err.code, err.message, {
+        ...(err.details === undefined ? {} : { details: err.details }),
+        headers: { ...(err.headers ?? {}), 'ap2-receipt': receipt },
       });
     }
     throw err;
@@ -236,6 +255,7 @@ export function ap2Routes(services: Services): RouteDef[] {
           select program_id, status, public_key_jwk from agents where id = ${agentId} and principal_id = ${auth.principalId}`;
         if (agent === undefined) throw new ApiError('agent_not_found');
         const mandateId = await recordingRefusal(
+          services,
           ctx,
           'import',
           agentId,
@@ -337,13 +357,16 @@ export function ap2Routes(services: Services): RouteDef[] {
         const [agent] =
           await db`select 1 from agents where id = ${body.agent_id} and principal_id = ${auth.principalId}`;
         if (agent === undefined) throw new ApiError('agent_not_found');
-        const chain = splitChain(body.payment_mandate);
+        let closedToken: string | null = null;
         const presented = await recordingRefusal(
+          services,
           ctx,
           'presentation',
           body.agent_id,
-          () => safeHash(chain.closed),
+          () => (closedToken === null ? null : safeHash(closedToken)),
           async () => {
+            const chain = splitChain(body.payment_mandate);
+            closedToken = chain.closed;
             const openHash = tokenHash(chain.open);
             const [m] = await db<(Ap2MandateRow & { status: string; valid_until: Date })[]>`
               select a.mandate_id, a.agent_id, a.credential_hash, a.issuer_kid, a.cnf_jwk, a.cnf_thumbprint,

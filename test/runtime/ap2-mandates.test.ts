@@ -22,21 +22,33 @@ import {
 import { authorizeBody, query } from '../fixtures/engine-setup.js';
 import { principal } from '../fixtures/holds.js';
 import type { TestPrincipal } from '../fixtures/runtime-principal.js';
-import { expectEnvelope, request, startTestServer, type TestServer } from '../fixtures/server.js';
+import { expectEnvelope, type HttpResult, request, startTestServer, type TestServer } from '../fixtures/server.js';
+import { type Receiver, startReceiver } from '../fixtures/webhook-receiver.js';
 
 let server: TestServer;
 let p: TestPrincipal;
 let issuer: Issuer;
+let receiver: Receiver;
 
 beforeAll(async () => {
   server = await startTestServer();
+  receiver = await startReceiver();
   p = await principal(server);
+  const hook = await request(server, 'POST', '/api/v1/webhooks', {
+    apiKey: p.apiKey,
+    body: {
+      url: `${receiver.url}/ap2`,
+      event_types: ['ap2_mandate.imported', 'ap2_mandate.consumed', 'ap2_mandate.refused'],
+    },
+  });
+  expect(hook.status, hook.text).toBe(201);
   issuer = await newIssuer();
   const put = await putKeys(p, [issuer.publicJwk]);
   expect(put.status, put.text).toBe(200);
 });
 afterAll(async () => {
   await server?.close();
+  await receiver?.close();
 });
 
 function putKeys(who: TestPrincipal, keys: unknown[]) {
@@ -85,6 +97,13 @@ async function verifyWithJwks(jws: string) {
   const jwks = await request(server, 'GET', '/.well-known/jwks.json');
   expect(jwks.status).toBe(200);
   return jwtVerify(jws, createLocalJWKSet(jwks.body as never), { issuer: 'agent-spending-authorization' });
+}
+
+/** The signed AP2 receipt a refusal carries in its AP2-Receipt header, verified. */
+async function refusalReceipt(res: HttpResult) {
+  const jws = res.headers.get('ap2-receipt');
+  expect(jws, res.text).toBeTypeOf('string');
+  return (await verifyWithJwks(jws as string)).payload;
 }
 
 /** What the agent holds: mandates, imported credentials, approvals (no budget spent = none). */
@@ -199,7 +218,15 @@ describe('an imported open mandate, presented twice across two merchants', () =>
     expect(Date.parse(status.body.consumed_at as string)).toBeGreaterThan(0);
     // The same closed mandate again, and another one with the same transaction_id.
     const before = await footprint(agentId);
-    expectEnvelope(await present(agentId, chainOf(open, closed)), 409, 'ap2_mandate_already_consumed');
+    const replay = await present(agentId, chainOf(open, closed));
+    expectEnvelope(replay, 409, 'ap2_mandate_already_consumed');
+    expect(await refusalReceipt(replay)).toMatchObject({
+      status: 'Error',
+      result: 'error',
+      error: 'invalid_mandate',
+      error_code: 'ap2_mandate_already_consumed',
+      reference: hashOf(closed),
+    });
     const again = await closedMandate(agent, open, {
       amount: 1000,
       payee: { id: 'merchant_1' },
@@ -277,8 +304,14 @@ describe('bad input: a clear error, nothing stored, no budget spent', () => {
 
   async function refusedImport(credential: string, code: string, status = 422) {
     const before = await footprint(agentId);
-    const env = expectEnvelope(await importMandate(agentId, credential), status, code);
+    const res = await importMandate(agentId, credential);
+    const env = expectEnvelope(res, status, code);
     expect(await footprint(agentId)).toEqual(before);
+    expect(await refusalReceipt(res)).toMatchObject({
+      status: 'Error',
+      error: code === 'unresolved_constraint' ? 'unresolved_constraint' : 'invalid_credential',
+      error_code: code,
+    });
     return env;
   }
 
@@ -401,5 +434,18 @@ describe('issuer keys per Principal', () => {
       apiKey: p.clientKey,
     });
     expectEnvelope(foreign, 404, 'principal_not_found');
+  });
+});
+
+describe('events', () => {
+  it('imports, consumptions and refusals reach the webhook, signed like every delivery', async () => {
+    const got = await receiver.waitFor(3, 10_000, (r) => r.path === '/ap2');
+    const types = new Set(
+      receiver.requests
+        .filter((r) => r.path === '/ap2')
+        .map((r) => (JSON.parse(r.body) as { event_type: string }).event_type),
+    );
+    expect(got.length).toBeGreaterThanOrEqual(3);
+    expect([...types].sort()).toEqual(['ap2_mandate.consumed', 'ap2_mandate.imported', 'ap2_mandate.refused']);
   });
 });
