@@ -404,6 +404,46 @@ describe('bad input: a clear error, nothing stored, no budget spent', () => {
   });
 });
 
+describe('an imported mandate is amended and revoked as any mandate', () => {
+  it('PATCH changes its terms and keeps it spent by presentation only; a revoke stops presentations', async () => {
+    const agent = newAgentKey();
+    const agentId = await agentWithKey(server, p, agent);
+    const open = await openMandate(issuer, openContent(agent, CONSTRAINTS));
+    const imported = await importMandate(agentId, open);
+    expect(imported.status, imported.text).toBe(201);
+    const mandateId = imported.body.id as string;
+    const patched = await request(server, 'PATCH', `/api/v1/mandates/${mandateId}`, {
+      apiKey: p.apiKey,
+      body: { max_total_amount: '20.00', allowed_payees: ['merchant_1'] },
+    });
+    expect(patched.status, patched.text).toBe(200);
+    expect(patched.body).toMatchObject({ max_total_amount: 20, allowed_payees: ['merchant_1'] });
+    // Still not selected by a plain /authorize.
+    const plain = await request(server, 'POST', '/api/v1/authorize', {
+      apiKey: p.apiKey,
+      body: authorizeBody(agentId, { amount: '10.00', merchant_id: 'merchant_1' }),
+    });
+    expect(plain.body.reason_codes).toEqual(['no_active_mandate']);
+    const there = await closedMandate(agent, open, { amount: 1000, payee: { id: 'merchant_2' } });
+    expect((await present(agentId, chainOf(open, there))).body.reason_codes).toEqual(['payee_not_allowed']);
+    const over = await closedMandate(agent, open, { amount: 2001, payee: { id: 'merchant_1' } });
+    expect((await present(agentId, chainOf(open, over))).body.reason_codes).toEqual(['total_limit_exceeded']);
+    const revoked = await request(server, 'POST', `/api/v1/mandates/${mandateId}/revoke`, {
+      apiKey: p.apiKey,
+      body: { reason: 'The person withdrew consent' },
+    });
+    expect(revoked.status, revoked.text).toBe(200);
+    const before = await footprint(agentId);
+    const after = await closedMandate(agent, open, { amount: 1000, payee: { id: 'merchant_1' } });
+    const res = await present(agentId, chainOf(open, after));
+    expectEnvelope(res, 422, 'mandate_not_active');
+    expect(res.body.message).toContain('REVOKED');
+    expect(await footprint(agentId)).toEqual(before);
+    const status = await request(server, 'GET', `/api/v1/ap2-mandates/${hashOf(open)}`, { apiKey: p.apiKey });
+    expect(status.body).toMatchObject({ kind: 'open', status: 'REVOKED' });
+  });
+});
+
 describe('issuer keys per Principal', () => {
   it('rotate: a new key beside the old, then alone; the retired kid verifies no new import', async () => {
     const q = await principal(server);
