@@ -427,7 +427,7 @@ export function ap2Routes(services: Services): RouteDef[] {
           },
           sessionId: body.session_id ?? null,
           idempotencyKey: null,
-          stepUpConfirmed: false,
+          stepUpConfirmed: body.step_up_confirmed === true,
           captureMethod: 'automatic',
           receivedAtMs: Date.now() - (performance.now() - ctx.startedAt),
           mandateId: m.mandate_id,
@@ -648,6 +648,7 @@ interface Ap2AuthorizeBody {
   mcc?: string;
   country?: string;
   session_id?: string;
+  step_up_confirmed?: boolean;
 }
 
 /** The public members of a JWK, in a fixed order (what is stored and compared). */

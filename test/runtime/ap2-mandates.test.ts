@@ -80,10 +80,11 @@ function importMandate(agentId: string, credential: string, who: TestPrincipal =
   });
 }
 
-function present(agentId: string, chain: string, who: TestPrincipal = p) {
+function present(agentId: string, chain: string, who: TestPrincipal = p, over: Record<string, unknown> = {}) {
   return request(server, 'POST', '/api/v1/authorize/ap2', {
     apiKey: who.apiKey,
     body: {
+      ...over,
       agent_id: agentId,
       payment_mandate: chain,
       mcc: '5411',
@@ -441,6 +442,37 @@ describe('an imported mandate is amended and revoked as any mandate', () => {
     expect(await footprint(agentId)).toEqual(before);
     const status = await request(server, 'GET', `/api/v1/ap2-mandates/${hashOf(open)}`, { apiKey: p.apiKey });
     expect(status.body).toMatchObject({ kind: 'open', status: 'REVOKED' });
+  });
+});
+
+describe('a presentation answered STEP_UP', () => {
+  it('is not consumed, and the same closed mandate presented again once confirmed is approved and consumed', async () => {
+    const q = await principal(server);
+    const k = await newIssuer();
+    expect((await putKeys(q, [k.publicJwk])).status).toBe(200);
+    // Every decision steps up: the Principal's step-up threshold at 0.
+    const t = await request(server, 'PUT', '/api/v1/thresholds', {
+      apiKey: q.apiKey,
+      body: { authorize_step_up_threshold: 0 },
+    });
+    expect(t.status, t.text).toBe(200);
+    const agent = newAgentKey();
+    const agentId = await agentWithKey(server, q, agent);
+    const open = await openMandate(k, openContent(agent, CONSTRAINTS));
+    expect((await importMandate(agentId, open, q)).status).toBe(201);
+    const closed = await closedMandate(agent, open, { amount: 2000, payee: { id: 'merchant_1' } });
+    const first = await present(agentId, chainOf(open, closed), q);
+    expect(first.body.decision, JSON.stringify(first.body)).toBe('STEP_UP');
+    expect((first.body.ap2 as Record<string, unknown>).consumed).toBe(false);
+    const confirmed = await present(agentId, chainOf(open, closed), q, { step_up_confirmed: true });
+    expect(confirmed.body.decision, JSON.stringify(confirmed.body)).toBe('APPROVE');
+    expect(confirmed.body.reason_codes).toEqual(['step_up_confirmed']);
+    expect((confirmed.body.ap2 as Record<string, unknown>).consumed).toBe(true);
+    expectEnvelope(
+      await present(agentId, chainOf(open, closed), q, { step_up_confirmed: true }),
+      409,
+      'ap2_mandate_already_consumed',
+    );
   });
 });
 

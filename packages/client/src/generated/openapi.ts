@@ -987,6 +987,11 @@ export interface components {
             mcc?: components["schemas"]["common.mcc"];
             country?: components["schemas"]["common.country"];
             session_id?: string;
+            /**
+             * @description true when presenting again, after the human confirmed it, a closed mandate that was answered STEP_UP (a STEP_UP does not consume it)
+             * @default false
+             */
+            step_up_confirmed?: boolean;
         };
         /** @description The POST /api/v1/authorize answer for the presented mandate, with `ap2`: the signed AP2 payment receipt (a compact JWS verifiable with GET /.well-known/jwks.json), the hashes and whether the closed mandate was consumed (only an APPROVE consumes it). */
         Ap2AuthorizeResponse: {
