@@ -40,7 +40,7 @@ import {
   verifyClosedMandate,
   verifyOpenMandate,
 } from './ap2-credential.js';
-import { AP2_RECEIPT_TYP, ap2ErrorOf, BUDGET_STATEMENT_TYP, signStatement } from './ap2-statements.js';
+import { AP2_RECEIPT_TYP, AP2_STATUS_TYP, ap2ErrorOf, BUDGET_STATEMENT_TYP, signStatement } from './ap2-statements.js';
 import { bodyOf, idParam } from './context.js';
 import { invalidateAgent } from './engine-handle.js';
 import { assertMandateRoom, loadOwnedMandate, mandateView } from './mandate-store.js';
@@ -575,6 +575,59 @@ export function ap2Routes(services: Services): RouteDef[] {
           currency: closed.currency,
           payee_id: closed.payee_id,
         });
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/ap2-mandates/:hash/status',
+      auth: 'none',
+      response: 'Ap2PublicStatus',
+      operationId: 'getAp2MandatePublicStatus',
+      summary: 'For merchants and credential providers holding a Payment Mandate: its status by hash, signed',
+      errors: ['ap2_mandate_unknown_hash'],
+      handler: async (ctx) => {
+        const hash = ctx.params.hash ?? '';
+        if (!/^[A-Za-z0-9_-]{43}$/.test(hash)) throw new ApiError('ap2_mandate_unknown_hash');
+        // Whoever holds the token can compute its hash (256 bits: not guessable): the answer says
+        // only what a party to the payment may know, never the Principal, the agent or amounts
+        // of other payments. Live first, then the sandbox when it exists.
+        const envs = (['live', 'sandbox'] as const).filter((e) => services.dbs.exists(e));
+        for (const env of envs) {
+          const db = services.dbs.forEnv(env);
+          const [open] = await db<{ status: string; valid_until: Date }[]>`
+            select (case when m.status = 'ACTIVE' and m.valid_until <= now() then 'EXPIRED' else m.status end) as status,
+              m.valid_until
+            from ap2_mandates a join mandates m on m.id = a.mandate_id where a.credential_hash = ${hash}`;
+          const [closed] =
+            open === undefined
+              ? await db<PresentationRow[]>`select * from ap2_presentations where closed_hash = ${hash}`
+              : [];
+          if (open === undefined && closed === undefined) continue;
+          const claims =
+            open !== undefined
+              ? {
+                  kind: 'open',
+                  hash,
+                  vct: OPEN_VCT,
+                  environment: env,
+                  status: open.status,
+                  valid_until: open.valid_until.toISOString(),
+                }
+              : {
+                  kind: 'closed',
+                  hash,
+                  vct: CLOSED_VCT,
+                  environment: env,
+                  status: (closed as PresentationRow).status,
+                  consumed: (closed as PresentationRow).status === 'CONSUMED',
+                  authorization_id: (closed as PresentationRow).authorization_id,
+                  consumed_at: (closed as PresentationRow).consumed_at?.toISOString() ?? null,
+                  transaction_id: (closed as PresentationRow).transaction_id,
+                };
+          const statement = await signStatement(services.auth.receipts, AP2_STATUS_TYP, { ...claims });
+          return json(200, { ...claims, statement });
+        }
+        throw new ApiError('ap2_mandate_unknown_hash');
       },
     },
     {

@@ -12,6 +12,8 @@ import type { ReceiptKeys } from '../receipts/keys.js';
 export const STATEMENT_ISSUER = 'agent-spending-authorization';
 /** `typ` of an AP2 payment receipt issued by this service. */
 export const AP2_RECEIPT_TYP = 'ap2-payment-receipt+jwt';
+/** `typ` of the public status of a Payment Mandate by its hash. */
+export const AP2_STATUS_TYP = 'ap2-mandate-status+jwt';
 /** `typ` of a remaining-budget statement. */
 export const BUDGET_STATEMENT_TYP = 'asas-budget-statement+jwt';
 

@@ -217,6 +217,25 @@ describe('an imported open mandate, presented twice across two merchants', () =>
       transaction_id: 'tx-1',
     });
     expect(Date.parse(status.body.consumed_at as string)).toBeGreaterThan(0);
+    // A merchant or credential provider holding the tokens asks without a credential: signed.
+    const pub = await request(server, 'GET', `/api/v1/ap2-mandates/${hashOf(closed)}/status`);
+    expect(pub.status, pub.text).toBe(200);
+    expect(pub.body).toMatchObject({ kind: 'closed', consumed: true, authorization_id: res.body.authorization_id });
+    const signed = await verifyWithJwks(pub.body.statement as string);
+    expect(signed.payload).toMatchObject({
+      kind: 'closed',
+      hash: hashOf(closed),
+      consumed: true,
+      transaction_id: 'tx-1',
+    });
+    expect(JSON.stringify(pub.body)).not.toContain(agentId);
+    const pubOpen = await request(server, 'GET', `/api/v1/ap2-mandates/${hashOf(open)}/status`);
+    expect(pubOpen.body).toMatchObject({ kind: 'open', status: 'ACTIVE' });
+    expectEnvelope(
+      await request(server, 'GET', `/api/v1/ap2-mandates/${hashOf('unknown')}/status`),
+      404,
+      'ap2_mandate_unknown_hash',
+    );
     // The same closed mandate again, and another one with the same transaction_id.
     const before = await footprint(agentId);
     const replay = await present(agentId, chainOf(open, closed));

@@ -651,6 +651,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/ap2-mandates/{hash}/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** For merchants and credential providers holding a Payment Mandate: its status by hash, signed */
+        get: operations["getAp2MandatePublicStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/mandates/{mandate_id}/budget-statement": {
         parameters: {
             query?: never;
@@ -1058,6 +1075,23 @@ export interface components {
             amount?: number;
             currency?: string;
             payee_id?: string;
+        };
+        /** @description GET /api/v1/ap2-mandates/{hash}/status (no credential): for a merchant or credential provider holding the token, whether an open Payment Mandate is in force, or whether a closed one was consumed, by which authorization and when; `statement` signs the same claims (EdDSA, verify with GET /.well-known/jwks.json). */
+        Ap2PublicStatus: {
+            /** @enum {string} */
+            kind: "open" | "closed";
+            hash: string;
+            vct: string;
+            /** @enum {string} */
+            environment: "live" | "sandbox";
+            /** @enum {string} */
+            status: "ACTIVE" | "EXPIRED" | "REVOKED" | "PENDING" | "CONSUMED";
+            valid_until?: string;
+            consumed?: boolean;
+            authorization_id?: string | null;
+            consumed_at?: string | null;
+            transaction_id?: string;
+            statement: string;
         };
         /** @description An immutable audit log entry (SPEC.md Authorization); also the data of the authorization.decided event. */
         AuthorizationLogEntry: {
@@ -6965,6 +6999,68 @@ export interface operations {
             };
             /** @description `rate_limited`: Too many requests; retry after the indicated delay. */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getAp2MandatePublicStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                hash: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Ap2PublicStatus"];
+                };
+            };
+            /** @description `bad_request`: The request is malformed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description `not_found`: Resource not found.
+             *
+             *     `ap2_mandate_unknown_hash`: No portable mandate of the caller has this hash.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `validation_error`: The request failed validation. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -25,5 +25,6 @@ export const NO_CREDENTIAL: ReadonlySet<string> = new Set([
   'GET /api/v1/openapi.json',
   'POST /oauth/token',
   'GET /.well-known/jwks.json',
+  'GET /api/v1/ap2-mandates/{hash}/status',
   'GET /api/v1/webhooks/events',
 ]);
