@@ -20,6 +20,7 @@ import { createLogger } from '../observability/logger.js';
 import { ServiceMetrics } from '../observability/metrics.js';
 import { HoldExpirySweep } from '../runtime/hold-expiry.js';
 import { RangeRunner } from '../runtime/range-runner.js';
+import { StepUpNotifier } from '../runtime/step-up-notifier.js';
 import { loadSecretBox, resealOpened, resealSecrets } from '../secrets/service.js';
 import { openDatabases } from '../storage/db.js';
 import { IdempotencySweep } from '../storage/idempotency-sweep.js';
@@ -170,11 +171,24 @@ export async function startApp(config: Config, options: { log?: Logger } = {}): 
   const port = await server.listen(config.host, config.port);
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   log.info({ port, host: config.host }, 'listening');
+  const url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
+  // The step-up confirmation e-mail (docs/step-up-confirmation.md); its link needs the address.
+  const stepUpNotifier = new StepUpNotifier(dbs, log, {
+    smtpUrl: config.smtpUrl,
+    from: config.smtpFrom,
+    timeoutMs: config.smtpTimeoutMs,
+    baseUrl: config.publicUrl ?? url,
+    intervalMs: config.stepUpNotifyIntervalMs,
+    onConfirmed: async (env, agentIds) => {
+      events.nudge(env);
+      for (const agentId of agentIds) await engine.invalidateAgent(env, agentId);
+    },
+  });
 
   let closing: Promise<void> | null = null;
   return {
     port,
-    url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`,
+    url,
     services,
     instances,
     close() {
@@ -187,6 +201,7 @@ export async function startApp(config: Config, options: { log?: Logger } = {}): 
         await instances.close();
         await idempotencySweep.close();
         await holdExpiry.close();
+        await stepUpNotifier.close();
         for (const c of closers.reverse()) await c();
         // After the HTTP server and the engine: the last outbox rows are relayed.
         await events.close();

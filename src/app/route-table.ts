@@ -13,6 +13,7 @@ import { onboardingRoutes } from '../onboarding/routes.js';
 import { receiptKeyRoutes } from '../receipts/routes.js';
 import { authorizeRoutes } from '../runtime/authorize-routes.js';
 import { runtimeRoutes } from '../runtime/routes.js';
+import { stepUpPageRoutes } from '../runtime/step-up-page.js';
 import type { SecretBox } from '../secrets/box.js';
 import { webhookRoutes } from '../webhooks/routes.js';
 import { docsRoutes } from './docs-routes.js';
@@ -56,6 +57,7 @@ export function serviceRoutes(parts: RouteParts): RouteDef[] {
       onFairShareRefused: (level) => metrics.fairShareRefused.labels(level).inc(),
     }),
     ...runtimeRoutes(services),
+    ...stepUpPageRoutes(services),
     ...onboardingRoutes(engine),
     ...webhookRoutes(config, events, secrets),
   ];

@@ -26,6 +26,7 @@ export type SecurityAction =
   | 'mandate.updated'
   | 'mandate.revoked'
   | 'step_up_policy.updated'
+  | 'confirmation_channel.updated'
   | 'thresholds.updated'
   | 'thresholds.reset'
   | 'thresholds.shadow_updated'

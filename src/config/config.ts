@@ -146,6 +146,16 @@ export interface Config {
   readonly requestDeadlineMs: number;
   /** Time to open a database connection before it counts as failed, in milliseconds (DATABASE_CONNECT_TIMEOUT_MS). */
   readonly databaseConnectTimeoutMs: number;
+  /** SMTP_URL: the server sending the step-up confirmation e-mail; null: no e-mail is sent. */
+  readonly smtpUrl: string | null;
+  /** SMTP_FROM: the e-mail's sender. */
+  readonly smtpFrom: string;
+  /** SMTP_TIMEOUT_MS: bound on connecting and on each SMTP answer, in milliseconds. */
+  readonly smtpTimeoutMs: number;
+  /** PUBLIC_URL without a trailing slash: base of the confirmation link; null: the edge's own address. */
+  readonly publicUrl: string | null;
+  /** STEP_UP_NOTIFY_INTERVAL_MS: milliseconds between two rounds of the step-up notifier. */
+  readonly stepUpNotifyIntervalMs: number;
 }
 
 export class ConfigError extends Error {
@@ -332,6 +342,11 @@ export function loadConfig(env: Env): Config {
     authorizeDeadlineMs: int(env, 'AUTHORIZE_DEADLINE_MS'),
     requestDeadlineMs: int(env, 'REQUEST_DEADLINE_MS'),
     databaseConnectTimeoutMs: int(env, 'DATABASE_CONNECT_TIMEOUT_MS'),
+    smtpUrl: url(env, 'SMTP_URL'),
+    smtpFrom: text(env, 'SMTP_FROM'),
+    smtpTimeoutMs: int(env, 'SMTP_TIMEOUT_MS'),
+    publicUrl: url(env, 'PUBLIC_URL')?.replace(/\/+$/, '') ?? null,
+    stepUpNotifyIntervalMs: int(env, 'STEP_UP_NOTIFY_INTERVAL_MS'),
   });
 }
 

@@ -13,6 +13,7 @@ export type ConfigSection =
   | 'Deadlines and shutdown'
   | 'Decision engine'
   | 'Webhooks'
+  | 'Step-up confirmation'
   | 'Background work and instances'
   | 'Logging'
   | 'Read outside the parser';
@@ -26,6 +27,7 @@ const SECTIONS: readonly ConfigSection[] = [
   'Deadlines and shutdown',
   'Decision engine',
   'Webhooks',
+  'Step-up confirmation',
   'Background work and instances',
   'Logging',
   'Read outside the parser',
@@ -503,6 +505,51 @@ export const CONFIG_VARIABLES = {
     unit: 'answers',
     meaning:
       'Stored idempotent answers kept per Principal (`/authorize`) and per Client and environment (onboarding), besides the 24 h retention; an older key answers 422 `idempotency_key_expired`.',
+  },
+  // Step-up confirmation (docs/step-up-confirmation.md)
+  SMTP_URL: {
+    kind: 'url',
+    section: 'Step-up confirmation',
+    default: null,
+    defaultText: 'unset: no e-mail is sent; a step-up is then confirmed only with the Principal credential',
+    protocols: ['smtp:', 'smtps:'],
+    meaning:
+      'SMTP server that sends the step-up confirmation e-mail (the link and one-time code) to the address a Principal registered, as a nodemailer connection URL: `smtps://user:password@mail.example.com:465` (TLS from the start) or `smtp://mail.example.com:587` (STARTTLS when offered).',
+  },
+  SMTP_FROM: {
+    kind: 'text',
+    section: 'Step-up confirmation',
+    default: 'Agent Spending Authorization <no-reply@localhost>',
+    accepts: 'an RFC 5322 address, optionally with a display name',
+    meaning: 'Sender (`From`) of the step-up confirmation e-mail.',
+  },
+  SMTP_TIMEOUT_MS: {
+    kind: 'integer',
+    section: 'Step-up confirmation',
+    default: 10_000,
+    min: 100,
+    max: 120_000,
+    unit: 'milliseconds',
+    meaning: 'Bound on connecting to the SMTP server and on each of its answers; a sending that fails is retried.',
+  },
+  PUBLIC_URL: {
+    kind: 'url',
+    section: 'Step-up confirmation',
+    default: null,
+    defaultText: 'unset: the address the edge listens on (`http://HOST:PORT`)',
+    protocols: ['http:', 'https:'],
+    meaning:
+      'Base of the confirmation link e-mailed to the person (`<PUBLIC_URL>/step-up/<token>`): the address people reach the service at, behind its proxy.',
+  },
+  STEP_UP_NOTIFY_INTERVAL_MS: {
+    kind: 'integer',
+    section: 'Step-up confirmation',
+    default: 1_000,
+    min: 50,
+    max: 60_000,
+    unit: 'milliseconds',
+    meaning:
+      'Period of the step-up notifier, which e-mails each new step-up once (every instance; each row is claimed by one).',
   },
   IDEMPOTENCY_SWEEP_SECONDS: {
     kind: 'integer',

@@ -174,8 +174,10 @@ export interface PendingStepUp {
   readonly expiresAtMs: number;
   /** Its step_ups row under the 'principal' confirmation policy (null: cleared by re-submission). */
   readonly stepUpId: string | null;
-  /** Confirmed through the Principal (POST /api/v1/step-ups/{id}/confirm), as read at load. */
+  /** Confirmed through the Principal (POST /api/v1/step-ups/{id}/confirm, or the page), as read at load. */
   readonly confirmed: boolean;
+  /** Declined by the person on the confirmation page, as read at load: the same request is declined. */
+  readonly declined: boolean;
 }
 
 /** Thresholds with the values the hot path needs precomputed (ms, bigint multipliers). */

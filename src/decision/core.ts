@@ -26,6 +26,7 @@ import { recordDecision } from './record.js';
 import { respond } from './respond.js';
 import { openSession } from './sessions.js';
 import { merchantKeyOf } from './state.js';
+import { declinedByPerson } from './step-up.js';
 import { replayInputsOf, shadowDecision } from './threshold-eval.js';
 import { mark, type Work } from './work.js';
 
@@ -60,8 +61,7 @@ export function evaluate(
     limit: null,
     confirmed: false,
     stepUpId: null,
-    stepUpCode: null,
-    stepUpCodeHash: null,
+    stepUpOpened: false,
     stepUpExpiresAtMs: 0,
     events: [],
     marks: new Float64Array(STAGE_SLOTS),
@@ -69,7 +69,7 @@ export function evaluate(
   mark(w, STAGE_MANDATE);
   runGates(state, req, w, nowMs);
   mark(w, STAGE_GATES_END);
-  confirmStepUp(state, req, w, nowMs);
+  if (!declinedByPerson(state, req, w, nowMs)) confirmStepUp(state, req, w, nowMs);
   w.replay = replayInputsOf(w);
   if (state.shadow) w.shadow = { ...shadowDecision(w, w.replay, state.shadow), version: state.shadow.version };
   inspect?.(w);

@@ -5,7 +5,6 @@
 
 import type { TrustLevel } from '../domain/decision.js';
 import { newId } from '../domain/ids.js';
-import { hashStepUpCode, newStepUpCode } from '../domain/step-up-code.js';
 import type { AgentState, PendingStepUp, Zone } from './agent-state.js';
 import { pointsToCompromise } from './evidence.js';
 import type { AuthorizeRequest } from './model/contract.js';
@@ -58,9 +57,9 @@ export function endSession(state: AgentState, req: AuthorizeRequest, w: Work): T
  * The STEP_UP the state remembers for step_up_confirmed (null: not a STEP_UP, or one asking
  * again for a step-up still open). Under the 'principal' policy (docs/step-up-confirmation.md)
  * the same request asking again while its step-up awaits the Principal gets that step-up back
- * (no new code is sent); otherwise a step-up is opened with a one-time code, whose hash the
- * decision's audit row carries into step_ups (migrations/0211) and whose code only
- * step_up.created carries.
+ * (nothing is sent again); otherwise a step-up is opened: the decision's audit row opens its
+ * step_ups row (migrations/0211, 0290), whose one-time code and link the step-up notifier makes
+ * and e-mails to the Principal's own address (src/runtime/step-up-notifier.ts): never an event.
  */
 export function stepUpToRemember(
   state: AgentState,
@@ -79,6 +78,7 @@ export function stepUpToRemember(
       expiresAtMs,
       stepUpId: null,
       confirmed: false,
+      declined: false,
     };
   }
   const idx = findPendingStepUp(state, w.amount, req.currency, w.merchant, nowMs, UNCONFIRMED_STEP_UP);
@@ -89,10 +89,8 @@ export function stepUpToRemember(
     return null;
   }
   const id = newId('stp');
-  const code = newStepUpCode();
   w.stepUpId = id;
-  w.stepUpCode = code;
-  w.stepUpCodeHash = hashStepUpCode(id, code);
+  w.stepUpOpened = true;
   w.stepUpExpiresAtMs = expiresAtMs;
   return {
     authorizationId: w.authorizationId,
@@ -102,6 +100,7 @@ export function stepUpToRemember(
     expiresAtMs,
     stepUpId: id,
     confirmed: false,
+    declined: false,
   };
 }
 

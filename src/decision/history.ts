@@ -87,6 +87,7 @@ export function outcomeOfRow(state: AgentState, r: HistoryRow): Outcome {
             expiresAtMs: r.atMs + state.derived.stepUpWindowMs,
             stepUpId,
             confirmed: false,
+            declined: false,
           },
   };
 }

@@ -282,6 +282,7 @@ export function addOpenStepUps(state: AgentState, rows: readonly OpenStepUpRow[]
       expiresAtMs: dbTimeMs(r.expires_at),
       stepUpId: r.id,
       confirmed: r.status === 'CONFIRMED',
+      declined: r.status === 'DECLINED',
     });
   }
 }

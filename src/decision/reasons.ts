@@ -39,7 +39,11 @@ export const REASONS = {
   ),
   step_up_not_confirmed: r(
     null,
-    'The Principal has not confirmed this STEP_UP yet: have it confirmed with POST /api/v1/step-ups/{step_up_id}/confirm (the Principal credential, or the one-time code of step_up.created), then re-submit the same request with step_up_confirmed: true.',
+    'The Principal has not confirmed this STEP_UP yet: have the person confirm it (the link or one-time code e-mailed to the confirmation address the Principal registered, or POST /api/v1/step-ups/{step_up_id}/confirm with the Principal credential), then re-submit the same request with step_up_confirmed: true.',
+  ),
+  step_up_declined: r(
+    null,
+    'The person declined this exact purchase on the confirmation page: do not retry it; a changed request is a new decision.',
   ),
   agent_inactive: r(
     'agent_inactive',

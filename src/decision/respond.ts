@@ -88,9 +88,10 @@ export function respond(
         recommendations,
       },
     });
-  } else if (decision === 'STEP_UP' && (w.stepUpCode !== null || w.stepUpId === null)) {
+  } else if (decision === 'STEP_UP' && (w.stepUpOpened || w.stepUpId === null)) {
     // Under the 'principal' policy a STEP_UP asking again for a step-up still awaiting the
-    // Principal announces nothing new: its code went out with the step-up that opened it.
+    // Principal announces nothing new. The event never carries the one-time code nor the link:
+    // those reach the person only through the Principal's own channel (step-up-notifier.ts).
     events.push({
       eventType: 'step_up.created',
       data: {
@@ -107,7 +108,6 @@ export function respond(
         trust_score: trustScore,
         risk_score: riskScore,
         step_up_id: w.stepUpId,
-        confirmation_code: w.stepUpCode,
       },
     });
   }
@@ -187,8 +187,15 @@ export function respond(
     capture_method: captureMethod,
     hold_expires_at: holdExpiresAt,
     step_up_id: w.stepUpId,
-    step_up_code_hash: w.stepUpCodeHash,
-    step_up_expires_at: w.stepUpCodeHash === null ? null : isoOf(w.stepUpExpiresAtMs),
+    step_up_expires_at: w.stepUpOpened ? isoOf(w.stepUpExpiresAtMs) : null,
+    // The agent's stated reason, shown to the person on the confirmation page.
+    step_up_intent: w.stepUpOpened
+      ? {
+          intent_type: req.intent.intentType,
+          task: req.intent.taskReference,
+          reasoning_summary: req.intent.reasoningSummary,
+        }
+      : null,
     // Shadow thresholds (threshold-eval.ts): what they decided, without effect.
     shadow:
       w.shadow === undefined

@@ -37,9 +37,8 @@ export interface Work {
    * re-asks for, on an APPROVE the one whose confirmation it used (null: none).
    */
   stepUpId: string | null;
-  /** The one-time code of a step-up this decision opened (sent in step_up.created only), and its hash. */
-  stepUpCode: string | null;
-  stepUpCodeHash: string | null;
+  /** This decision opened its step-up (its audit row opens the step_ups row). */
+  stepUpOpened: boolean;
   /** When the decision's step-up expires (ms). */
   stepUpExpiresAtMs: number;
   /** Events of the decision, in the order they are emitted. */

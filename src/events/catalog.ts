@@ -11,6 +11,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'session.terminate',
   'trust.promotion',
   'step_up.created',
+  'step_up.confirmed',
+  'step_up.declined',
   'webhook.delivery_exhausted',
   'authorization.captured',
   'authorization.released',
@@ -171,7 +173,7 @@ const CATALOG: readonly CatalogEntry[] = [
   {
     type: 'step_up.created',
     description:
-      "A STEP_UP decision asks the human principal to confirm a transaction. Under the Principal's step-up policy principal it opens a step-up: step_up_id and its one-time confirmation_code (null otherwise).",
+      "A STEP_UP decision asks the human principal to confirm a transaction. Under the Principal's step-up policy principal it opens a step-up (step_up_id; null otherwise), whose link and one-time code the service e-mails to the address the Principal registered: never in this event.",
     sample_payload: {
       agent_id: SAMPLE_AGENT,
       authorization_id: SAMPLE_AUTH,
@@ -186,7 +188,37 @@ const CATALOG: readonly CatalogEntry[] = [
       trust_score: 0.74,
       risk_score: 0.58,
       step_up_id: 'stp_sample00000000000000000',
-      confirmation_code: 'K7QM3XHP9T',
+    },
+  },
+  {
+    type: 'step_up.confirmed',
+    description:
+      'The person confirmed a step-up (on the confirmation page: via link; with the one-time code: code; with the Principal credential: credential; a notify-and-proceed notice not declined within its veto window: veto_window). The agent may now re-send the same request with step_up_confirmed: true before expires_at.',
+    sample_payload: {
+      step_up_id: 'stp_sample00000000000000000',
+      agent_id: SAMPLE_AGENT,
+      authorization_id: SAMPLE_AUTH,
+      amount: '180.00',
+      currency: 'USD',
+      merchant_id: null,
+      merchant_name: 'Example Store',
+      confirmed_via: 'link',
+      expires_at: '2025-01-01T12:15:00.000Z',
+    },
+  },
+  {
+    type: 'step_up.declined',
+    description:
+      'The person declined a step-up on the confirmation page: the same request is declined (step_up_declined) until expires_at.',
+    sample_payload: {
+      step_up_id: 'stp_sample00000000000000000',
+      agent_id: SAMPLE_AGENT,
+      authorization_id: SAMPLE_AUTH,
+      amount: '180.00',
+      currency: 'USD',
+      merchant_id: null,
+      merchant_name: 'Example Store',
+      expires_at: '2025-01-01T12:15:00.000Z',
     },
   },
   {

@@ -103,14 +103,18 @@ export function mandateSummary(m: Mandate): Record<string, unknown> {
 }
 
 export function stepUpResult(s: StepUp, waited?: { timedOut: boolean; seconds: number }): ToolResult {
+  // Read as text: a status the client's generated types may not list yet reads as expired-like.
+  const status: string = s.status;
   const next =
-    s.status === 'PENDING'
+    status === 'PENDING'
       ? 'Still waiting for the person: check again later (wait_for_step_up), do not retry the purchase changed.'
-      : s.status === 'CONFIRMED'
+      : status === 'CONFIRMED'
         ? 'Confirmed: send the same purchase again (same amount, currency and merchant) with step_up_confirmed: true.'
-        : s.status === 'USED'
-          ? 'Already used by a confirmed purchase; nothing more to do.'
-          : 'Expired unconfirmed: do not make this purchase unless the person asks again.';
+        : status === 'DECLINED'
+          ? 'Declined by the person: do not make this purchase, and do not retry it changed to get around the answer.'
+          : status === 'USED'
+            ? 'Already used by a confirmed purchase; nothing more to do.'
+            : 'Expired unconfirmed: do not make this purchase unless the person asks again.';
   const out: Record<string, unknown> = {
     step_up_id: s.step_up_id,
     status: s.status,

@@ -201,7 +201,8 @@ export function createAgentMcpServer(api: AgentApi, options: AgentMcpOptions = {
     'step_up_status',
     {
       title: 'Step-up status',
-      description: 'Where a step-up stands: PENDING (the person has not answered), CONFIRMED, USED or EXPIRED.',
+      description:
+        'Where a step-up stands: PENDING (the person has not answered), CONFIRMED, DECLINED (the person said no), USED or EXPIRED.',
       inputSchema: z.object({ step_up_id: z.string().regex(ID) }).strict(),
       annotations: { readOnlyHint: true },
     },

@@ -3,8 +3,13 @@
 //   Principal's agents, `agent` (the default of CONTRACT.md: re-sending with step_up_confirmed)
 //   or `principal` (a STEP_UP carries a step_up_id that must be confirmed first). A change
 //   reaches every actor of the Principal before the answer (invalidatePrincipal).
+// - GET and PUT /api/v1/principals/:principal_id/confirmation-channel: the e-mail address the
+//   step-up notifier sends the confirmation link and one-time code to (src/runtime/
+//   step-up-notifier.ts). Set only with the Principal's own credential: a Client credential acting
+//   for its only Principal (CLIENT_TENANCY), an agent key or a scoped key other than principals
+//   cannot set it, so the party that asked for the purchase cannot route its confirmation to itself.
 // - POST /api/v1/step-ups/:step_up_id/confirm: with the Principal's own credential, or with the
-//   one-time code of step_up.created. One conditional UPDATE of the step_ups row (PENDING, not
+//   one-time code the person got by e-mail. One conditional UPDATE of the step_ups row (PENDING, not
 //   expired, and for a code: its hash, fewer than MAX_CODE_ATTEMPTS wrong codes) decides, so a
 //   step-up is confirmed once whichever instance is asked; the agent's owning actor, on whatever
 //   instance, reloads before the answer (invalidateAgent) and then knows it is confirmed.
@@ -13,10 +18,11 @@ import type { Services } from '../app/services.js';
 import { recordSecurityEvent } from '../audit/security-log.js';
 import { assertOwnAgent } from '../auth/agent-keys.js';
 import type { PrincipalAuth } from '../auth/types.js';
-import { fromDb, toJsonNumber } from '../domain/money.js';
+import { formatAmount, fromDb, parseAmount, toDb, toJsonNumber } from '../domain/money.js';
 import { hashStepUpCode } from '../domain/step-up-code.js';
 import { iso } from '../domain/timestamp.js';
 import { ApiError } from '../errors/registry.js';
+import { outboxEvent, writeOutbox } from '../events/outbox.js';
 import { json, type RequestContext, type RouteDef } from '../http/types.js';
 import type { Sql } from '../storage/db.js';
 import type { PrincipalRow } from '../storage/rows/principals.js';
@@ -44,11 +50,40 @@ type StepUpView = Pick<
   | 'confirmed_via'
   | 'used_at'
   | 'used_by_authorization_id'
-> & { expired: boolean };
+  | 'declined_at'
+  | 'notify_status'
+  | 'principal_id'
+  | 'proceeds_at'
+> & { expired: boolean; client_id: string };
 
 const COLUMNS = (db: Sql) => db`id, authorization_id, agent_id, amount::text as amount, currency, merchant_id,
-  merchant_name, status, (status <> 'USED' and expires_at <= now()) as expired, expires_at, failed_attempts,
-  confirmed_at, confirmed_via, used_at, used_by_authorization_id`;
+  merchant_name, status, (status in ('PENDING', 'CONFIRMED') and expires_at <= now()) as expired, expires_at,
+  failed_attempts, confirmed_at, confirmed_via, used_at, used_by_authorization_id, declined_at, notify_status,
+  principal_id, proceeds_at, (select client_id from principals p where p.id = step_ups.principal_id) as client_id`;
+
+/** What the events of a step-up's answer say of it (never its code or link). */
+export type StepUpEventRow = Pick<
+  StepUpRow,
+  'id' | 'agent_id' | 'authorization_id' | 'amount' | 'currency' | 'merchant_id' | 'merchant_name' | 'expires_at'
+>;
+
+/** The data of step_up.confirmed (with how) or step_up.declined (via null). */
+export function stepUpEventData(
+  r: StepUpEventRow,
+  via: 'link' | 'code' | 'credential' | 'veto_window' | null,
+): Record<string, unknown> {
+  return {
+    step_up_id: r.id,
+    agent_id: r.agent_id,
+    authorization_id: r.authorization_id,
+    amount: formatAmount(fromDb(r.amount) ?? 0n),
+    currency: r.currency,
+    merchant_id: r.merchant_id,
+    merchant_name: r.merchant_name,
+    ...(via === null ? {} : { confirmed_via: via }),
+    expires_at: iso(r.expires_at),
+  };
+}
 
 function view(r: StepUpView): Record<string, unknown> {
   return {
@@ -65,6 +100,9 @@ function view(r: StepUpView): Record<string, unknown> {
     confirmed_via: r.confirmed_via,
     used_at: r.used_at === null ? null : iso(r.used_at),
     used_by_authorization_id: r.used_by_authorization_id,
+    declined_at: r.declined_at === null ? null : iso(r.declined_at),
+    notification: r.notify_status,
+    proceeds_at: r.proceeds_at === null || r.status !== 'PENDING' ? null : iso(r.proceeds_at),
   };
 }
 
@@ -81,7 +119,7 @@ async function refusal(db: Sql, principalId: string, id: string, hash: string | 
     const [wrong] = await db<Pick<StepUpRow, 'failed_attempts'>[]>`
       update step_ups set failed_attempts = failed_attempts + 1
       where id = ${id} and principal_id = ${principalId} and status = 'PENDING' and expires_at > now()
-        and failed_attempts < ${MAX_CODE_ATTEMPTS} and code_hash <> ${hash}
+        and failed_attempts < ${MAX_CODE_ATTEMPTS} and code_hash is distinct from ${hash}
       returning failed_attempts`;
     if (wrong !== undefined) {
       const left = MAX_CODE_ATTEMPTS - wrong.failed_attempts;
@@ -106,8 +144,127 @@ function ownCredential(auth: PrincipalAuth): boolean {
   return auth.scopes.length === 0 || auth.scopes.includes('step_ups');
 }
 
+/**
+ * The confirmation channel is the Principal's own: a credential of the Principal itself (not a
+ * Client credential acting for its only Principal under CLIENT_TENANCY, nor a token minted from
+ * one), with full access or the principals scope (the edge refuses agent keys on this route).
+ */
+async function assertPrincipalOwnCredential(db: Sql, auth: PrincipalAuth): Promise<void> {
+  if (auth.agentId !== undefined) throw new ApiError('forbidden');
+  if (auth.scopes.length > 0 && !auth.scopes.includes('principals')) throw new ApiError('forbidden');
+  const [cred] = await db<{ principal_id: string | null }[]>`
+    select principal_id from credentials where id = ${auth.credentialId}`;
+  if (cred === undefined || cred.principal_id !== auth.principalId) {
+    throw new ApiError(
+      'forbidden',
+      "The confirmation channel is set only with the Principal's own credential, not a Client credential.",
+    );
+  }
+}
+
+interface ChannelRow {
+  confirmation_email: string | null;
+  confirmation_channel_updated_at: Date | null;
+  confirmation_max_per_hour: number | null;
+  notify_proceed_currency: string | null;
+  notify_proceed_max_amount: string | null;
+  notify_proceed_veto_seconds: number | null;
+}
+
+interface ChannelBody {
+  email: string | null;
+  max_confirmations_per_hour?: number | null;
+  notify_and_proceed?: { currency: string; max_amount: string; veto_seconds: number } | null;
+}
+
+const CHANNEL_COLUMNS = (db: Sql) => db`confirmation_email, confirmation_channel_updated_at, confirmation_max_per_hour,
+  notify_proceed_currency, notify_proceed_max_amount::text as notify_proceed_max_amount, notify_proceed_veto_seconds`;
+
+function channelView(principalId: string, r: ChannelRow): Record<string, unknown> {
+  return {
+    principal_id: principalId,
+    email: r.confirmation_email,
+    max_confirmations_per_hour: r.confirmation_max_per_hour,
+    notify_and_proceed:
+      r.notify_proceed_currency === null
+        ? null
+        : {
+            currency: r.notify_proceed_currency,
+            max_amount: formatAmount(fromDb(r.notify_proceed_max_amount) ?? 0n),
+            veto_seconds: r.notify_proceed_veto_seconds,
+          },
+    updated_at: r.confirmation_channel_updated_at === null ? null : iso(r.confirmation_channel_updated_at),
+  };
+}
+
 export function stepUpsRoutes(services: Services): RouteDef[] {
   return [
+    {
+      method: 'GET',
+      path: '/api/v1/principals/:principal_id/confirmation-channel',
+      auth: 'principal',
+      response: 'PrincipalConfirmationChannel',
+      operationId: 'getConfirmationChannel',
+      errors: ['forbidden'],
+      summary: 'The e-mail address the step-up confirmation link and code go to',
+      handler: async (ctx) => {
+        const auth = ownPrincipal(ctx);
+        const { db } = ctx;
+        await assertPrincipalOwnCredential(db, auth);
+        const [row] = await db<ChannelRow[]>`
+          select ${CHANNEL_COLUMNS(db)} from principals where id = ${auth.principalId}`;
+        if (row === undefined) throw new ApiError('principal_not_found');
+        return json(200, channelView(auth.principalId, row));
+      },
+    },
+    {
+      method: 'PUT',
+      path: '/api/v1/principals/:principal_id/confirmation-channel',
+      auth: 'principal',
+      body: 'PrincipalConfirmationChannelRequest',
+      response: 'PrincipalConfirmationChannel',
+      operationId: 'setConfirmationChannel',
+      errors: ['forbidden'],
+      summary: "Set the e-mail address the step-up confirmation link and code go to (the Principal's own credential)",
+      handler: async (ctx) => {
+        const auth = ownPrincipal(ctx);
+        const { db } = ctx;
+        await assertPrincipalOwnCredential(db, auth);
+        const body = bodyOf<ChannelBody>(ctx);
+        const { email } = body;
+        const cap = body.max_confirmations_per_hour ?? null;
+        const npp = body.notify_and_proceed ?? null;
+        const nppAmount = npp === null ? null : parseAmount(npp.max_amount);
+        const row = await db.begin(async (tx) => {
+          const [before] = await tx<ChannelRow[]>`
+            select ${CHANNEL_COLUMNS(tx as unknown as Sql)} from principals where id = ${auth.principalId} for update`;
+          if (before === undefined) throw new ApiError('principal_not_found');
+          const [after] = await tx<ChannelRow[]>`
+            update principals set confirmation_email = ${email}, confirmation_channel_updated_at = now(),
+              confirmation_max_per_hour = ${cap}, notify_proceed_currency = ${npp?.currency ?? null},
+              notify_proceed_max_amount = ${nppAmount === null ? null : toDb(nppAmount)},
+              notify_proceed_veto_seconds = ${npp?.veto_seconds ?? null}
+            where id = ${auth.principalId}
+            returning ${CHANNEL_COLUMNS(tx as unknown as Sql)}`;
+          // The security log keeps what changed, and whether an address is set, not the address.
+          await recordSecurityEvent(tx, ctx, {
+            action: 'confirmation_channel.updated',
+            targetType: 'principal',
+            targetId: auth.principalId,
+            changes: {
+              email_set: { from: before.confirmation_email !== null, to: email !== null },
+              max_confirmations_per_hour: { from: before.confirmation_max_per_hour, to: cap },
+              notify_and_proceed: {
+                from: channelView(auth.principalId, before).notify_and_proceed,
+                to: channelView(auth.principalId, after as ChannelRow).notify_and_proceed,
+              },
+            },
+          });
+          return after as ChannelRow;
+        });
+        return json(200, channelView(auth.principalId, row));
+      },
+    },
     {
       method: 'GET',
       path: '/api/v1/principals/:principal_id/step-up-policy',
@@ -185,7 +342,7 @@ export function stepUpsRoutes(services: Services): RouteDef[] {
         'step_up_code_locked',
       ],
       operationId: 'confirmStepUp',
-      summary: 'Confirm a step-up: with the Principal credential, or with the one-time code of step_up.created',
+      summary: 'Confirm a step-up: with the Principal credential, or with the one-time code e-mailed to the Principal',
       handler: (ctx) => confirm(services, ctx),
     },
   ];
@@ -197,13 +354,27 @@ async function confirm(services: Services, ctx: RequestContext<'principal'>) {
   const { code } = (ctx.body ?? {}) as { code?: string };
   if (code === undefined && !ownCredential(auth)) throw new ApiError('step_up_confirmation_forbidden');
   const hash = code === undefined ? null : hashStepUpCode(id, code);
-  const [row] = await db<StepUpView[]>`
-    update step_ups set status = 'CONFIRMED', confirmed_at = now(),
-      confirmed_via = ${hash === null ? 'credential' : 'code'}, confirmed_by_credential = ${auth.credentialId}
-    where id = ${id} and principal_id = ${auth.principalId} and status = 'PENDING' and expires_at > now()
-      ${hash === null ? db`` : db`and failed_attempts < ${MAX_CODE_ATTEMPTS} and code_hash = ${hash}`}
-    returning ${COLUMNS(db)}`;
+  const via = hash === null ? 'credential' : 'code';
+  // The confirmation and its event (step_up.confirmed) commit together.
+  const row = await db.begin(async (tx) => {
+    const [r] = await tx<StepUpView[]>`
+      update step_ups set status = 'CONFIRMED', confirmed_at = now(),
+        confirmed_via = ${via}, confirmed_by_credential = ${auth.credentialId}
+      where id = ${id} and principal_id = ${auth.principalId} and status = 'PENDING' and expires_at > now()
+        ${hash === null ? tx`` : tx`and failed_attempts < ${MAX_CODE_ATTEMPTS} and code_hash = ${hash}`}
+      returning ${COLUMNS(tx as unknown as Sql)}`;
+    if (r === undefined) return undefined;
+    await writeOutbox(tx, [
+      outboxEvent(
+        { clientId: r.client_id, principalId: r.principal_id, authorizationId: r.authorization_id },
+        'step_up.confirmed',
+        stepUpEventData(r, via),
+      ),
+    ]);
+    return r;
+  });
   if (row === undefined) throw await refusal(db, auth.principalId, id, hash);
+  services.events.nudge(auth.environment);
   // Before answering: the actor holding the agent, on whatever instance, reloads and sees it.
   await invalidateAgent(services, auth.environment, row.agent_id);
   return json(200, view(row));

@@ -396,12 +396,12 @@ export class GroupCommitter {
             merchant_id, merchant_name, country, decision, reason_codes, gates_fired, kya_score, trust_level,
             trust_score, risk_score, session_id, idempotency_key, processing_time_ms, response, created_at,
             request_hash, explanation, capture_method, hold_expires_at, step_up_id, step_up_code_hash,
-            step_up_expires_at, shadow)
+            step_up_expires_at, step_up_intent, shadow)
           select id, principal_id, agent_id, mandate_id, amount, currency, mcc,
             merchant_id, merchant_name, country, decision, reason_codes, gates_fired, kya_score, trust_level,
             trust_score, risk_score, session_id, idempotency_key, processing_time_ms, response, created_at,
             request_hash, explanation, capture_method, hold_expires_at, step_up_id, step_up_code_hash,
-            step_up_expires_at, shadow
+            step_up_expires_at, step_up_intent, shadow
           from json_populate_recordset(null::authorizations, ${tx.typed(JSON.stringify(rows), TEXT_OID)}::json)
           on conflict (principal_id, idempotency_key) where idempotency_key is not null do nothing
           returning id

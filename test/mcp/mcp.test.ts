@@ -1,7 +1,8 @@
 // The agent's MCP server (docs/mcp.md), driven by the SDK's own Client against a running
 // service: over streamable HTTP (src/mcp/http.ts, in this process) and over stdio (the command,
 // `npm run -s mcp`, spawned). Approvals, declines with their reasons, a STEP_UP followed to its
-// confirmation, a hold placed and captured, what is left of the budget; a call naming another
+// confirmation (with the Principal's credential, and by the person on the confirmation page
+// opened from the e-mail a real SMTP server started here received), a hold placed and captured, what is left of the budget; a call naming another
 // agent or reaching another agent's hold is refused; no score, threshold or margin in any answer.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -11,6 +12,8 @@ import { authorizeBody } from '../fixtures/engine-setup.js';
 import { agentWith, principal } from '../fixtures/holds.js';
 import type { TestPrincipal } from '../fixtures/runtime-principal.js';
 import { request, startTestServer, type TestServer } from '../fixtures/server.js';
+import { startSmtpServer, type TestSmtpServer } from '../fixtures/smtp.js';
+import { answerOnPage, stepUpMail } from '../fixtures/step-up-mail.js';
 
 const DIST = new URL(`../../${process.env.DIST_DIR ?? 'dist'}/src/`, import.meta.url).href;
 const { AgentApi } = (await import(`${DIST}mcp/agent-api.js`)) as typeof import('../../dist/src/mcp/agent-api.js');
@@ -37,6 +40,7 @@ interface ToolAnswer {
 }
 
 let server: TestServer;
+let smtp: TestSmtpServer;
 let p: TestPrincipal;
 let own: { agentId: string; mandateId: string };
 let sibling: { agentId: string; mandateId: string };
@@ -87,7 +91,8 @@ const purchase = (amount: string, over: Record<string, unknown> = {}) => ({
 });
 
 beforeAll(async () => {
-  server = await startTestServer();
+  smtp = await startSmtpServer();
+  server = await startTestServer({ SMTP_URL: smtp.url, STEP_UP_NOTIFY_INTERVAL_MS: '100' });
   p = await principal(server);
   own = await agentWith(server, p, { max_amount_per_transaction: '50.00', max_daily_amount: '200.00' });
   sibling = await agentWith(server, p, { max_amount_per_transaction: '50.00' });
@@ -101,6 +106,7 @@ afterAll(async () => {
   await client?.close();
   await http?.close();
   await server?.close();
+  await smtp?.close();
 });
 
 describe('over streamable HTTP', () => {
@@ -237,26 +243,22 @@ describe('over streamable HTTP', () => {
   });
 });
 
+/** A Principal whose every decision steps up and waits for the Principal's confirmation. */
+async function steppingPrincipal(email: string | null = null): Promise<TestPrincipal> {
+  const q = await principal(server);
+  const put = async (path: string, body: unknown) => {
+    const res = await request(server, 'PUT', path, { apiKey: q.apiKey, body });
+    expect(res.status, res.text).toBe(200);
+  };
+  await put('/api/v1/thresholds', { authorize_step_up_threshold: 0 });
+  if (email !== null) await put(`/api/v1/principals/${q.principalId}/confirmation-channel`, { email });
+  await put(`/api/v1/principals/${q.principalId}/step-up-policy`, { confirmation: 'principal' });
+  return q;
+}
+
 describe('a STEP_UP', () => {
   it('is pending until the person confirms, then the unchanged purchase goes through', async () => {
-    // A Principal whose every decision steps up and waits for the Principal's confirmation.
-    const q = await principal(server);
-    expect(
-      (
-        await request(server, 'PUT', '/api/v1/thresholds', {
-          apiKey: q.apiKey,
-          body: { authorize_step_up_threshold: 0 },
-        })
-      ).status,
-    ).toBe(200);
-    expect(
-      (
-        await request(server, 'PUT', `/api/v1/principals/${q.principalId}/step-up-policy`, {
-          apiKey: q.apiKey,
-          body: { confirmation: 'principal' },
-        })
-      ).status,
-    ).toBe(200);
+    const q = await steppingPrincipal();
     const agent = await agentWith(server, q, {});
     const api = await AgentApi.connect({ baseUrl: server.url, apiKey: await issueAgentKey(q, agent.agentId) });
     const mcp = await startMcpHttp(api, 0, '127.0.0.1', { pollMs: 100 });
@@ -318,6 +320,51 @@ describe('over stdio', () => {
       expect(declined.structuredContent?.decision).toBe('DECLINE');
     } finally {
       await c.close();
+    }
+  });
+
+  it('confirmed by the person on the page from the e-mailed link: approved; declined there: refused', async () => {
+    const q = await steppingPrincipal('pat.person@example.test');
+    const agent = await agentWith(server, q, {});
+    const api = await AgentApi.connect({ baseUrl: server.url, apiKey: await issueAgentKey(q, agent.agentId) });
+    const mcp = await startMcpHttp(api, 0, '127.0.0.1', { pollMs: 100 });
+    const c = await httpClient(mcp.url);
+    try {
+      // Approved on the page while the agent waits.
+      const stepped = await call(c, 'authorize_purchase', purchase('9.00'));
+      const id = stepped.structuredContent?.step_up_id as string;
+      expect(id).toMatch(/^stp_/);
+      // The agent's answers never carry the link or the code.
+      const { link, token, code } = await stepUpMail(smtp, id);
+      expect(JSON.stringify(stepped)).not.toContain(code);
+      const waiting = call(c, 'wait_for_step_up', { step_up_id: id, timeout_seconds: 20 });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const answered = await answerOnPage(link, 'approve');
+      expect(answered.status).toBe(200);
+      expect(await answered.text()).toContain('Purchase approved');
+      const confirmed = await waiting;
+      expect(confirmed.structuredContent).toMatchObject({ status: 'CONFIRMED', timed_out: false });
+      for (const s of [code, token]) expect(JSON.stringify(confirmed)).not.toContain(s);
+      const approved = await call(c, 'authorize_purchase', { ...purchase('9.00'), step_up_confirmed: true });
+      expect(approved.structuredContent).toMatchObject({
+        decision: 'APPROVE',
+        reason_codes: ['step_up_confirmed'],
+        step_up_id: id,
+      });
+
+      // Declined on the page: the tool says so, and the same purchase is refused.
+      const second = await call(c, 'authorize_purchase', purchase('8.00'));
+      const declinedId = second.structuredContent?.step_up_id as string;
+      const mail = await stepUpMail(smtp, declinedId);
+      expect((await answerOnPage(mail.link, 'decline')).status).toBe(200);
+      const status = await call(c, 'step_up_status', { step_up_id: declinedId });
+      expect(status.structuredContent).toMatchObject({ status: 'DECLINED' });
+      expect(status.structuredContent?.next).toMatch(/^Declined by the person/);
+      const refused = await call(c, 'authorize_purchase', { ...purchase('8.00'), step_up_confirmed: true });
+      expect(refused.structuredContent).toMatchObject({ decision: 'DECLINE', reason_codes: ['step_up_declined'] });
+    } finally {
+      await c.close();
+      await mcp.close();
     }
   });
 });

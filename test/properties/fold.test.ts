@@ -173,12 +173,12 @@ function requestOf(s: Step, state: AgentState, at: number): AuthorizeRequest {
   });
 }
 
-/** Commits a decision: its audit row, the step_ups trigger, the agent row's update. */
+/** Commits a decision: its audit row, the step_ups trigger (migrations/0290: opened on step_up_expires_at), the agent row's update. */
 function commit(run: Run, ev: Evaluation): void {
   const a = ev.audit;
   run.audits.push(a);
   const stepUpId = a.step_up_id ?? null;
-  if (a.decision === 'STEP_UP' && a.step_up_code_hash && stepUpId !== null) {
+  if (a.decision === 'STEP_UP' && a.step_up_expires_at && stepUpId !== null) {
     if (!run.stepUps.has(stepUpId))
       run.stepUps.set(stepUpId, {
         id: stepUpId,

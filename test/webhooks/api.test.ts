@@ -234,7 +234,9 @@ describe('GET /api/v1/webhooks/events', () => {
       'principal_budget.exhausted',
       'principal_budget.threshold_reached',
       'session.terminate',
+      'step_up.confirmed',
       'step_up.created',
+      'step_up.declined',
       'trust.promotion',
       'webhook.delivery_exhausted',
     ]);

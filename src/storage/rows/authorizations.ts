@@ -63,8 +63,21 @@ export interface AuthorizationRow {
   step_up_id: string | null;
   step_up_code_hash: string | null;
   step_up_expires_at: Date | null;
+  /**
+   * Migration 0290: on the STEP_UP that opened a step-up, the agent's stated reason (intent type,
+   * task, reasoning summary) the confirmation page shows; null otherwise. No code hash any more:
+   * step_up_code_hash stays null on new rows (the notifier sets step_ups.code_hash).
+   */
+  step_up_intent: StepUpIntent | null;
   /** Migration 0241: null when the Principal had no shadow thresholds. */
   shadow: ShadowDecision | null;
+}
+
+/** The agent's stated reason for a purchase that opened a step-up (migrations/0290). */
+export interface StepUpIntent {
+  intent_type: string;
+  task: string;
+  reasoning_summary: string | null;
 }
 
 /** The columns whose written form differs from the row read back. */
@@ -79,6 +92,7 @@ type WrittenApart =
   | 'step_up_id'
   | 'step_up_code_hash'
   | 'step_up_expires_at'
+  | 'step_up_intent'
   | 'shadow';
 
 /**
@@ -97,5 +111,6 @@ export type AuthorizationWrite = Omit<AuthorizationRow, WrittenApart> &
     hold_expires_at?: string | null;
     /** ISO 8601 UTC. */
     step_up_expires_at?: string | null;
+    step_up_intent?: StepUpIntent | null;
     shadow?: (Omit<ShadowDecision, 'gates_fired'> & { gates_fired: readonly string[] }) | null;
   };

@@ -505,6 +505,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/principals/{principal_id}/confirmation-channel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The e-mail address the step-up confirmation link and code go to */
+        get: operations["getConfirmationChannel"];
+        /** Set the e-mail address the step-up confirmation link and code go to (the Principal's own credential) */
+        put: operations["setConfirmationChannel"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/principals/{principal_id}/step-up-policy": {
         parameters: {
             query?: never;
@@ -552,7 +570,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Confirm a step-up: with the Principal credential, or with the one-time code of step_up.created */
+        /** Confirm a step-up: with the Principal credential, or with the one-time code e-mailed to the Principal */
         post: operations["confirmStepUp"];
         delete?: never;
         options?: never;
@@ -1176,7 +1194,7 @@ export interface components {
             };
             idempotency_key?: string;
             /**
-             * @description true when re-sending a STEP_UP request after the human confirmed it. Under the Principal's step-up policy principal it clears only a step-up confirmed with POST /api/v1/step-ups/{step_up_id}/confirm (else the answer stays STEP_UP, reason step_up_not_confirmed).
+             * @description true when re-sending a STEP_UP request after the human confirmed it. Under the Principal's step-up policy principal it clears only a step-up confirmed through the Principal: on the confirmation page, with the e-mailed code, or with POST /api/v1/step-ups/{step_up_id}/confirm (else the answer stays STEP_UP, reason step_up_not_confirmed; a step-up the person declined answers DECLINE, reason step_up_declined).
              * @default false
              */
             step_up_confirmed?: boolean;
@@ -1681,6 +1699,40 @@ export interface components {
              */
             alert_share?: number;
         };
+        /** @description Where the person who confirms the Principal's step-ups is reached (docs/step-up-confirmation.md): when a STEP_UP opens a step-up under the step-up policy principal, the service e-mails this address a single-use link to the confirmation page and the one-time code. Set only with the Principal's own credential (full access or the principals scope; never a Client credential, an agent key or a token minted from one). */
+        PrincipalConfirmationChannel: {
+            principal_id: string;
+            /**
+             * Format: email
+             * @description the confirmation address; null: none (a step-up is then confirmed only with the Principal credential)
+             */
+            email: string | null;
+            /** @description when it was last set (null: never) */
+            updated_at: components["schemas"]["common.timestamp"] | null;
+            /** @description At most this many confirmation e-mails per rolling hour for the Principal; beyond it a step-up is not e-mailed (notification capped) and only the Principal credential confirms it. null: no cap (the default). */
+            max_confirmations_per_hour: number | null;
+            /** @description Notify-and-proceed for small amounts: a step-up of at most max_amount in currency is e-mailed as a notice and confirms itself (confirmed_via veto_window) veto_seconds after the e-mail went out, unless the person declined it on the page first. null: off (the default). */
+            notify_and_proceed: {
+                currency: string;
+                max_amount: string;
+                /** @description how long after the e-mail went out the person may decline before the step-up confirms itself (less than the step-up window to matter) */
+                veto_seconds: number;
+            } | null;
+        };
+        /** @description PUT /api/v1/principals/{principal_id}/confirmation-channel: the address the step-up confirmation e-mail goes to, or null to remove it. max_confirmations_per_hour and notify_and_proceed left out are null (off). */
+        PrincipalConfirmationChannelRequest: {
+            /** Format: email */
+            email: string | null;
+            /** @description At most this many confirmation e-mails per rolling hour for the Principal; beyond it a step-up is not e-mailed (notification capped) and only the Principal credential confirms it. null: no cap (the default). */
+            max_confirmations_per_hour?: number | null;
+            /** @description Notify-and-proceed for small amounts: a step-up of at most max_amount in currency is e-mailed as a notice and confirms itself (confirmed_via veto_window) veto_seconds after the e-mail went out, unless the person declined it on the page first. null: off (the default). */
+            notify_and_proceed?: {
+                currency: string;
+                max_amount: string;
+                /** @description how long after the e-mail went out the person may decline before the step-up confirms itself (less than the step-up window to matter) */
+                veto_seconds: number;
+            } | null;
+        };
         /** @description Registration of a Principal (POST /principals; the principal object of POST /onboard). */
         PrincipalCreateRequest: {
             /** @enum {string} */
@@ -1733,7 +1785,7 @@ export interface components {
             env: "sandbox";
             message: string;
         };
-        /** @description Who clears a STEP_UP of the Principal's agents (docs/step-up-confirmation.md). agent (default): re-sending the same request with step_up_confirmed: true. principal: a STEP_UP carries a step_up_id and is cleared only after POST /api/v1/step-ups/{step_up_id}/confirm, with a Principal credential that is not limited to the authorize scope, or with the one-time code of the step_up.created event. */
+        /** @description Who clears a STEP_UP of the Principal's agents (docs/step-up-confirmation.md). agent (default): re-sending the same request with step_up_confirmed: true. principal: a STEP_UP carries a step_up_id and is cleared only after POST /api/v1/step-ups/{step_up_id}/confirm, with a Principal credential that is not limited to the authorize scope, or by the person on the confirmation page (or with the one-time code) e-mailed to the address the Principal registered (PUT /api/v1/principals/{principal_id}/confirmation-channel). */
         PrincipalStepUpPolicy: {
             readonly principal_id?: string;
             /** @enum {string} */
@@ -2092,11 +2144,11 @@ export interface components {
              */
             updated_at: string | null;
         };
-        /** @description A step-up under the Principal's step-up policy principal (docs/step-up-confirmation.md). Once CONFIRMED, the agent's next request with the same amount, currency and merchant and step_up_confirmed: true, before expires_at, clears it; it is then USED. EXPIRED once expires_at has passed unconfirmed or unused. */
+        /** @description A step-up under the Principal's step-up policy principal (docs/step-up-confirmation.md). Once CONFIRMED, the agent's next request with the same amount, currency and merchant and step_up_confirmed: true, before expires_at, clears it; it is then USED. DECLINED when the person declined it on the confirmation page (final). EXPIRED once expires_at has passed unconfirmed or unused. */
         StepUp: {
             step_up_id: string;
             /** @enum {string} */
-            status: "PENDING" | "CONFIRMED" | "USED" | "EXPIRED";
+            status: "PENDING" | "CONFIRMED" | "DECLINED" | "USED" | "EXPIRED";
             /** @description the STEP_UP decision that opened it */
             authorization_id: string;
             agent_id: string;
@@ -2107,12 +2159,21 @@ export interface components {
             expires_at: components["schemas"]["common.timestamp"];
             confirmed_at: components["schemas"]["common.timestamp"] | null;
             /** @enum {string|null} */
-            confirmed_via: "credential" | "code" | null;
+            confirmed_via: "credential" | "code" | "link" | "veto_window" | null;
             used_at: components["schemas"]["common.timestamp"] | null;
             /** @description the APPROVE that used the confirmation */
             used_by_authorization_id: string | null;
+            /** @description when the person declined it on the confirmation page (status DECLINED) */
+            declined_at: components["schemas"]["common.timestamp"] | null;
+            /**
+             * @description the e-mail to the Principal's confirmation address: pending (being sent), sent, no_channel (the Principal registered no address, or the service sends no e-mail), failed (attempts used up), capped (the Principal's max_confirmations_per_hour was reached), none (opened before e-mail existed)
+             * @enum {string}
+             */
+            notification: "pending" | "sent" | "no_channel" | "failed" | "capped" | "none";
+            /** @description notify-and-proceed: when the step-up confirms itself unless the person declines first (null: it waits for an answer) */
+            proceeds_at: components["schemas"]["common.timestamp"] | null;
         };
-        /** @description POST /api/v1/step-ups/{step_up_id}/confirm. Without code: the caller's credential must be the Principal's own (full access, or the step_ups scope). With code: the one-time code of the step_up.created event (case, spaces and dashes ignored), from any credential of the Principal that reaches this path, e.g. the agent's authorize-scoped key; five wrong codes lock the code. */
+        /** @description POST /api/v1/step-ups/{step_up_id}/confirm. Without code: the caller's credential must be the Principal's own (full access, or the step_ups scope). With code: the one-time code e-mailed to the Principal's confirmation address (case, spaces and dashes ignored), from any credential of the Principal that reaches this path, e.g. the agent's authorize-scoped key; five wrong codes lock the code. */
         StepUpConfirmRequest: {
             code?: string;
         };
@@ -2365,7 +2426,7 @@ export interface components {
          * @description A webhook event type, an alias of one (kya.zone.red, kya.zone.critical) or the wildcard "*".
          * @enum {string}
          */
-        WebhookEventTypeName: "gate.fired" | "authorization.decline" | "cts.red" | "cts.critical" | "session.terminate" | "trust.promotion" | "step_up.created" | "webhook.delivery_exhausted" | "authorization.captured" | "authorization.released" | "authorization.expired" | "authorization.refunded" | "budget.threshold_reached" | "budget.exhausted" | "mandate.updated" | "mandate.revoked" | "principal_budget.threshold_reached" | "principal_budget.exhausted" | "ap2_mandate.imported" | "ap2_mandate.consumed" | "ap2_mandate.refused" | "kya.zone.red" | "kya.zone.critical" | "*";
+        WebhookEventTypeName: "gate.fired" | "authorization.decline" | "cts.red" | "cts.critical" | "session.terminate" | "trust.promotion" | "step_up.created" | "step_up.confirmed" | "step_up.declined" | "webhook.delivery_exhausted" | "authorization.captured" | "authorization.released" | "authorization.expired" | "authorization.refunded" | "budget.threshold_reached" | "budget.exhausted" | "mandate.updated" | "mandate.revoked" | "principal_budget.threshold_reached" | "principal_budget.exhausted" | "ap2_mandate.imported" | "ap2_mandate.consumed" | "ap2_mandate.refused" | "kya.zone.red" | "kya.zone.critical" | "*";
         WebhookList: {
             items: components["schemas"]["Webhook"][];
             /** @description Pass as cursor for the next page; null at the end. */
@@ -5740,6 +5801,202 @@ export interface operations {
              *
              *     `invalid_timezone`: timezone must be an IANA time zone name, e.g. Europe/Berlin or UTC.
              */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests; retry after the indicated delay. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getConfirmationChannel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                principal_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PrincipalConfirmationChannel"];
+                };
+            };
+            /** @description `bad_request`: The request is malformed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthorized`: Missing or invalid credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `forbidden`: Access to this resource is forbidden. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `principal_not_found`: Principal not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `validation_error`: The request failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests; retry after the indicated delay. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    setConfirmationChannel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                principal_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PrincipalConfirmationChannelRequest"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PrincipalConfirmationChannel"];
+                };
+            };
+            /**
+             * @description `bad_request`: The request is malformed.
+             *
+             *     `invalid_json`: The request body is not valid JSON.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthorized`: Missing or invalid credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `forbidden`: Access to this resource is forbidden. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `principal_not_found`: Principal not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payload_too_large`: The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unsupported_media_type`: Content-Type must be application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `validation_error`: The request failed validation. */
             422: {
                 headers: {
                     [name: string]: unknown;
