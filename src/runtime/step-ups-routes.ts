@@ -288,10 +288,13 @@ export function stepUpsRoutes(services: Services): RouteDef[] {
       body: 'PrincipalStepUpPolicy',
       response: 'PrincipalStepUpPolicy',
       operationId: 'setStepUpPolicy',
+      errors: ['forbidden'],
       summary: 'Set who clears a STEP_UP: agent (re-send with step_up_confirmed) or principal (confirm first)',
       handler: async (ctx) => {
         const auth = ownPrincipal(ctx);
         const { db } = ctx;
+        // Who may switch the person's confirmation off is who may route it: the Principal itself.
+        await assertPrincipalOwnCredential(db, auth);
         const { confirmation } = bodyOf<{ confirmation: 'agent' | 'principal' }>(ctx);
         // The change and its security record commit together; the previous value is locked.
         await db.begin(async (tx) => {

@@ -110,6 +110,12 @@ describe('the confirmation channel', () => {
     expectEnvelope(byClient, 403, 'forbidden');
     expect(byClient.text).toContain("Principal's own credential");
     expectEnvelope(await channel(p, p.clientKey), 403, 'forbidden');
+    // Nor can the Client's key switch the person's confirmation off.
+    const policyOff = await request(server, 'PUT', `/api/v1/principals/${p.principalId}/step-up-policy`, {
+      apiKey: p.clientKey,
+      body: { confirmation: 'agent' },
+    });
+    expectEnvelope(policyOff, 403, 'forbidden');
     expectEnvelope(await channel(p, p.apiKey, { email: 'not an address' }), 422, 'validation_error');
 
     const set = await channel(p, p.apiKey, { email: EMAIL });
