@@ -377,7 +377,7 @@ export class HttpServer {
     this.#finish(pending, ctx.method, reply.status);
     if (this.#deps.log.isLevelEnabled('debug')) {
       this.#deps.log.debug(
-        { request_id: ctx.requestId, method: ctx.method, path: ctx.path, status: reply.status },
+        { request_id: ctx.requestId, method: ctx.method, path: loggedPath(ctx, pending), status: reply.status },
         'request',
       );
     }
@@ -387,7 +387,7 @@ export class HttpServer {
     const env = errorEnvelope(err, ctx.requestId, this.#deps.log);
     if (env.status >= 500 || this.#deps.log.isLevelEnabled('debug')) {
       this.#deps.log[env.status >= 500 ? 'error' : 'debug'](
-        { request_id: ctx.requestId, method: ctx.method, path: ctx.path, status: env.status },
+        { request_id: ctx.requestId, method: ctx.method, path: loggedPath(ctx, pending), status: env.status },
         'request failed',
       );
     }
@@ -419,6 +419,11 @@ export class HttpServer {
       m.httpDuration.labels(pending.route).observe((performance.now() - pending.startedAt) / 1000);
     }
   }
+}
+
+/** The path as logged: a route whose path carries a secret (secretPath) logs its template. */
+function loggedPath(ctx: RequestContext, pending: Pending): string {
+  return pending.def?.secretPath === true ? pending.route : ctx.path;
 }
 
 function parseQuery(qs: string): Record<string, string> {

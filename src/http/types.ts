@@ -116,6 +116,11 @@ export interface RouteFor<A extends AuthMode> {
   agentKey?: 'path' | 'handler';
   /** Excluded from the public OpenAPI document (operator plane). */
   internal?: boolean;
+  /**
+   * The path itself is a credential (the step-up confirmation link's token): logs name the
+   * route's template, never the path.
+   */
+  secretPath?: boolean;
   /** Also accepts application/x-www-form-urlencoded bodies (only /oauth/token). */
   form?: boolean;
   /**

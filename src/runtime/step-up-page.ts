@@ -312,6 +312,7 @@ export function stepUpPageRoutes(services: Services): RouteDef[] {
       path: '/step-up/:token',
       auth: 'none',
       internal: true,
+      secretPath: true,
       summary: 'The confirmation page of a step-up (the link e-mailed to the Principal)',
       handler: async (ctx) => {
         const link = resolve(ctx);
@@ -326,6 +327,7 @@ export function stepUpPageRoutes(services: Services): RouteDef[] {
       path: '/step-up/:token',
       auth: 'none',
       internal: true,
+      secretPath: true,
       summary: 'Approve or decline a step-up on its confirmation page',
       handler: async (ctx) => {
         if (crossSite(ctx, publicHost)) {

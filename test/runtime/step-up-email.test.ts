@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { connect } from '@nats-io/transport-node';
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deleteStream, ownStream, type StreamEnv, storedMessages } from '../fixtures/drills/nats-stream.js';
 import { query } from '../fixtures/engine-setup.js';
@@ -28,6 +29,8 @@ let p: TestPrincipal;
 let agentKey: string;
 let webhookId: string;
 const EMAIL = 'pat.person@example.test';
+/** Everything the service logs, at debug level. */
+const logLines: string[] = [];
 
 function channel(who: TestPrincipal, apiKey: string, body?: unknown) {
   const path = `/api/v1/principals/${who.principalId}/confirmation-channel`;
@@ -67,13 +70,16 @@ beforeAll(async () => {
   smtp = await startSmtpServer();
   receiver = await startReceiver();
   stream = EMBEDDED ? null : ownStream('stepupmail');
-  server = await startTestServer({
-    SMTP_URL: smtp.url,
-    SMTP_FROM: 'ASAS <confirm@asas.test>',
-    STEP_UP_NOTIFY_INTERVAL_MS: '100',
-    CLIENT_TENANCY: 'on',
-    ...(stream ?? {}),
-  });
+  server = await startTestServer(
+    {
+      SMTP_URL: smtp.url,
+      SMTP_FROM: 'ASAS <confirm@asas.test>',
+      STEP_UP_NOTIFY_INTERVAL_MS: '100',
+      CLIENT_TENANCY: 'on',
+      ...(stream ?? {}),
+    },
+    { log: pino({ level: 'debug' }, { write: (line: string) => void logLines.push(line) }) },
+  );
   p = await principal(server);
   agentKey = (await issuePrincipalKey(server, p.principalId, 'live', { scopes: 'authorize' })).apiKey;
   await prepare(p);
@@ -184,6 +190,11 @@ describe('a STEP_UP under the principal policy', () => {
     expect(createdEvent.data).not.toHaveProperty('confirmation_code');
     const secretParts = [code, token, token.slice('live.'.length)];
     for (const h of receiver.requests) for (const s of secretParts) expect(h.body).not.toContain(s);
+
+    // The link's page, now used, answers 410; the request log names the route, not the token.
+    expect((await fetch(link)).status).toBe(410);
+    expect(logLines.some((l) => l.includes('"path":"/step-up/:token"'))).toBe(true);
+    for (const l of logLines) for (const s of secretParts) expect(l).not.toContain(s);
 
     // The stored outbox and every other table.
     const rows = await everyStoredRow();
