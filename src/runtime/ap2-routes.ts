@@ -16,7 +16,7 @@ import { performance } from 'node:perf_hooks';
 import type { JWK } from 'jose';
 import type postgres from 'postgres';
 import type { Services } from '../app/services.js';
-import { assertOwnAgent } from '../auth/agent-keys.js';
+import { assertOwnAgent, boundAgent } from '../auth/agent-keys.js';
 import type { PrincipalAuth } from '../auth/types.js';
 import type { AuthorizeRequest } from '../decision/model/contract.js';
 import { type DecisionReply, finishReply, toReply } from '../decision/model/reply.js';
@@ -41,6 +41,7 @@ import {
   verifyOpenMandate,
 } from './ap2-credential.js';
 import { AP2_RECEIPT_TYP, AP2_STATUS_TYP, ap2ErrorOf, BUDGET_STATEMENT_TYP, signStatement } from './ap2-statements.js';
+import { withholdAgentScores } from './authorize-routes.js';
 import { bodyOf, idParam } from './context.js';
 import { invalidateAgent } from './engine-handle.js';
 import { assertMandateRoom, loadOwnedMandate, mandateView } from './mandate-store.js';
@@ -442,6 +443,8 @@ export function ap2Routes(services: Services): RouteDef[] {
         const decision = JSON.parse(
           finishReply(reply, Math.round((performance.now() - startedAt) * 1000) / 1000),
         ) as Record<string, unknown>;
+        // An agent key gets the verdict without the scores, as on POST /authorize (docs/auth.md).
+        if (boundAgent(auth) !== null) withholdAgentScores(decision);
         const approved = decision.decision === 'APPROVE';
         const authorizationId = (decision.authorization_id as string | null) ?? null;
         const owner = { clientId: auth.clientId, principalId: auth.principalId };

@@ -303,12 +303,17 @@ const rawNumbers = ((_key: string, value: unknown, context: { source?: string })
  */
 const AGENT_WITHHELD = ['risk_score', 'kya_score', 'trust_score', 'intent_anomaly_score', 'cognitive_limit_multiplier'];
 
-/** An agent key's POST /authorize answer: the scores withheld (not the hot path: agent keys only). */
-function agentKeyBody(rawJson: string): string {
-  const body = JSON.parse(rawJson, rawNumbers) as Record<string, unknown>;
+/** Sets the scores an agent key does not get to null in a decision's answer (also POST /authorize/ap2's). */
+export function withholdAgentScores(body: Record<string, unknown>): void {
   for (const k of AGENT_WITHHELD) if (k in body) body[k] = null;
   const risk = body.risk_assessment as Record<string, unknown> | null | undefined;
   if (risk !== null && typeof risk === 'object' && 'score' in risk) risk.score = null;
+}
+
+/** An agent key's POST /authorize answer: the scores withheld (not the hot path: agent keys only). */
+function agentKeyBody(rawJson: string): string {
+  const body = JSON.parse(rawJson, rawNumbers) as Record<string, unknown>;
+  withholdAgentScores(body);
   return JSON.stringify(body);
 }
 

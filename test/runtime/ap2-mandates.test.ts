@@ -80,7 +80,7 @@ function importMandate(agentId: string, credential: string, who: TestPrincipal =
   });
 }
 
-function present(agentId: string, chain: string, who: TestPrincipal = p, over: Record<string, unknown> = {}) {
+function presentOnce(agentId: string, chain: string, who: TestPrincipal, over: Record<string, unknown>) {
   return request(server, 'POST', '/api/v1/authorize/ap2', {
     apiKey: who.apiKey,
     body: {
@@ -92,6 +92,25 @@ function present(agentId: string, chain: string, who: TestPrincipal = p, over: R
       intent_context: { intent_type: 'purchase', task_reference: 'weekly groceries' },
     },
   });
+}
+
+/** Runs `call` again while it answers the safe DECLINE system_unavailable (see present). */
+async function retried(call: () => Promise<HttpResult>): Promise<HttpResult> {
+  for (let attempt = 0; ; attempt++) {
+    const res = await call();
+    const codes = res.status === 200 ? (res.body.reason_codes as string[]) : [];
+    if (codes.join() !== 'system_unavailable' || attempt >= 20) return res;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/**
+ * One presentation. A cold actor whose load misses its deadline on this busy machine answers the
+ * safe DECLINE system_unavailable (nothing recorded, the closed mandate not consumed): it says
+ * nothing about the mandate, so it is presented again. Every other answer is returned as it came.
+ */
+async function present(agentId: string, chain: string, who: TestPrincipal = p, over: Record<string, unknown> = {}) {
+  return retried(() => presentOnce(agentId, chain, who, over));
 }
 
 async function verifyWithJwks(jws: string) {
@@ -181,10 +200,12 @@ describe('an imported open mandate, presented twice across two merchants', () =>
   });
 
   it('is spent only by presentation: a plain /authorize does not select it', async () => {
-    const res = await request(server, 'POST', '/api/v1/authorize', {
-      apiKey: p.apiKey,
-      body: authorizeBody(agentId, { amount: '10.00', merchant_id: 'merchant_1' }),
-    });
+    const res = await retried(() =>
+      request(server, 'POST', '/api/v1/authorize', {
+        apiKey: p.apiKey,
+        body: authorizeBody(agentId, { amount: '10.00', merchant_id: 'merchant_1' }),
+      }),
+    );
     expect(res.body.reason_codes).toEqual(['no_active_mandate']);
   });
 
@@ -439,10 +460,12 @@ describe('an imported mandate is amended and revoked as any mandate', () => {
     expect(patched.status, patched.text).toBe(200);
     expect(patched.body).toMatchObject({ max_total_amount: 20, allowed_payees: ['merchant_1'] });
     // Still not selected by a plain /authorize.
-    const plain = await request(server, 'POST', '/api/v1/authorize', {
-      apiKey: p.apiKey,
-      body: authorizeBody(agentId, { amount: '10.00', merchant_id: 'merchant_1' }),
-    });
+    const plain = await retried(() =>
+      request(server, 'POST', '/api/v1/authorize', {
+        apiKey: p.apiKey,
+        body: authorizeBody(agentId, { amount: '10.00', merchant_id: 'merchant_1' }),
+      }),
+    );
     expect(plain.body.reason_codes).toEqual(['no_active_mandate']);
     const there = await closedMandate(agent, open, { amount: 1000, payee: { id: 'merchant_2' } });
     expect((await present(agentId, chainOf(open, there))).body.reason_codes).toEqual(['payee_not_allowed']);
@@ -492,6 +515,33 @@ describe('a presentation answered STEP_UP', () => {
       409,
       'ap2_mandate_already_consumed',
     );
+  });
+});
+
+describe('the agent presents with its own agent key', () => {
+  it('gets the verdict and the receipt without the scores; another agent is forbidden', async () => {
+    const agent = newAgentKey();
+    const agentId = await agentWithKey(server, p, agent);
+    const open = await openMandate(issuer, openContent(agent, CONSTRAINTS));
+    expect((await importMandate(agentId, open)).status).toBe(201);
+    const issued = await request(server, 'POST', `/api/v1/agents/${agentId}/keys`, { apiKey: p.apiKey, body: {} });
+    expect(issued.status, issued.text).toBe(201);
+    const asAgent = { ...p, apiKey: issued.body.api_key as string };
+    const closed = await closedMandate(agent, open, { amount: 1500, payee: { id: 'merchant_1' } });
+    const res = await present(agentId, chainOf(open, closed), asAgent);
+    expect(res.body.decision, JSON.stringify(res.body)).toBe('APPROVE');
+    expect(res.body).toMatchObject({
+      risk_score: null,
+      trust_score: null,
+      kya_score: null,
+      intent_anomaly_score: null,
+    });
+    expect((res.body.risk_assessment as Record<string, unknown>).score).toBeNull();
+    expect((await verifyWithJwks((res.body.ap2 as { receipt: string }).receipt)).payload).toMatchObject({
+      status: 'Success',
+    });
+    const other = await agentWithKey(server, p, newAgentKey());
+    expectEnvelope(await present(other, chainOf(open, closed), asAgent), 403, 'forbidden');
   });
 });
 
