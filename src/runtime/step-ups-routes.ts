@@ -152,14 +152,27 @@ function ownCredential(auth: PrincipalAuth): boolean {
 async function assertPrincipalOwnCredential(db: Sql, auth: PrincipalAuth): Promise<void> {
   if (auth.agentId !== undefined) throw new ApiError('forbidden');
   if (auth.scopes.length > 0 && !auth.scopes.includes('principals')) throw new ApiError('forbidden');
-  const [cred] = await db<{ principal_id: string | null }[]>`
-    select principal_id from credentials where id = ${auth.credentialId}`;
-  if (cred === undefined || cred.principal_id !== auth.principalId) {
+  if (!(await isPrincipalsOwn(db, auth))) {
     throw new ApiError(
       'forbidden',
-      "The confirmation channel is set only with the Principal's own credential, not a Client credential.",
+      "The confirmation channel and the step-up policy are set only with the Principal's own credential, not a Client credential or a key the Client issued.",
     );
   }
+}
+
+/**
+ * The credential is the Principal's own: a Principal credential of this Principal, and not one
+ * its Client issued (POST /principals/{id}/sandbox-key, recorded as such in the security log
+ * in the same transaction) nor a Client credential acting for its only Principal.
+ */
+async function isPrincipalsOwn(db: Sql, auth: PrincipalAuth): Promise<boolean> {
+  const [cred] = await db<{ principal_id: string | null; by_client: boolean }[]>`
+    select principal_id, exists (
+      select 1 from security_log
+      where action = 'credential.created' and target_id = ${auth.credentialId} and changes->>'via' = 'sandbox-key'
+    ) as by_client
+    from credentials where id = ${auth.credentialId}`;
+  return cred !== undefined && cred.principal_id === auth.principalId && !cred.by_client;
 }
 
 interface ChannelRow {
@@ -355,7 +368,11 @@ async function confirm(services: Services, ctx: RequestContext<'principal'>) {
   const { auth, db } = ctx;
   const id = idParam(ctx, 'step_up_id', 'step_up_not_found');
   const { code } = (ctx.body ?? {}) as { code?: string };
-  if (code === undefined && !ownCredential(auth)) throw new ApiError('step_up_confirmation_forbidden');
+  // Without a code only the Principal's own credential confirms: never the Client's (acting for
+  // its only Principal) nor a key the Client issued the Principal.
+  if (code === undefined && !(ownCredential(auth) && (await isPrincipalsOwn(db, auth)))) {
+    throw new ApiError('step_up_confirmation_forbidden');
+  }
   const hash = code === undefined ? null : hashStepUpCode(id, code);
   const via = hash === null ? 'credential' : 'code';
   // The confirmation and its event (step_up.confirmed) commit together.

@@ -9,11 +9,11 @@ import { connect } from '@nats-io/transport-node';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deleteStream, ownStream, type StreamEnv, storedMessages } from '../fixtures/drills/nats-stream.js';
-import { query } from '../fixtures/engine-setup.js';
+import { query, relaxRateGates } from '../fixtures/engine-setup.js';
 import { agentWith, decide, principal } from '../fixtures/holds.js';
 import { envelope, insertOutbox } from '../fixtures/outbox.js';
 import { issuePrincipalKey } from '../fixtures/provision.js';
-import type { TestPrincipal } from '../fixtures/runtime-principal.js';
+import { newPrincipal, type TestPrincipal } from '../fixtures/runtime-principal.js';
 import { EMBEDDED, expectEnvelope, request, startTestServer, type TestServer } from '../fixtures/server.js';
 import { startSmtpServer, type TestSmtpServer } from '../fixtures/smtp.js';
 import { stepUpMail } from '../fixtures/step-up-mail.js';
@@ -138,6 +138,38 @@ describe('the confirmation channel', () => {
     );
     expect(log).toHaveLength(1);
     expect(log[0]?.changes).not.toContain(EMAIL);
+  });
+});
+
+describe('a key the Client issued the Principal (sandbox-key)', () => {
+  it('sets neither the channel nor the policy, and confirms no step-up without its code', async () => {
+    const sb = await newPrincipal(server, 'sandbox');
+    await relaxRateGates(server, sb.apiKey);
+    await prepare(sb);
+    const minted = await request(server, 'POST', `/api/v1/principals/${sb.principalId}/sandbox-key`, {
+      apiKey: sb.clientKey,
+    });
+    expect(minted.status, minted.text).toBe(201);
+    const clientsKey = minted.body.api_key as string;
+    expectEnvelope(await channel(sb, clientsKey, { email: 'client@evil.test' }), 403, 'forbidden');
+    const policyOff = await request(server, 'PUT', `/api/v1/principals/${sb.principalId}/step-up-policy`, {
+      apiKey: clientsKey,
+      body: { confirmation: 'agent' },
+    });
+    expectEnvelope(policyOff, 403, 'forbidden');
+    const { agentId } = await agentWith(server, sb, {});
+    const res = await decide(server, sb, agentId, '12.00');
+    const id = res.step_up_id as string;
+    expect(id).toMatch(/^stp_/);
+    expectEnvelope(
+      await request(server, 'POST', `/api/v1/step-ups/${id}/confirm`, { apiKey: clientsKey }),
+      403,
+      'step_up_confirmation_forbidden',
+    );
+    // The Principal's own key (issued by the operator) still does all three.
+    expect((await channel(sb, sb.apiKey, { email: 'pat@example.test' })).status).toBe(200);
+    const own = await request(server, 'POST', `/api/v1/step-ups/${id}/confirm`, { apiKey: sb.apiKey });
+    expect(own.body).toMatchObject({ status: 'CONFIRMED', confirmed_via: 'credential' });
   });
 });
 
