@@ -24,6 +24,7 @@ import { StepUpNotifier } from '../runtime/step-up-notifier.js';
 import { loadSecretBox, resealOpened, resealSecrets } from '../secrets/service.js';
 import { openDatabases } from '../storage/db.js';
 import { IdempotencySweep } from '../storage/idempotency-sweep.js';
+import { WebhookHttpClient } from '../webhooks/http-client.js';
 import { hasPendingWork } from './pending-work.js';
 import { serviceRoutes } from './route-table.js';
 import type { Services } from './services.js';
@@ -179,6 +180,13 @@ export async function startApp(config: Config, options: { log?: Logger } = {}): 
     timeoutMs: config.smtpTimeoutMs,
     baseUrl: config.publicUrl ?? url,
     intervalMs: config.stepUpNotifyIntervalMs,
+    secrets,
+    http: new WebhookHttpClient({
+      policy: config.webhookUrlPolicy,
+      allowedPorts: config.webhookAllowedPorts,
+      timeoutMs: config.webhookTimeoutMs,
+      log,
+    }),
     onConfirmed: async (env, agentIds) => {
       events.nudge(env);
       for (const agentId of agentIds) await engine.invalidateAgent(env, agentId);

@@ -12,6 +12,7 @@ import { metricsRoutes } from '../observability/metrics-routes.js';
 import { onboardingRoutes } from '../onboarding/routes.js';
 import { receiptKeyRoutes } from '../receipts/routes.js';
 import { authorizeRoutes } from '../runtime/authorize-routes.js';
+import { confirmationChannelRoutes } from '../runtime/confirmation-channel-routes.js';
 import { runtimeRoutes } from '../runtime/routes.js';
 import { stepUpPageRoutes } from '../runtime/step-up-page.js';
 import type { SecretBox } from '../secrets/box.js';
@@ -57,6 +58,7 @@ export function serviceRoutes(parts: RouteParts): RouteDef[] {
       onFairShareRefused: (level) => metrics.fairShareRefused.labels(level).inc(),
     }),
     ...runtimeRoutes(services),
+    ...confirmationChannelRoutes(services, secrets),
     ...stepUpPageRoutes(services),
     ...onboardingRoutes(engine),
     ...webhookRoutes(config, events, secrets),

@@ -25,8 +25,12 @@ import { formatAmount, fromDb } from '../domain/money.js';
 import { hashStepUpCode, newStepUpCode } from '../domain/step-up-code.js';
 import { hashStepUpLinkToken, newStepUpLinkToken } from '../domain/step-up-link.js';
 import { outboxEvent, writeOutbox } from '../events/outbox.js';
+import type { SecretBox } from '../secrets/box.js';
+import { notifySecretAad } from '../secrets/service.js';
 import type { Databases, Sql } from '../storage/db.js';
 import { PeriodicJob } from '../storage/periodic-job.js';
+import type { WebhookHttpClient } from '../webhooks/http-client.js';
+import { signedHeaders } from '../webhooks/signature.js';
 import { stepUpEventData } from './step-ups-routes.js';
 
 /** Sendings of one step-up's e-mail before it is 'failed'. */
@@ -42,6 +46,10 @@ export interface StepUpNotifierOptions {
   /** PUBLIC_URL, else the edge's own address: the link is `<baseUrl>/step-up/<token>`. */
   readonly baseUrl: string;
   readonly intervalMs: number;
+  /** Opens the Principals' endpoint secrets (migration 0293). */
+  readonly secrets: SecretBox;
+  /** Posts to a Principal's notification endpoint (the webhooks' SSRF-safe client and URL policy). */
+  readonly http: Pick<WebhookHttpClient, 'post' | 'close'>;
   /** After step-ups confirmed themselves (veto window): outbox rows to relay, actors to reload. */
   readonly onConfirmed: (env: Environment, agentIds: readonly string[]) => Promise<void>;
 }
@@ -57,6 +65,8 @@ interface Claimed {
   expires_at: Date;
   notify_attempts: number;
   email: string | null;
+  notify_url: string | null;
+  notify_secret_sealed: string | null;
   status: string;
   expired: boolean;
   principal_id: string;
@@ -125,6 +135,7 @@ export class StepUpNotifier {
   async close(): Promise<void> {
     await this.#job.close();
     this.#transport?.close();
+    await this.#options.http.close();
   }
 
   async #round(sql: Sql, env: Environment): Promise<void> {
@@ -170,6 +181,7 @@ export class StepUpNotifier {
       const [row] = await tx<Claimed[]>`
         select s.id, s.agent_id, a.name as agent_name, s.amount::text as amount, s.currency, s.merchant_id,
           s.merchant_name, s.expires_at, s.notify_attempts, p.confirmation_email as email, s.status,
+          p.confirmation_notify_url as notify_url, p.confirmation_notify_secret_sealed as notify_secret_sealed,
           (s.expires_at <= now()) as expired, s.principal_id, p.confirmation_max_per_hour as cap,
           case when p.notify_proceed_currency = s.currency and s.amount <= p.notify_proceed_max_amount
             then p.notify_proceed_veto_seconds end as veto_seconds
@@ -182,7 +194,8 @@ export class StepUpNotifier {
         for update of s skip locked`;
       if (row === undefined) return null;
       // Nothing to ask any more (confirmed with the credential, or expired), or no one to ask.
-      if (row.status !== 'PENDING' || row.expired || row.email === null || this.#transport === null) {
+      const reachable = (row.email !== null && this.#transport !== null) || row.notify_url !== null;
+      if (row.status !== 'PENDING' || row.expired || !reachable) {
         const outcome = row.status !== 'PENDING' || row.expired ? 'none' : 'no_channel';
         await tx`update step_ups set notify_status = ${outcome} where id = ${row.id}`;
         return { row, code: null, token: null };
@@ -240,6 +253,7 @@ export class StepUpNotifier {
   }
 
   async #send(row: Claimed, code: string, token: string): Promise<void> {
+    if (row.email === null && row.notify_url !== null) return this.#post(row, code, token);
     const amount = `${formatAmount(fromDb(row.amount) ?? 0n)} ${row.currency}`;
     const merchant = oneLine(row.merchant_name ?? row.merchant_id ?? 'an unnamed merchant', 120);
     const agent = oneLine(row.agent_name ?? row.agent_id, 120);
@@ -289,5 +303,33 @@ export class StepUpNotifier {
       ),
       text,
     });
+  }
+  /**
+   * The Principal's notification endpoint instead of an e-mail: one JSON POST with the link and the
+   * code, signed with the Standard Webhooks headers (webhook-id is the step-up and attempt);
+   * anything but a 2xx fails the attempt, which is retried like an e-mail.
+   */
+  async #post(row: Claimed, code: string, token: string): Promise<void> {
+    const secret = this.#options.secrets
+      .open(row.notify_secret_sealed as string, notifySecretAad(row.principal_id))
+      .toString('utf8');
+    const body = JSON.stringify({
+      type: 'step_up.confirmation_requested',
+      step_up_id: row.id,
+      agent_id: row.agent_id,
+      agent_name: row.agent_name,
+      amount: formatAmount(fromDb(row.amount) ?? 0n),
+      currency: row.currency,
+      merchant_id: row.merchant_id,
+      merchant_name: row.merchant_name,
+      link: `${this.#options.baseUrl}/step-up/${token}`,
+      code,
+      expires_at: row.expires_at.toISOString(),
+      proceeds_at: row.veto_seconds === null ? null : new Date(Date.now() + row.veto_seconds * 1000).toISOString(),
+    });
+    const id = `${row.id}.${row.notify_attempts + 1}`;
+    const headers = signedHeaders(secret, id, 'step_up.confirmation_requested', body);
+    const res = await this.#options.http.post(row.notify_url as string, body, { ...headers });
+    if (!res.ok) throw new Error(`notification endpoint: ${res.error ?? 'failed'}`);
   }
 }

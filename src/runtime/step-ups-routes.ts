@@ -18,7 +18,7 @@ import type { Services } from '../app/services.js';
 import { recordSecurityEvent } from '../audit/security-log.js';
 import { assertOwnAgent } from '../auth/agent-keys.js';
 import type { PrincipalAuth } from '../auth/types.js';
-import { formatAmount, fromDb, parseAmount, toDb, toJsonNumber } from '../domain/money.js';
+import { formatAmount, fromDb, toJsonNumber } from '../domain/money.js';
 import { hashStepUpCode } from '../domain/step-up-code.js';
 import { iso } from '../domain/timestamp.js';
 import { ApiError } from '../errors/registry.js';
@@ -149,7 +149,7 @@ function ownCredential(auth: PrincipalAuth): boolean {
  * Client credential acting for its only Principal under CLIENT_TENANCY, nor a token minted from
  * one), with full access or the principals scope (the edge refuses agent keys on this route).
  */
-async function assertPrincipalOwnCredential(db: Sql, auth: PrincipalAuth): Promise<void> {
+export async function assertPrincipalOwnCredential(db: Sql, auth: PrincipalAuth): Promise<void> {
   if (auth.agentId !== undefined) throw new ApiError('forbidden');
   if (auth.scopes.length > 0 && !auth.scopes.includes('principals')) throw new ApiError('forbidden');
   if (!(await isPrincipalsOwn(db, auth))) {
@@ -175,109 +175,8 @@ async function isPrincipalsOwn(db: Sql, auth: PrincipalAuth): Promise<boolean> {
   return cred !== undefined && cred.principal_id === auth.principalId && !cred.by_client;
 }
 
-interface ChannelRow {
-  confirmation_email: string | null;
-  confirmation_channel_updated_at: Date | null;
-  confirmation_max_per_hour: number | null;
-  notify_proceed_currency: string | null;
-  notify_proceed_max_amount: string | null;
-  notify_proceed_veto_seconds: number | null;
-}
-
-interface ChannelBody {
-  email: string | null;
-  max_confirmations_per_hour?: number | null;
-  notify_and_proceed?: { currency: string; max_amount: string; veto_seconds: number } | null;
-}
-
-const CHANNEL_COLUMNS = (db: Sql) => db`confirmation_email, confirmation_channel_updated_at, confirmation_max_per_hour,
-  notify_proceed_currency, notify_proceed_max_amount::text as notify_proceed_max_amount, notify_proceed_veto_seconds`;
-
-function channelView(principalId: string, r: ChannelRow): Record<string, unknown> {
-  return {
-    principal_id: principalId,
-    email: r.confirmation_email,
-    max_confirmations_per_hour: r.confirmation_max_per_hour,
-    notify_and_proceed:
-      r.notify_proceed_currency === null
-        ? null
-        : {
-            currency: r.notify_proceed_currency,
-            max_amount: formatAmount(fromDb(r.notify_proceed_max_amount) ?? 0n),
-            veto_seconds: r.notify_proceed_veto_seconds,
-          },
-    updated_at: r.confirmation_channel_updated_at === null ? null : iso(r.confirmation_channel_updated_at),
-  };
-}
-
 export function stepUpsRoutes(services: Services): RouteDef[] {
   return [
-    {
-      method: 'GET',
-      path: '/api/v1/principals/:principal_id/confirmation-channel',
-      auth: 'principal',
-      response: 'PrincipalConfirmationChannel',
-      operationId: 'getConfirmationChannel',
-      errors: ['forbidden'],
-      summary: 'The e-mail address the step-up confirmation link and code go to',
-      handler: async (ctx) => {
-        const auth = ownPrincipal(ctx);
-        const { db } = ctx;
-        await assertPrincipalOwnCredential(db, auth);
-        const [row] = await db<ChannelRow[]>`
-          select ${CHANNEL_COLUMNS(db)} from principals where id = ${auth.principalId}`;
-        if (row === undefined) throw new ApiError('principal_not_found');
-        return json(200, channelView(auth.principalId, row));
-      },
-    },
-    {
-      method: 'PUT',
-      path: '/api/v1/principals/:principal_id/confirmation-channel',
-      auth: 'principal',
-      body: 'PrincipalConfirmationChannelRequest',
-      response: 'PrincipalConfirmationChannel',
-      operationId: 'setConfirmationChannel',
-      errors: ['forbidden'],
-      summary: "Set the e-mail address the step-up confirmation link and code go to (the Principal's own credential)",
-      handler: async (ctx) => {
-        const auth = ownPrincipal(ctx);
-        const { db } = ctx;
-        await assertPrincipalOwnCredential(db, auth);
-        const body = bodyOf<ChannelBody>(ctx);
-        const { email } = body;
-        const cap = body.max_confirmations_per_hour ?? null;
-        const npp = body.notify_and_proceed ?? null;
-        const nppAmount = npp === null ? null : parseAmount(npp.max_amount);
-        const row = await db.begin(async (tx) => {
-          const [before] = await tx<ChannelRow[]>`
-            select ${CHANNEL_COLUMNS(tx as unknown as Sql)} from principals where id = ${auth.principalId} for update`;
-          if (before === undefined) throw new ApiError('principal_not_found');
-          const [after] = await tx<ChannelRow[]>`
-            update principals set confirmation_email = ${email}, confirmation_channel_updated_at = now(),
-              confirmation_max_per_hour = ${cap}, notify_proceed_currency = ${npp?.currency ?? null},
-              notify_proceed_max_amount = ${nppAmount === null ? null : toDb(nppAmount)},
-              notify_proceed_veto_seconds = ${npp?.veto_seconds ?? null}
-            where id = ${auth.principalId}
-            returning ${CHANNEL_COLUMNS(tx as unknown as Sql)}`;
-          // The security log keeps what changed, and whether an address is set, not the address.
-          await recordSecurityEvent(tx, ctx, {
-            action: 'confirmation_channel.updated',
-            targetType: 'principal',
-            targetId: auth.principalId,
-            changes: {
-              email_set: { from: before.confirmation_email !== null, to: email !== null },
-              max_confirmations_per_hour: { from: before.confirmation_max_per_hour, to: cap },
-              notify_and_proceed: {
-                from: channelView(auth.principalId, before).notify_and_proceed,
-                to: channelView(auth.principalId, after as ChannelRow).notify_and_proceed,
-              },
-            },
-          });
-          return after as ChannelRow;
-        });
-        return json(200, channelView(auth.principalId, row));
-      },
-    },
     {
       method: 'GET',
       path: '/api/v1/principals/:principal_id/step-up-policy',

@@ -26,6 +26,8 @@ export const webhookSecretAad = (webhookId: string): string => `webhooks.secret:
 export const webhookPreviousSecretAad = (webhookId: string): string => `webhooks.previous_secret:${webhookId}`;
 /** A decision receipt signing key (src/receipts/keys.ts). */
 export const receiptKeyAad = (kid: string): string => `receipt_keys.private_key:${kid}`;
+/** A Principal's confirmation endpoint secret (src/runtime/confirmation-channel-routes.ts, migration 0293). */
+export const notifySecretAad = (principalId: string): string => `principals.confirmation_notify_secret:${principalId}`;
 
 /**
  * A webhook's signing secret from its row. A row with no sealed value was written in plaintext
@@ -89,7 +91,10 @@ export async function resealSecrets(dbs: Databases, box: SecretBox, log: Logger)
 /** The re-seal pass of one database (at start, or as the embedded sandbox opens later). */
 export async function resealOpened(env: Environment, sql: Sql, box: SecretBox, log: Logger): Promise<void> {
   const counts = await resealDatabase(sql, box);
-  if (counts.signingKeys + counts.webhooks + counts.receiptKeys + counts.previousWebhookSecrets > 0) {
+  if (
+    counts.signingKeys + counts.webhooks + counts.receiptKeys + counts.previousWebhookSecrets + counts.notifySecrets >
+    0
+  ) {
     log.info({ database: env, keyId: box.keyId, ...counts }, 'secrets: sealed under the current key');
   }
 }
@@ -97,7 +102,13 @@ export async function resealOpened(env: Environment, sql: Sql, box: SecretBox, l
 async function resealDatabase(
   sql: Sql,
   box: SecretBox,
-): Promise<{ signingKeys: number; webhooks: number; receiptKeys: number; previousWebhookSecrets: number }> {
+): Promise<{
+  signingKeys: number;
+  webhooks: number;
+  receiptKeys: number;
+  previousWebhookSecrets: number;
+  notifySecrets: number;
+}> {
   const current = `asas1.${box.keyId}.%`;
   return sql.begin(async (tx) => {
     await tx`select pg_advisory_xact_lock(${RESEAL_LOCK_KEY})`;
@@ -140,11 +151,22 @@ async function resealDatabase(
       await tx`update webhooks set previous_secret_sealed = ${box.seal(box.open(h.previous_secret_sealed, aad), aad)}
         where id = ${h.id}`;
     }
+    // Migration 0293: the Principals' confirmation endpoint secrets.
+    const notify = await tx<{ id: string; sealed: string }[]>`
+      select id, confirmation_notify_secret_sealed as sealed from principals
+      where confirmation_notify_secret_sealed is not null and confirmation_notify_secret_sealed not like ${current}
+      for update`;
+    for (const p of notify) {
+      const aad = notifySecretAad(p.id);
+      await tx`update principals set confirmation_notify_secret_sealed = ${box.seal(box.open(p.sealed, aad), aad)}
+        where id = ${p.id}`;
+    }
     return {
       signingKeys: keys.length,
       webhooks: hooks.length,
       receiptKeys: receiptKeys.length,
       previousWebhookSecrets: previous.length,
+      notifySecrets: notify.length,
     };
   });
 }

@@ -104,6 +104,7 @@ describe('the confirmation channel', () => {
     expect(first.body).toEqual({
       principal_id: p.principalId,
       email: null,
+      notify_url: null,
       max_confirmations_per_hour: null,
       notify_and_proceed: null,
       updated_at: null,

@@ -505,24 +505,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/principals/{principal_id}/confirmation-channel": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The e-mail address the step-up confirmation link and code go to */
-        get: operations["getConfirmationChannel"];
-        /** Set the e-mail address the step-up confirmation link and code go to (the Principal's own credential) */
-        put: operations["setConfirmationChannel"];
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/v1/principals/{principal_id}/step-up-policy": {
         parameters: {
             query?: never;
@@ -699,6 +681,24 @@ export interface paths {
          */
         get: operations["getBudgetStatement"];
         put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/principals/{principal_id}/confirmation-channel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The e-mail address the step-up confirmation link and code go to */
+        get: operations["getConfirmationChannel"];
+        /** Set the e-mail address the step-up confirmation link and code go to (the Principal's own credential) */
+        put: operations["setConfirmationChannel"];
         post?: never;
         delete?: never;
         options?: never;
@@ -1718,8 +1718,12 @@ export interface components {
                 /** @description how long after the e-mail went out the person may decline before the step-up confirms itself (less than the step-up window to matter) */
                 veto_seconds: number;
             } | null;
+            /** @description the notification endpoint, if the Principal chose one instead of an address */
+            notify_url: string | null;
+            /** @description the endpoint's signing secret: only in the answer of the PUT that set a new notify_url, shown once */
+            notify_secret?: string;
         };
-        /** @description PUT /api/v1/principals/{principal_id}/confirmation-channel: the address the step-up confirmation e-mail goes to, or null to remove it. max_confirmations_per_hour and notify_and_proceed left out are null (off). */
+        /** @description PUT /api/v1/principals/{principal_id}/confirmation-channel: the address the step-up confirmation e-mail goes to, or null to remove it. notify_url, max_confirmations_per_hour and notify_and_proceed left out are null (off). At most one of email and notify_url. */
         PrincipalConfirmationChannelRequest: {
             /** Format: email */
             email: string | null;
@@ -1732,6 +1736,8 @@ export interface components {
                 /** @description how long after the e-mail went out the person may decline before the step-up confirms itself (less than the step-up window to matter) */
                 veto_seconds: number;
             } | null;
+            /** @description a notification endpoint instead of an e-mail address (at most one of the two): the service POSTs the link and the one-time code there as JSON, signed with the Standard Webhooks headers under the whsec_ secret this call answers once (a new secret whenever the URL changes). Under WEBHOOK_URL_POLICY=public: https on an allowed port, public addresses only. */
+            notify_url?: string | null;
         };
         /** @description Registration of a Principal (POST /principals; the principal object of POST /onboard). */
         PrincipalCreateRequest: {
@@ -5829,202 +5835,6 @@ export interface operations {
             };
         };
     };
-    getConfirmationChannel: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                principal_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Success */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PrincipalConfirmationChannel"];
-                };
-            };
-            /** @description `bad_request`: The request is malformed. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description `unauthorized`: Missing or invalid credentials. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description `forbidden`: Access to this resource is forbidden. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description `principal_not_found`: Principal not found. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description `validation_error`: The request failed validation. */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests; retry after the indicated delay. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Error */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-        };
-    };
-    setConfirmationChannel: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                principal_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["PrincipalConfirmationChannelRequest"];
-            };
-        };
-        responses: {
-            /** @description Success */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PrincipalConfirmationChannel"];
-                };
-            };
-            /**
-             * @description `bad_request`: The request is malformed.
-             *
-             *     `invalid_json`: The request body is not valid JSON.
-             */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description `unauthorized`: Missing or invalid credentials. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description `forbidden`: Access to this resource is forbidden. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description `principal_not_found`: Principal not found. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description `payload_too_large`: The request body is too large. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description `unsupported_media_type`: Content-Type must be application/json. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description `validation_error`: The request failed validation. */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests; retry after the indicated delay. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Error */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-        };
-    };
     getStepUpPolicy: {
         parameters: {
             query?: never;
@@ -7385,6 +7195,202 @@ export interface operations {
             };
             /** @description `mandate_not_found`: Mandate not found. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `validation_error`: The request failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests; retry after the indicated delay. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getConfirmationChannel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                principal_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PrincipalConfirmationChannel"];
+                };
+            };
+            /** @description `bad_request`: The request is malformed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthorized`: Missing or invalid credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `forbidden`: Access to this resource is forbidden. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `principal_not_found`: Principal not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `validation_error`: The request failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests; retry after the indicated delay. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    setConfirmationChannel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                principal_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PrincipalConfirmationChannelRequest"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PrincipalConfirmationChannel"];
+                };
+            };
+            /**
+             * @description `bad_request`: The request is malformed.
+             *
+             *     `invalid_json`: The request body is not valid JSON.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthorized`: Missing or invalid credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `forbidden`: Access to this resource is forbidden. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `principal_not_found`: Principal not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payload_too_large`: The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unsupported_media_type`: Content-Type must be application/json. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
