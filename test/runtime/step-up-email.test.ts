@@ -10,13 +10,13 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deleteStream, ownStream, type StreamEnv, storedMessages } from '../fixtures/drills/nats-stream.js';
 import { query, relaxRateGates } from '../fixtures/engine-setup.js';
-import { agentWith, decide, principal } from '../fixtures/holds.js';
+import { agentWith, principal } from '../fixtures/holds.js';
 import { envelope, insertOutbox } from '../fixtures/outbox.js';
 import { issuePrincipalKey } from '../fixtures/provision.js';
 import { newPrincipal, type TestPrincipal } from '../fixtures/runtime-principal.js';
 import { EMBEDDED, expectEnvelope, request, startTestServer, type TestServer } from '../fixtures/server.js';
 import { startSmtpServer, type TestSmtpServer } from '../fixtures/smtp.js';
-import { stepUpMail } from '../fixtures/step-up-mail.js';
+import { decide, stepUpMail } from '../fixtures/step-up-mail.js';
 import { type Receiver, startReceiver } from '../fixtures/webhook-receiver.js';
 
 let server: TestServer;

@@ -5,10 +5,10 @@
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { query } from '../fixtures/engine-setup.js';
-import { agentWith, decide, principal } from '../fixtures/holds.js';
+import { agentWith, principal } from '../fixtures/holds.js';
 import type { TestPrincipal } from '../fixtures/runtime-principal.js';
 import { expectEnvelope, request, startTestServer, type TestServer } from '../fixtures/server.js';
-import { answerOnPage } from '../fixtures/step-up-mail.js';
+import { answerOnPage, decide } from '../fixtures/step-up-mail.js';
 import { type Receiver, startReceiver } from '../fixtures/webhook-receiver.js';
 
 let server: TestServer;

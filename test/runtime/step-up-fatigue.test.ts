@@ -4,11 +4,11 @@
 // step-up confirms itself and the agent's retry is approved).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { query } from '../fixtures/engine-setup.js';
-import { agentWith, decide, principal } from '../fixtures/holds.js';
+import { agentWith, principal } from '../fixtures/holds.js';
 import type { TestPrincipal } from '../fixtures/runtime-principal.js';
 import { expectEnvelope, request, startTestServer, type TestServer } from '../fixtures/server.js';
 import { startSmtpServer, type TestSmtpServer } from '../fixtures/smtp.js';
-import { answerOnPage, stepUpMail } from '../fixtures/step-up-mail.js';
+import { answerOnPage, decide, stepUpMail } from '../fixtures/step-up-mail.js';
 
 let server: TestServer;
 let smtp: TestSmtpServer;

@@ -10,11 +10,11 @@ import { join } from 'node:path';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { query } from '../fixtures/engine-setup.js';
-import { agentWith, decide, principal } from '../fixtures/holds.js';
+import { agentWith, principal } from '../fixtures/holds.js';
 import type { TestPrincipal } from '../fixtures/runtime-principal.js';
 import { request, startTestServer, type TestServer } from '../fixtures/server.js';
 import { startSmtpServer, type TestSmtpServer } from '../fixtures/smtp.js';
-import { type StepUpMail, stepUpMail } from '../fixtures/step-up-mail.js';
+import { decide, type StepUpMail, stepUpMail } from '../fixtures/step-up-mail.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ARTIFACTS = new URL('../artifacts/step-up-page/', import.meta.url).pathname;
