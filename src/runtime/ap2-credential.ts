@@ -50,6 +50,16 @@ export function tokenHash(token: string): string {
   return createHash('sha256').update(normalizeToken(token), 'ascii').digest('base64url');
 }
 
+/**
+ * The identity of an open mandate: base64url SHA-256 of its issuer-signed JWT (the part before the
+ * first `~`). Disclosures can be reordered or repeated without changing what the issuer signed, so
+ * the whole token's hash does not identify the grant; this one does (unique per environment).
+ */
+export function issuerJwtHash(token: string): string {
+  const jwt = token.trim().split('~')[0] ?? '';
+  return createHash('sha256').update(jwt, 'ascii').digest('base64url');
+}
+
 function b64json(part: string): Record<string, unknown> | null {
   try {
     const v = JSON.parse(Buffer.from(part, 'base64url').toString('utf8')) as unknown;
@@ -179,6 +189,8 @@ export interface IssuerKey {
 export interface OpenMandate {
   /** tokenHash of the credential as imported. */
   readonly hash: string;
+  /** issuerJwtHash of the credential: what identifies the grant. */
+  readonly jwtHash: string;
   readonly credential: string;
   readonly kid: string;
   readonly content: Record<string, unknown>;
@@ -232,6 +244,7 @@ export async function verifyOpenMandate(
   const iat = content.iat ?? claims.iat;
   return {
     hash: tokenHash(credential),
+    jwtHash: issuerJwtHash(credential),
     credential: normalizeToken(credential),
     kid: key.kid,
     content,

@@ -28,11 +28,13 @@ import { formatAmount, fromDb, toDb, toJsonNumber } from '../domain/money.js';
 import { ApiError } from '../errors/registry.js';
 import { outboxEvent, writeOutbox } from '../events/outbox.js';
 import { json, type RequestContext, type RouteDef } from '../http/types.js';
+import { isUniqueViolation } from '../onboarding/checks.js';
 import type { Sql } from '../storage/db.js';
 import type { AgentRow } from '../storage/rows/agents.js';
 import {
   CLOSED_VCT,
   type IssuerKey,
+  issuerJwtHash,
   mapConstraints,
   OPEN_VCT,
   splitChain,
@@ -157,6 +159,33 @@ async function recordingRefusal<T>(
   }
 }
 
+function alreadyImported(mandateId: string | null): ApiError {
+  return new ApiError(
+    'ap2_mandate_already_imported',
+    mandateId === null
+      ? 'This open Payment Mandate (its issuer-signed JWT) is being imported by another request.'
+      : `This open Payment Mandate (its issuer-signed JWT) was already imported as ${mandateId}; a grant is imported once, also after a revoke.`,
+  );
+}
+
+/**
+ * The import's transaction; a concurrent import of the same grant that commits first makes this
+ * one's insert a unique violation (issuer_jwt_hash or credential_hash), answered 409 like the check
+ * before it, not 500.
+ */
+// biome-ignore lint/complexity/noBannedTypes: postgres.js's own default type parameter
+async function importOnce<T>(db: Sql, fn: (tx: postgres.TransactionSql<{}>) => Promise<T>): Promise<T> {
+  try {
+    return (await db.begin(fn)) as T;
+  } catch (err) {
+    if (isUniqueViolation(err)) {
+      const c = (err as { constraint_name?: string; constraint?: string }).constraint_name ?? '';
+      if (c === '' || c.startsWith('ap2_mandates')) throw alreadyImported(null);
+    }
+    throw err;
+  }
+}
+
 function safeHash(token: string): string | null {
   try {
     return tokenHash(token);
@@ -270,9 +299,12 @@ export function ap2Routes(services: Services): RouteDef[] {
             if (agent.status === 'REVOKED') {
               throw new ApiError('validation_error', 'The agent is REVOKED and cannot receive mandates.');
             }
-            return db.begin(async (tx) => {
-              const [dup] = await tx`select mandate_id from ap2_mandates where credential_hash = ${open.hash}`;
-              if (dup !== undefined) throw new ApiError('ap2_mandate_already_imported');
+            return importOnce(db, async (tx) => {
+              // One import per signed grant: identified by its issuer-signed JWT, whatever the
+              // order or repetition of its disclosures, and also after a revoke.
+              const [dup] = await tx`select mandate_id from ap2_mandates
+                where issuer_jwt_hash = ${open.jwtHash} or credential_hash = ${open.hash}`;
+              if (dup !== undefined) throw alreadyImported(dup.mandate_id as string);
               await assertMandateRoom(tx, agentId);
               const id = newId('mnd');
               const validFrom = new Date(now);
@@ -304,10 +336,10 @@ export function ap2Routes(services: Services): RouteDef[] {
                   ${mapped.currency}, ${toDb(mapped.perTransaction)},
                   ${mapped.total === null ? null : toDb(mapped.total)}, ${validFrom}, ${validUntil}, ${hash},
                   ${tx.json(mapped.terms as never)})`;
-              await tx`insert into ap2_mandates (mandate_id, principal_id, agent_id, credential_hash, credential,
-                  issuer_kid, cnf_jwk, cnf_thumbprint, reference)
-                values (${id}, ${auth.principalId}, ${agentId}, ${open.hash}, ${open.credential}, ${open.kid},
-                  ${tx.json(open.cnfJwk as never)}, ${open.cnfThumbprint}, ${mapped.reference})`;
+              await tx`insert into ap2_mandates (mandate_id, principal_id, agent_id, credential_hash, issuer_jwt_hash,
+                  credential, issuer_kid, cnf_jwk, cnf_thumbprint, reference)
+                values (${id}, ${auth.principalId}, ${agentId}, ${open.hash}, ${open.jwtHash}, ${open.credential},
+                  ${open.kid}, ${tx.json(open.cnfJwk as never)}, ${open.cnfThumbprint}, ${mapped.reference})`;
               await writeOutbox(tx, [
                 outboxEvent({ clientId: auth.clientId, principalId: auth.principalId }, 'ap2_mandate.imported', {
                   mandate_id: id,
@@ -368,13 +400,16 @@ export function ap2Routes(services: Services): RouteDef[] {
           async () => {
             const chain = splitChain(body.payment_mandate);
             closedToken = chain.closed;
-            const openHash = tokenHash(chain.open);
+            // The open mandate is found by its issuer-signed JWT (its identity, whatever the order
+            // of the disclosures presented); the closed one is bound to the token as presented.
             const [m] = await db<(Ap2MandateRow & { status: string; valid_until: Date })[]>`
               select a.mandate_id, a.agent_id, a.credential_hash, a.issuer_kid, a.cnf_jwk, a.cnf_thumbprint,
                 a.reference, a.imported_at, m.status, m.valid_until
               from ap2_mandates a join mandates m on m.id = a.mandate_id
-              where a.credential_hash = ${openHash} and a.agent_id = ${body.agent_id} and a.principal_id = ${auth.principalId}`;
+              where a.issuer_jwt_hash = ${issuerJwtHash(chain.open)} and a.agent_id = ${body.agent_id}
+                and a.principal_id = ${auth.principalId}`;
             if (m === undefined) throw new ApiError('ap2_mandate_not_imported');
+            const openHash = m.credential_hash;
             if (m.status !== 'ACTIVE' || m.valid_until.getTime() <= Date.now()) {
               throw new ApiError(
                 'mandate_not_active',

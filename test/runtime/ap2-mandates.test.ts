@@ -334,6 +334,55 @@ describe('an imported open mandate, presented twice across two merchants', () =>
   });
 });
 
+describe('one signed grant is imported once, whatever its disclosures', () => {
+  it('repeated disclosures, a concurrent import and a re-import after a revoke are 409', async () => {
+    const agent = newAgentKey();
+    const agentId = await agentWithKey(server, p, agent);
+    const open = await openMandate(issuer, openContent(agent, CONSTRAINTS));
+    const [jwt, disclosure] = open.split('~');
+    // The same issuer-signed JWT with its disclosure repeated: another whole-token hash.
+    const repeated = `${jwt}~${disclosure}~${disclosure}~`;
+    expect(hashOf(repeated)).not.toBe(hashOf(open));
+    const first = await importMandate(agentId, open);
+    expect(first.status, first.text).toBe(201);
+    const again = expectEnvelope(await importMandate(agentId, repeated), 409, 'ap2_mandate_already_imported');
+    expect(again.message).toContain(first.body.id as string);
+    // Two imports of one new grant at once: one 201, the other 409 (not 500).
+    const other = await openMandate(
+      issuer,
+      openContent(agent, CONSTRAINTS, { exp: Math.floor(Date.now() / 1000) + 999 }),
+    );
+    const [ojwt, od] = other.split('~');
+    const both = await Promise.all([importMandate(agentId, other), importMandate(agentId, `${ojwt}~${od}~${od}~`)]);
+    expect(both.map((r) => r.status).sort(), both.map((r) => r.text).join('\n')).toEqual([201, 409]);
+    expectEnvelope(both.find((r) => r.status === 409) as HttpResult, 409, 'ap2_mandate_already_imported');
+    // A revoked grant does not come back under another disclosure order.
+    const revoked = await request(server, 'POST', `/api/v1/mandates/${first.body.id as string}/revoke`, {
+      apiKey: p.apiKey,
+      body: { reason: 'The person withdrew consent' },
+    });
+    expect(revoked.status, revoked.text).toBe(200);
+    expectEnvelope(await importMandate(agentId, repeated), 409, 'ap2_mandate_already_imported');
+    expectEnvelope(await importMandate(agentId, open), 409, 'ap2_mandate_already_imported');
+    expect((await footprint(agentId)).imported).toBe(2);
+  });
+
+  it('a presentation reaches the imported grant whatever the order of the open disclosures', async () => {
+    const agent = newAgentKey();
+    const agentId = await agentWithKey(server, p, agent);
+    const open = await openMandate(issuer, openContent(agent, CONSTRAINTS));
+    const imported = await importMandate(agentId, open);
+    expect(imported.status, imported.text).toBe(201);
+    const [jwt, disclosure] = open.split('~');
+    const repeated = `${jwt}~${disclosure}~${disclosure}~`;
+    const closed = await closedMandate(agent, repeated, { amount: 1000, payee: { id: 'merchant_1' } });
+    const res = await present(agentId, chainOf(repeated, closed));
+    expect(res.body.decision, res.text).toBe('APPROVE');
+    expect(res.body.mandate_id).toBe(imported.body.id);
+    expect((res.body.ap2 as Record<string, unknown>).open_mandate_hash).toBe(hashOf(open));
+  });
+});
+
 describe('bad input: a clear error, nothing stored, no budget spent', () => {
   let agent: AgentKey;
   let agentId: string;
