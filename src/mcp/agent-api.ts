@@ -28,6 +28,7 @@ export interface DryRun {
 }
 export type Mandate = Schemas['RuntimeMandate'];
 export type StepUp = Schemas['StepUp'];
+export type LogPage = Schemas['AuthorizationLogPage'];
 
 export interface AgentApiOptions {
   /** The service's address, e.g. http://127.0.0.1:3000 (ASAS_URL). */
@@ -122,6 +123,15 @@ export class AgentApi {
       await this.#client.POST('/api/v1/authorizations/{authorization_id}/release', {
         params: { path: { authorization_id: authorizationId } },
         body: {},
+      }),
+    );
+  }
+
+  /** The agent's newest decisions (id, decision, amount, currency, time; no score), newest first. */
+  async recentDecisions(limit: number): Promise<LogPage> {
+    return unwrap(
+      await this.#client.GET('/api/v1/authorize/log/agent/{agent_id}', {
+        params: { path: { agent_id: this.agentId }, query: { limit: String(limit) } },
       }),
     );
   }

@@ -255,8 +255,37 @@ export function createAgentMcpServer(api: AgentApi, options: AgentMcpOptions = {
     },
   );
 
+  server.registerResource(
+    'recent-decisions',
+    'asas://agent/decisions/recent',
+    {
+      title: "This agent's recent decisions",
+      description: `The agent's newest ${RECENT_DECISIONS} decisions, newest first: id, decision, amount, currency, time.`,
+      mimeType: 'application/json',
+    },
+    async (uri) => {
+      const page = await api.recentDecisions(RECENT_DECISIONS);
+      // Picked by name, as every tool answer is (src/mcp/results.ts): nothing the log adds later leaks.
+      const decisions = page.items.map((d) => ({
+        authorization_id: d.id,
+        decision: d.decision,
+        amount: d.amount,
+        currency: d.currency,
+        created_at: d.created_at,
+      }));
+      return {
+        contents: [
+          { uri: uri.href, mimeType: 'application/json', text: JSON.stringify({ agent_id: api.agentId, decisions }) },
+        ],
+      };
+    },
+  );
+
   return server;
 }
+
+/** Decisions the recent-decisions resource lists. */
+const RECENT_DECISIONS = 20;
 
 function budgetLine(m: Record<string, unknown>): string {
   const caps = Object.entries(m.caps as Record<string, { remaining: unknown }>)

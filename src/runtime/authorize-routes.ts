@@ -561,6 +561,9 @@ export function authorizeRoutes(deps: AuthorizeRouteDeps): RouteDef[] {
       method: 'GET',
       path: '/api/v1/authorize/log/agent/:agent_id',
       auth: 'principal',
+      // Its items carry no score or explanation (id, decision, amount, currency, time), so an
+      // agent key may read its own agent's (the MCP server's recent-decisions resource).
+      agentKey: 'path',
       query: 'AuthorizationLogQuery',
       response: 'AuthorizationLogPage',
       operationId: 'listAgentAuthorizationLog',

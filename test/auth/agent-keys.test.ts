@@ -270,6 +270,17 @@ describe('anything else', () => {
     expect(still.body.status).toBe('HELD');
   });
 
+  it("reads its own agent's decisions in the log, and no other agent's", async () => {
+    const res = await asAgent('GET', `/api/v1/authorize/log/agent/${own.agentId}?limit=5`);
+    expect(res.status, res.text).toBe(200);
+    const items = res.body.items as Record<string, unknown>[];
+    expect(items.length).toBeGreaterThan(0);
+    // Only what the log shows anyone: no score, gate or explanation.
+    for (const item of items)
+      expect(Object.keys(item).sort()).toEqual(['amount', 'created_at', 'currency', 'decision', 'id']);
+    expectEnvelope(await asAgent('GET', `/api/v1/authorize/log/agent/${sibling.agentId}`), 403, 'forbidden');
+  });
+
   it('is refused on every other endpoint', async () => {
     const hold = await asAgent(
       'POST',
@@ -279,7 +290,6 @@ describe('anything else', () => {
     const id = hold.body.authorization_id as string;
     const refused: [string, string, unknown?][] = [
       ['GET', `/api/v1/authorize/log/${id}`],
-      ['GET', `/api/v1/authorize/log/agent/${own.agentId}`],
       ['POST', `/api/v1/authorizations/${id}/refund`, {}],
       ['GET', `/api/v1/agents/${own.agentId}`],
       ['GET', '/api/v1/agents'],

@@ -127,7 +127,7 @@ describe('over streamable HTTP', () => {
     // No tool takes an agent: the agent is the key's.
     for (const t of tools) expect(Object.keys(t.inputSchema.properties ?? {})).not.toContain('agent_id');
     const { resources } = await client.listResources();
-    expect(resources.map((r) => r.uri)).toEqual(['asas://agent/mandates']);
+    expect(resources.map((r) => r.uri).sort()).toEqual(['asas://agent/decisions/recent', 'asas://agent/mandates']);
     const read = await client.readResource({ uri: 'asas://agent/mandates' });
     const body = JSON.parse((read.contents[0] as { text: string }).text);
     expect(body.agent_id).toBe(own.agentId);
@@ -152,6 +152,18 @@ describe('over streamable HTTP', () => {
       apiKey: p.apiKey,
     });
     expect(log.body.agent_id).toBe(own.agentId);
+    // It is the newest of the agent's recent decisions, as the resource lists them.
+    const read = await client.readResource({ uri: 'asas://agent/decisions/recent' });
+    const recent = JSON.parse((read.contents[0] as { text: string }).text);
+    expect(recent.agent_id).toBe(own.agentId);
+    expect(recent.decisions[0]).toEqual({
+      authorization_id: answer.structuredContent?.authorization_id,
+      decision: 'APPROVE',
+      amount: 12,
+      currency: 'USD',
+      created_at: expect.any(String),
+    });
+    expect(keysOf(recent).filter((k) => UNDISCLOSED.test(k))).toEqual([]);
   });
 
   it('declines over the limit, with its reasons and what not to do next', async () => {
