@@ -33,6 +33,7 @@ import type { Sql } from '../storage/db.js';
 import type { AgentRow } from '../storage/rows/agents.js';
 import {
   CLOSED_VCT,
+  type ClosedMandate,
   type IssuerKey,
   issuerJwtHash,
   mapConstraints,
@@ -76,6 +77,8 @@ interface PresentationRow {
   payee_id: string;
   presented_at: Date;
   consumed_at: Date | null;
+  request_id: string | null;
+  claimed_at: Date;
 }
 
 function ap2View(row: Ap2MandateRow): Record<string, unknown> {
@@ -157,6 +160,127 @@ async function recordingRefusal<T>(
     }
     throw err;
   }
+}
+
+/** The idempotency_key under which a presentation's decision is recorded. */
+function claimKey(requestId: string): string {
+  return `ap2:${requestId}`;
+}
+
+interface ClaimInput {
+  readonly closed: ClosedMandate;
+  readonly mandateId: string;
+  readonly openHash: string;
+  readonly principalId: string;
+  readonly agentId: string;
+  readonly requestId: string;
+  readonly deadlineMs: number;
+  readonly owner: { clientId: string; principalId: string };
+}
+
+function consumedError(was: PresentationRow): ApiError {
+  return new ApiError(
+    'ap2_mandate_already_consumed',
+    `This closed Payment Mandate (or its transaction_id) was consumed by ${was.authorization_id ?? ''} at ${was.consumed_at?.toISOString() ?? ''}.`,
+  );
+}
+
+/**
+ * Claims a closed mandate for this request: inserts its PENDING row (unique by closed hash and by
+ * (mandate, transaction_id)). A CONSUMED row is 409. A PENDING row younger than the answer
+ * deadline is another request's decision in flight: 409, with Retry-After. An older one is
+ * reconciled: if the authorizations table holds an APPROVE recorded under that claim's request
+ * (idempotency_key ap2:<request_id>) it becomes CONSUMED (409), otherwise this request takes the
+ * claim over. Each step is conditional on the row it read, so two reconcilers never both win.
+ */
+async function claimPresentation(db: Sql, c: ClaimInput): Promise<void> {
+  const { closed } = c;
+  const deadlineSeconds = c.deadlineMs / 1000;
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const claimed = await db<{ closed_hash: string }[]>`
+      insert into ap2_presentations (closed_hash, mandate_id, open_hash, transaction_id, principal_id, agent_id,
+        status, amount, currency, payee_id, request_id, claimed_at)
+      values (${closed.hash}, ${c.mandateId}, ${c.openHash}, ${closed.transactionId}, ${c.principalId},
+        ${c.agentId}, 'PENDING', ${closed.amount}, ${closed.currency}, ${closed.payeeId}, ${c.requestId}, now())
+      on conflict do nothing returning closed_hash`;
+    if (claimed.length > 0) return;
+    // claimed_stamp: the claim time as text at full precision (a Date, and postgres.js's timestamptz
+    // parameters, keep milliseconds only), which with the request id names this claim in the
+    // conditional updates below.
+    const [was] = await db<(PresentationRow & { stale: boolean; wait_ms: number; claimed_stamp: string })[]>`
+      select *, claimed_at::text as claimed_stamp, claimed_at <= now() - make_interval(secs => ${deadlineSeconds}) as stale,
+        greatest(0, extract(epoch from (claimed_at + make_interval(secs => ${deadlineSeconds}) - now())) * 1000)::float8
+          as wait_ms
+      from ap2_presentations
+      where closed_hash = ${closed.hash} or (mandate_id = ${c.mandateId} and transaction_id = ${closed.transactionId})
+      order by (status = 'CONSUMED') desc limit 1`;
+    if (was === undefined) continue; // settled (deleted) in between: claim again
+    if (was.status === 'CONSUMED') throw consumedError(was);
+    if (!was.stale) {
+      throw new ApiError(
+        'ap2_mandate_already_consumed',
+        'This closed Payment Mandate (or its transaction_id) is being presented by another request; if that request ends without an approval it can be presented again once the answer deadline has passed.',
+        { headers: { 'retry-after': String(Math.max(1, Math.ceil(was.wait_ms / 1000))) } },
+      );
+    }
+    // A stale claim: settled from what the authorizations table recorded for it. Claims taken
+    // before migration 0283 carry no request id: an APPROVE of the same agent, mandate, payee and
+    // amount recorded from the claim to its deadline counts as theirs (erring on consumed).
+    const [approve] = await db<{ id: string; created_at: Date }[]>`
+      select id, created_at from authorizations
+      where principal_id = ${c.principalId} and decision = 'APPROVE' and (
+        (${was.request_id}::text is not null and idempotency_key = ${was.request_id === null ? null : claimKey(was.request_id)})
+        or (${was.request_id}::text is null and agent_id = ${was.agent_id} and mandate_id = ${was.mandate_id}
+          and merchant_id = ${was.payee_id} and amount = ${was.amount}::numeric
+          and created_at >= ${was.claimed_stamp}::text::timestamptz
+          and created_at <= ${was.claimed_stamp}::text::timestamptz + make_interval(secs => ${deadlineSeconds})))
+      order by created_at limit 1`;
+    if (approve !== undefined) {
+      const settled = await db.begin(async (tx) => {
+        const [done] = await tx<PresentationRow[]>`
+          update ap2_presentations set status = 'CONSUMED', authorization_id = ${approve.id}, consumed_at = ${approve.created_at}
+          where closed_hash = ${was.closed_hash} and status = 'PENDING' and claimed_at::text = ${was.claimed_stamp}
+            and request_id is not distinct from ${was.request_id}
+          returning *`;
+        if (done === undefined) return null;
+        await writeOutbox(tx, [
+          outboxEvent(c.owner, 'ap2_mandate.consumed', {
+            mandate_id: done.mandate_id,
+            agent_id: done.agent_id,
+            credential_hash: done.open_hash,
+            closed_mandate_hash: done.closed_hash,
+            transaction_id: done.transaction_id,
+            authorization_id: approve.id,
+            amount: formatAmount(fromDb(done.amount) ?? 0n, 0),
+            currency: done.currency,
+            payee_id: done.payee_id,
+            consumed_at: approve.created_at.toISOString(),
+            reconciled: true,
+          }),
+        ]);
+        return done;
+      });
+      if (settled !== null) throw consumedError(settled);
+      continue;
+    }
+    // No approval was recorded for it: this request takes the claim over.
+    const [taken] = await db<{ closed_hash: string }[]>`
+      update ap2_presentations set closed_hash = ${closed.hash}, open_hash = ${c.openHash},
+        transaction_id = ${closed.transactionId}, agent_id = ${c.agentId}, amount = ${closed.amount},
+        currency = ${closed.currency}, payee_id = ${closed.payeeId}, request_id = ${c.requestId},
+        claimed_at = now(), presented_at = now()
+      where closed_hash = ${was.closed_hash} and status = 'PENDING' and claimed_at::text = ${was.claimed_stamp}
+        and request_id is not distinct from ${was.request_id}
+      returning closed_hash`.catch((err: unknown) => {
+      if (isUniqueViolation(err)) return [];
+      throw err;
+    });
+    if (taken !== undefined) return;
+  }
+  throw new ApiError(
+    'ap2_mandate_already_consumed',
+    'This closed Payment Mandate (or its transaction_id) is being presented by another request.',
+  );
 }
 
 function alreadyImported(mandateId: string | null): ApiError {
@@ -418,24 +542,16 @@ export function ap2Routes(services: Services): RouteDef[] {
             }
             const closed = await verifyClosedMandate(chain.closed, chain.open, m.cnf_jwk, Date.now());
             // The claim: one row per closed mandate and per (mandate, transaction_id), on any instance.
-            const claimed = await db<{ closed_hash: string }[]>`
-              insert into ap2_presentations (closed_hash, mandate_id, open_hash, transaction_id, principal_id, agent_id,
-                status, amount, currency, payee_id)
-              values (${closed.hash}, ${m.mandate_id}, ${openHash}, ${closed.transactionId}, ${auth.principalId},
-                ${body.agent_id}, 'PENDING', ${closed.amount}, ${closed.currency}, ${closed.payeeId})
-              on conflict do nothing returning closed_hash`;
-            if (claimed.length === 0) {
-              const [was] = await db<PresentationRow[]>`
-                select * from ap2_presentations
-                where closed_hash = ${closed.hash} or (mandate_id = ${m.mandate_id} and transaction_id = ${closed.transactionId})
-                limit 1`;
-              throw new ApiError(
-                'ap2_mandate_already_consumed',
-                was?.status === 'CONSUMED'
-                  ? `This closed Payment Mandate (or its transaction_id) was consumed by ${was.authorization_id ?? ''} at ${was.consumed_at?.toISOString() ?? ''}.`
-                  : 'This closed Payment Mandate (or its transaction_id) is being presented by another request.',
-              );
-            }
+            await claimPresentation(db, {
+              closed,
+              mandateId: m.mandate_id,
+              openHash,
+              principalId: auth.principalId,
+              agentId: body.agent_id,
+              requestId: ctx.requestId,
+              deadlineMs: services.config.authorizeDeadlineMs,
+              owner: { clientId: auth.clientId, principalId: auth.principalId },
+            });
             return { m, closed, openHash };
           },
         );
@@ -462,7 +578,9 @@ export function ap2Routes(services: Services): RouteDef[] {
             alternativesConsidered: null,
           },
           sessionId: body.session_id ?? null,
-          idempotencyKey: null,
+          // Links the decision to the claim: a stale PENDING claim is settled from the authorization
+          // recorded under this key (claimPresentation). Request ids are the service's own, unique.
+          idempotencyKey: claimKey(ctx.requestId),
           stepUpConfirmed: body.step_up_confirmed === true,
           captureMethod: 'automatic',
           receivedAtMs: Date.now() - (performance.now() - ctx.startedAt),
@@ -488,7 +606,13 @@ export function ap2Routes(services: Services): RouteDef[] {
           consumedAt = await db.begin(async (tx) => {
             const [done] = await tx<{ consumed_at: Date }[]>`
               update ap2_presentations set status = 'CONSUMED', authorization_id = ${authorizationId}, consumed_at = now()
-              where closed_hash = ${closed.hash} returning consumed_at`;
+              where closed_hash = ${closed.hash} and request_id = ${ctx.requestId} returning consumed_at`;
+            if (done === undefined) {
+              services.log.error(
+                { request_id: ctx.requestId, closed_mandate_hash: closed.hash, authorization_id: authorizationId },
+                'ap2 approve found its claim settled or taken over',
+              );
+            }
             await writeOutbox(tx, [
               outboxEvent(owner, 'ap2_mandate.consumed', {
                 mandate_id: m.mandate_id,
@@ -508,7 +632,8 @@ export function ap2Routes(services: Services): RouteDef[] {
         } else {
           // Not paid: the closed mandate is not consumed and may be presented again.
           await db.begin(async (tx) => {
-            await tx`delete from ap2_presentations where closed_hash = ${closed.hash} and status = 'PENDING'`;
+            await tx`delete from ap2_presentations
+              where closed_hash = ${closed.hash} and status = 'PENDING' and request_id = ${ctx.requestId}`;
             await writeOutbox(tx, [
               outboxEvent(owner, 'ap2_mandate.refused', {
                 stage: 'decision',

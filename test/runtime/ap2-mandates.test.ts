@@ -383,6 +383,105 @@ describe('one signed grant is imported once, whatever its disclosures', () => {
   });
 });
 
+describe('a claim left PENDING (a process killed between claim and settlement, a failed settlement)', () => {
+  let agent: AgentKey;
+  let agentId: string;
+  let open: string;
+  let mandateId: string;
+
+  beforeAll(async () => {
+    agent = newAgentKey();
+    agentId = await agentWithKey(server, p, agent);
+    open = await openMandate(issuer, openContent(agent, CONSTRAINTS));
+    const res = await importMandate(agentId, open);
+    expect(res.status, res.text).toBe(201);
+    mandateId = res.body.id as string;
+  });
+
+  async function claimLeft(closed: string, transactionId: string, age: string) {
+    await query(
+      server,
+      'live',
+      (sql) => sql`insert into ap2_presentations (closed_hash, mandate_id, open_hash, transaction_id, principal_id,
+          agent_id, status, amount, currency, payee_id, request_id, claimed_at)
+        values (${hashOf(closed)}, ${mandateId}, ${hashOf(open)}, ${transactionId}, ${p.principalId}, ${agentId},
+          'PENDING', 10, 'USD', 'merchant_1', 'req_killed', now() - ${age}::interval)`,
+    );
+  }
+
+  it('younger than the answer deadline: 409 with Retry-After; older, with no approval recorded: taken over', async () => {
+    const closed = await closedMandate(agent, open, {
+      amount: 1000,
+      payee: { id: 'merchant_1' },
+      transactionId: 'tx-k',
+    });
+    await claimLeft(closed, 'tx-k', '0 seconds');
+    const busyRes = await presentOnce(agentId, chainOf(open, closed), p, {});
+    const busy = expectEnvelope(busyRes, 409, 'ap2_mandate_already_consumed');
+    expect(busy.message).toContain('being presented');
+    expect(Number(busyRes.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    await query(
+      server,
+      'live',
+      (sql) =>
+        sql`update ap2_presentations set claimed_at = now() - interval '1 hour' where closed_hash = ${hashOf(closed)}`,
+    );
+    const res = await present(agentId, chainOf(open, closed));
+    expect(res.body.decision, res.text).toBe('APPROVE');
+    expect((res.body.ap2 as Record<string, unknown>).consumed).toBe(true);
+    // Another closed mandate with the transaction_id of a stale claim takes it over too.
+    const first = await closedMandate(agent, open, {
+      amount: 1000,
+      payee: { id: 'merchant_1' },
+      transactionId: 'tx-k2',
+    });
+    await claimLeft(first, 'tx-k2', '1 hour');
+    const second = await closedMandate(agent, open, {
+      amount: 1200,
+      payee: { id: 'merchant_1' },
+      transactionId: 'tx-k2',
+    });
+    const took = await present(agentId, chainOf(open, second));
+    expect(took.body.decision, took.text).toBe('APPROVE');
+    const status = await request(server, 'GET', `/api/v1/ap2-mandates/${hashOf(second)}`, { apiKey: p.apiKey });
+    expect(status.body).toMatchObject({ status: 'CONSUMED', amount: 12, authorization_id: took.body.authorization_id });
+  });
+
+  it('older, with its APPROVE recorded: CONSUMED by that authorization, never approved twice', async () => {
+    const closed = await closedMandate(agent, open, {
+      amount: 1500,
+      payee: { id: 'merchant_2' },
+      transactionId: 'tx-a',
+    });
+    const approved = await present(agentId, chainOf(open, closed));
+    expect(approved.body.decision, approved.text).toBe('APPROVE');
+    // The settlement never happened: the claim is PENDING again, as a killed process left it.
+    await query(
+      server,
+      'live',
+      (sql) => sql`update ap2_presentations set status = 'PENDING', authorization_id = null, consumed_at = null,
+        claimed_at = now() - interval '1 hour' where closed_hash = ${hashOf(closed)}`,
+    );
+    const before = await footprint(agentId);
+    const again = expectEnvelope(await present(agentId, chainOf(open, closed)), 409, 'ap2_mandate_already_consumed');
+    expect(again.message).toContain(approved.body.authorization_id as string);
+    const status = await request(server, 'GET', `/api/v1/ap2-mandates/${hashOf(closed)}`, { apiKey: p.apiKey });
+    expect(status.body).toMatchObject({ status: 'CONSUMED', authorization_id: approved.body.authorization_id });
+    const sameTx = await closedMandate(agent, open, {
+      amount: 1000,
+      payee: { id: 'merchant_2' },
+      transactionId: 'tx-a',
+    });
+    expectEnvelope(await present(agentId, chainOf(open, sameTx)), 409, 'ap2_mandate_already_consumed');
+    expect(await footprint(agentId)).toEqual(before);
+    expect((await eventsOf('ap2_mandate.consumed', agentId)).at(-1)).toMatchObject({
+      closed_mandate_hash: hashOf(closed),
+      authorization_id: approved.body.authorization_id,
+      reconciled: true,
+    });
+  });
+});
+
 describe('bad input: a clear error, nothing stored, no budget spent', () => {
   let agent: AgentKey;
   let agentId: string;
