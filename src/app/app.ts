@@ -15,6 +15,7 @@ import { CpuLoad, TenantShares } from '../http/fair-share.js';
 import { RequestLimits } from '../http/rate-limit.js';
 import { Router } from '../http/router.js';
 import { HttpServer } from '../http/server.js';
+import { startMcpHttp } from '../mcp/http.js';
 import { collectOutboxBacklog, collectShardStats, collectWebhookOutcomes } from '../observability/instrument.js';
 import { createLogger } from '../observability/logger.js';
 import { ServiceMetrics } from '../observability/metrics.js';
@@ -33,6 +34,8 @@ import type { ReadinessCheck } from './system-routes.js';
 export interface RunningApp {
   readonly port: number;
   readonly url: string;
+  /** The agents' MCP endpoint (MCP_HTTP on), else null. */
+  readonly mcpUrl: string | null;
   readonly services: Services;
   /** This instance's row in the registry of instances sharing the live database. */
   readonly instances: InstanceRegistry;
@@ -193,14 +196,20 @@ export async function startApp(config: Config, options: { log?: Logger } = {}): 
     },
   });
 
+  // The agents' MCP server, a client of this service's own HTTP edge like any other (docs/mcp.md).
+  const mcp = config.mcpHttp ? await startMcpHttp({ baseUrl: url }, config.mcpHttpPort, config.host) : null;
+  if (mcp !== null) log.info({ url: mcp.url }, 'mcp listening');
+
   let closing: Promise<void> | null = null;
   return {
     port,
     url,
+    mcpUrl: mcp?.url ?? null,
     services,
     instances,
     close() {
       closing ??= (async () => {
+        await mcp?.close();
         const drain = await server.close(Math.floor(config.shutdownTimeoutMs / 2));
         if (drain.cut > 0) log.warn({ cut: drain.cut, duration_ms: drain.durationMs }, 'drain deadline cut requests');
         else log.info({ duration_ms: drain.durationMs }, 'http drained');

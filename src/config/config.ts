@@ -103,6 +103,9 @@ export interface Config {
    * /authorize fails authentication).
    */
   readonly clientTenancy: boolean;
+  /** Serve the agents' MCP server over streamable HTTP (docs/mcp.md), on mcpHttpPort. */
+  readonly mcpHttp: boolean;
+  readonly mcpHttpPort: number;
   /** Agent actors kept in memory per shard (ENGINE_MAX_ACTORS, internal tuning). */
   readonly engineMaxActors: number;
   /**
@@ -332,6 +335,8 @@ export function loadConfig(env: Env): Config {
     idempotencySweepSeconds: int(env, 'IDEMPOTENCY_SWEEP_SECONDS'),
     holdExpirySweepMs: int(env, 'HOLD_EXPIRY_SWEEP_MS'),
     clientTenancy: flag(env, 'CLIENT_TENANCY'),
+    mcpHttp: flag(env, 'MCP_HTTP'),
+    mcpHttpPort: int(env, 'MCP_HTTP_PORT'),
     engineMaxActors: int(env, 'ENGINE_MAX_ACTORS'),
     databasePoolSize: int(env, 'DATABASE_POOL_SIZE'),
     enginePoolSize: int(env, 'ENGINE_POOL_SIZE'),

@@ -119,6 +119,22 @@ export const CONFIG_VARIABLES = {
     accepts: 'an IP address or host name',
     meaning: 'Address the HTTP edge listens on (`0.0.0.0` for every interface; the container image sets it).',
   },
+  MCP_HTTP: {
+    kind: 'switch',
+    section: 'Listening and requests',
+    default: false,
+    meaning:
+      "`on`: the service also serves its agents' MCP server over streamable HTTP (`POST /mcp` on `MCP_HTTP_PORT`, the address `HOST`), each request acting for the agent of the agent key it presents ([mcp.md](mcp.md)).",
+  },
+  MCP_HTTP_PORT: {
+    kind: 'integer',
+    section: 'Listening and requests',
+    default: 8081,
+    min: 0,
+    max: 65_535,
+    unit: 'TCP port (0: any free port)',
+    meaning: 'Port of the MCP listener when `MCP_HTTP` is on.',
+  },
   TRUSTED_PROXIES: {
     kind: 'text',
     section: 'Listening and requests',

@@ -1,12 +1,18 @@
 // The MCP server over streamable HTTP (docs/mcp.md): a small node:http listener, POST /mcp,
-// stateless (a new MCP server and transport for each request, answered as JSON), on the
-// loopback address unless told otherwise. Whoever reaches it acts as the agent: keep it local.
-// A Host header that is not this listener's is refused, so a web page cannot reach it through
-// DNS rebinding.
+// stateless (a new MCP server and transport for each request, answered as JSON). Two modes:
+// - one agent (`npm run -s mcp -- --http`, with ASAS_AGENT_KEY): whoever reaches it acts as that
+//   agent, so it listens on the loopback address unless told otherwise and refuses a Host header
+//   that is not its own (no DNS rebinding from a web page);
+// - keyed (the service's MCP_HTTP, or `--http` without ASAS_AGENT_KEY): every request presents
+//   its agent key (`Authorization: Bearer`) and acts for that key's agent only; nothing is ambient,
+//   so any Host is served. A key that is not an agent key is 401.
+import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { AgentApi } from './agent-api.js';
+import { LRUCache } from 'lru-cache';
+import { AsasApiError } from '../../packages/client/src/index.js';
+import { AgentApi } from './agent-api.js';
 import { type AgentMcpOptions, createAgentMcpServer } from './server.js';
 
 export const MCP_PATH = '/mcp';
@@ -16,25 +22,71 @@ export interface McpHttpServer {
   close(): Promise<void>;
 }
 
-function answer(res: ServerResponse, status: number, message: string): void {
-  res.writeHead(status, { 'content-type': 'application/json' });
+/** Where a request's agent comes from: one agent for the listener, or each request's own key. */
+export type AgentSource = AgentApi | { readonly baseUrl: string };
+
+function answer(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
 }
 
+/**
+ * Keyed mode: the agent of each presented key, asked of the service once a minute at most (a
+ * revoked key is refused by the service on the next tool call anyway). Keyed by the key's hash.
+ */
+function agentsByKey(baseUrl: string): (apiKey: string) => Promise<AgentApi | null> {
+  const cache = new LRUCache<string, AgentApi>({ max: 10_000, ttl: 60_000 });
+  return async (apiKey) => {
+    const id = createHash('sha256').update(apiKey).digest('base64url');
+    const known = cache.get(id);
+    if (known !== undefined) return known;
+    try {
+      const api = await AgentApi.connect({ baseUrl, apiKey });
+      cache.set(id, api);
+      return api;
+    } catch (err) {
+      if (err instanceof AsasApiError && err.status < 500) return null;
+      throw err;
+    }
+  };
+}
+
+function bearer(req: IncomingMessage): string | null {
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
+  return m === null ? null : (m[1] as string);
+}
+
 export async function startMcpHttp(
-  api: AgentApi,
+  source: AgentSource,
   port: number,
   host = '127.0.0.1',
   options: AgentMcpOptions = {},
 ): Promise<McpHttpServer> {
   let allowedHosts: ReadonlySet<string> = new Set();
+  const keyed = source instanceof AgentApi ? null : agentsByKey(source.baseUrl);
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const path = (req.url ?? '').split('?')[0];
     if (path !== MCP_PATH) return answer(res, 404, 'Not found: the MCP endpoint is POST /mcp.');
-    if (!allowedHosts.has(req.headers.host ?? '')) return answer(res, 403, 'Host not allowed.');
+    if (keyed === null && !allowedHosts.has(req.headers.host ?? '')) return answer(res, 403, 'Host not allowed.');
     if (req.method !== 'POST') {
       res.setHeader('allow', 'POST');
       return answer(res, 405, 'Method not allowed: this server is stateless, POST only.');
+    }
+    let api: AgentApi;
+    if (keyed === null) api = source as AgentApi;
+    else {
+      const key = bearer(req);
+      const found = key === null ? null : await keyed(key);
+      if (found === null)
+        return answer(
+          res,
+          401,
+          'Present an agent key: Authorization: Bearer <key> (POST /api/v1/agents/{agent_id}/keys).',
+          {
+            'www-authenticate': 'Bearer',
+          },
+        );
+      api = found;
     }
     const server = createAgentMcpServer(api, options);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
