@@ -167,6 +167,12 @@ function claimKey(requestId: string): string {
   return `ap2:${requestId}`;
 }
 
+/** The safe DECLINE: nothing was decided, and its commit may be in doubt. */
+function isSafeDecision(decision: Record<string, unknown>): boolean {
+  const codes = decision.reason_codes;
+  return Array.isArray(codes) && codes.includes('system_unavailable');
+}
+
 interface ClaimInput {
   readonly closed: ClosedMandate;
   readonly mandateId: string;
@@ -602,6 +608,10 @@ export function ap2Routes(services: Services): RouteDef[] {
         const authorizationId = (decision.authorization_id as string | null) ?? null;
         const owner = { clientId: auth.clientId, principalId: auth.principalId };
         let consumedAt: Date | null = null;
+        // The safe decision (system_unavailable) may have been answered while its commit was in
+        // doubt: the claim stays PENDING and is settled from the authorizations table once older
+        // than the answer deadline (claimPresentation), never deleted blindly.
+        const safe = isSafeDecision(decision);
         if (approved) {
           consumedAt = await db.begin(async (tx) => {
             const [done] = await tx<{ consumed_at: Date }[]>`
@@ -630,10 +640,13 @@ export function ap2Routes(services: Services): RouteDef[] {
             return done?.consumed_at ?? null;
           });
         } else {
-          // Not paid: the closed mandate is not consumed and may be presented again.
+          // Not paid: the closed mandate is not consumed and may be presented again (after the
+          // safe decision, once its claim is reconciled).
           await db.begin(async (tx) => {
-            await tx`delete from ap2_presentations
-              where closed_hash = ${closed.hash} and status = 'PENDING' and request_id = ${ctx.requestId}`;
+            if (!safe) {
+              await tx`delete from ap2_presentations
+                where closed_hash = ${closed.hash} and status = 'PENDING' and request_id = ${ctx.requestId}`;
+            }
             await writeOutbox(tx, [
               outboxEvent(owner, 'ap2_mandate.refused', {
                 stage: 'decision',

@@ -94,13 +94,20 @@ function presentOnce(agentId: string, chain: string, who: TestPrincipal, over: R
   });
 }
 
-/** Runs `call` again while it answers the safe DECLINE system_unavailable (see present). */
+/**
+ * Runs `call` again while it answers the safe DECLINE system_unavailable (see present). After a
+ * safe DECLINE the presentation's claim stays PENDING until the answer deadline has passed (it is
+ * then settled from the authorizations table): the 409 "being presented" meanwhile is waited out.
+ */
 async function retried(call: () => Promise<HttpResult>): Promise<HttpResult> {
+  let afterSafe = false;
   for (let attempt = 0; ; attempt++) {
     const res = await call();
     const codes = res.status === 200 ? (res.body.reason_codes as string[]) : [];
-    if (codes.join() !== 'system_unavailable' || attempt >= 20) return res;
-    await new Promise((r) => setTimeout(r, 100));
+    const pending = afterSafe && res.status === 409 && String(res.body.message).includes('being presented');
+    if ((codes.join() !== 'system_unavailable' && !pending) || attempt >= 40) return res;
+    afterSafe = true;
+    await new Promise((r) => setTimeout(r, pending ? 250 : 100));
   }
 }
 
@@ -479,6 +486,38 @@ describe('a claim left PENDING (a process killed between claim and settlement, a
       authorization_id: approved.body.authorization_id,
       reconciled: true,
     });
+  });
+});
+
+describe('the safe decision (system_unavailable, its commit possibly in doubt)', () => {
+  it('keeps the claim PENDING; past the answer deadline it is settled from the authorizations table', async () => {
+    const agent = newAgentKey();
+    const agentId = await agentWithKey(server, p, agent);
+    const open = await openMandate(issuer, openContent(agent, CONSTRAINTS));
+    expect((await importMandate(agentId, open)).status).toBe(201);
+    const closed = await closedMandate(agent, open, { amount: 1000, payee: { id: 'merchant_1' } });
+    // The agent's state cannot be loaded (a table of the load is out of reach): the safe DECLINE.
+    await query(server, 'live', (sql) => sql`alter table authorizations rename to authorizations_out_of_reach`);
+    try {
+      const safe = await presentOnce(agentId, chainOf(open, closed), p, {});
+      expect(safe.body.reason_codes, safe.text).toEqual(['system_unavailable']);
+      expect((safe.body.ap2 as Record<string, unknown>).consumed).toBe(false);
+      const status = await request(server, 'GET', `/api/v1/ap2-mandates/${hashOf(closed)}`, { apiKey: p.apiKey });
+      expect(status.body, status.text).toMatchObject({ kind: 'closed', status: 'PENDING', consumed: false });
+      const busy = expectEnvelope(
+        await presentOnce(agentId, chainOf(open, closed), p, {}),
+        409,
+        'ap2_mandate_already_consumed',
+      );
+      expect(busy.message).toContain('being presented');
+    } finally {
+      await query(server, 'live', (sql) => sql`alter table authorizations_out_of_reach rename to authorizations`);
+    }
+    // No APPROVE was recorded under that claim: past the deadline the next presentation takes it over.
+    await new Promise((r) => setTimeout(r, 1100));
+    const res = await present(agentId, chainOf(open, closed));
+    expect(res.body.decision, res.text).toBe('APPROVE');
+    expect((res.body.ap2 as Record<string, unknown>).consumed).toBe(true);
   });
 });
 
