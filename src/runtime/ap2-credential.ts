@@ -127,6 +127,59 @@ function checkDisclosures(p: Parsed): void {
   }
 }
 
+/**
+ * Where the mandate content still holds a digest no disclosure of the token reveals: an `_sd`
+ * entry (a hidden claim) or an array element `{"...": digest}` (a hidden element), each named by
+ * its path in the content (`constraints.1`, `_sd`). @sd-jwt/core drops them when it unpacks the
+ * claims, so a hidden constraint would otherwise be silently ignored. Inside an allowed-list
+ * (`constraints.N.allowed`) hiding is allowed: an element not disclosed is not allowed, which only
+ * makes the mandate stricter (and an element without a disclosed id is refused by mapConstraints).
+ */
+function undisclosedInContent(p: Parsed): string[] {
+  const byDigest = new Map<string, unknown[]>();
+  for (const d of p.disclosures) {
+    const decoded = JSON.parse(Buffer.from(d, 'base64url').toString('utf8')) as unknown[];
+    byDigest.set(createHash('sha256').update(d, 'ascii').digest('base64url'), decoded);
+  }
+  const found: string[] = [];
+  const join = (path: string, k: string | number) => (path === '' ? String(k) : `${path}.${k}`);
+  const walk = (v: unknown, path: string, inContent: boolean): void => {
+    const allowedList = /(^|\.)constraints\.\d+\.allowed(\.|$)/.test(path);
+    if (Array.isArray(v)) {
+      v.forEach((x, i) => {
+        const o = obj(x);
+        if (o !== null && Object.keys(o).length === 1 && typeof o['...'] === 'string') {
+          const dis = byDigest.get(o['...']);
+          if (dis === undefined) {
+            if (inContent && !allowedList) found.push(join(path, i));
+          } else walk(dis[1], join(path, i), inContent || (path === 'delegate_payload' && i === 0));
+        } else walk(x, join(path, i), inContent || (path === 'delegate_payload' && i === 0));
+      });
+      return;
+    }
+    const o = obj(v);
+    if (o === null) return;
+    for (const [k, x] of Object.entries(o)) {
+      if (k === '_sd' && Array.isArray(x)) {
+        let hidden = false;
+        for (const d of x) {
+          const dis = typeof d === 'string' ? byDigest.get(d) : undefined;
+          if (dis === undefined) hidden = true;
+          else walk(dis[2], join(path, String(dis[1])), inContent);
+        }
+        if (hidden && inContent && !allowedList) found.push(join(path, '_sd'));
+      } else if (k !== '_sd_alg') walk(x, join(path, k), inContent);
+    }
+  };
+  // AP2 v0.2 carries the content in delegate_payload[0]; a plain SD-JWT VC at the top level.
+  const delegated = Array.isArray(p.payload.delegate_payload);
+  walk(p.payload, '', !delegated);
+  const prefix = 'delegate_payload.0.';
+  return found.map((f) =>
+    delegated && f.startsWith(prefix) ? f.slice(prefix.length) : f === 'delegate_payload.0' ? '' : f,
+  );
+}
+
 function keyOf(jwk: JWK): KeyObject {
   return createPublicKey({ key: jwk as never, format: 'jwk' });
 }
@@ -198,6 +251,8 @@ export interface OpenMandate {
   readonly cnfThumbprint: string;
   readonly iatMs: number | null;
   readonly expMs: number;
+  /** Paths in the content of digests no disclosure reveals (undisclosedInContent). */
+  readonly undisclosed: readonly string[];
 }
 
 /**
@@ -252,6 +307,7 @@ export async function verifyOpenMandate(
     cnfThumbprint: thumbprint,
     iatMs: typeof iat === 'number' ? iat * 1000 : null,
     expMs: exp * 1000,
+    undisclosed: undisclosedInContent(p),
   };
 }
 
@@ -283,11 +339,17 @@ function minor(value: unknown, currency: string): Units | null {
  * recurrence; payment.allowed_payees and payee -> allowed_payees (by merchant id);
  * payment.execution_date -> execution_window; payment.reference -> kept as the reference.
  * Anything else (payment instruments, PISPs, unknown types, an allowed payee without a disclosed
- * id, currencies that disagree) is 422 unresolved_constraint naming each one in details.
+ * id, currencies that disagree, a claim of the content left undisclosed) is 422
+ * unresolved_constraint naming each one in details.
  */
-export function mapConstraints(content: Record<string, unknown>): MappedMandate {
+export function mapConstraints(content: Record<string, unknown>, undisclosed: readonly string[] = []): MappedMandate {
   const problems: ErrorDetail[] = [];
   const unresolved = (field: string, message: string) => problems.push({ field, code: 'not_allowed', message });
+  // A constraint the issuer signed but the holder did not disclose cannot be enforced: refused, not
+  // dropped (AP2: an unknown constraint fails).
+  for (const field of undisclosed) {
+    unresolved(field === '' ? 'content' : field, 'holds a selectively disclosable claim that is not disclosed');
+  }
   const constraints = Array.isArray(content.constraints) ? content.constraints : [];
   let currency: string | null = null;
   const setCurrency = (c: unknown, field: string): boolean => {

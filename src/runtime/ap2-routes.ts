@@ -425,7 +425,7 @@ export function ap2Routes(services: Services): RouteDef[] {
               select kid, jwk from ap2_issuer_keys where principal_id = ${auth.principalId} and status = 'ACTIVE'`;
             const now = Date.now();
             const open = await verifyOpenMandate(credential, keys, (agent.public_key_jwk as JWK | null) ?? null, now);
-            const mapped = mapConstraints(open.content);
+            const mapped = mapConstraints(open.content, open.undisclosed);
             if (agent.status === 'REVOKED') {
               throw new ApiError('validation_error', 'The agent is REVOKED and cannot receive mandates.');
             }

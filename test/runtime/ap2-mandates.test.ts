@@ -18,6 +18,7 @@ import {
   newIssuer,
   openContent,
   openMandate,
+  withoutDisclosures,
 } from '../fixtures/ap2.js';
 import { authorizeBody, query } from '../fixtures/engine-setup.js';
 import { principal } from '../fixtures/holds.js';
@@ -605,6 +606,32 @@ describe('bad input: a clear error, nothing stored, no budget spent', () => {
       error: 'unresolved_constraint',
       ap2_error: 'unresolved_constraint',
     });
+  });
+
+  it('constraints the holder left undisclosed are refused, each named; hidden allowed payees only narrow', async () => {
+    // constraints[1] (the budget) and the content's payment_instrument are selectively disclosable.
+    const frame = { delegate_payload: { _sd: [0], 0: { _sd: ['payment_instrument'], constraints: { _sd: [1] } } } };
+    const full = await openMandate(
+      issuer,
+      openContent(agent, CONSTRAINTS, { payment_instrument: { id: 'card', type: 'card' } }),
+      { frame },
+    );
+    const hidden = withoutDisclosures(
+      full,
+      (d) => d[1] === 'payment_instrument' || (d[1] as { type?: string } | null)?.type === 'payment.budget',
+    );
+    const env = await refusedImport(hidden, 'unresolved_constraint');
+    expect((env.details ?? []).map((d) => d.field).sort()).toEqual(['_sd', 'constraints.1']);
+    // An allowed payee hidden from the list: the mandate allows only the payees disclosed.
+    const narrowed = withoutDisclosures(
+      await openMandate(issuer, openContent(agent, CONSTRAINTS), {
+        frame: { delegate_payload: { _sd: [0], 0: { constraints: { 2: { allowed: { _sd: [1] } } } } } },
+      }),
+      (d) => (d[1] as { id?: string } | null)?.id === 'merchant_2',
+    );
+    const ok = await importMandate(agentId, narrowed);
+    expect(ok.status, ok.text).toBe(201);
+    expect(ok.body.allowed_payees).toEqual(['merchant_1']);
   });
 
   it('garbage', async () => {
