@@ -242,6 +242,109 @@ function shown(row: RuntimeMandateRow, field: keyof PatchBody): unknown {
   return v ?? null;
 }
 
+/** A cap (null: none): the next one is at most the current one, and not removed. */
+function capTightened(from: Units | null, to: Units | null): boolean {
+  return from === null || (to !== null && to <= from);
+}
+
+/** An allowed-list (null: anything allowed): the next one is a subset, and not removed. */
+function allowedTightened(
+  from: readonly string[] | null | undefined,
+  to: readonly string[] | null | undefined,
+): boolean {
+  if (from === null || from === undefined) return true;
+  if (to === null || to === undefined) return false;
+  const had = new Set(from);
+  return to.every((x) => had.has(x));
+}
+
+/** A blocked-list (null: nothing blocked): the next one keeps every entry. */
+function blockedTightened(
+  from: readonly string[] | null | undefined,
+  to: readonly string[] | null | undefined,
+): boolean {
+  const now = new Set(to ?? []);
+  return (from ?? []).every((x) => now.has(x));
+}
+
+const msOf = (iso: string | undefined): number | null => (iso === undefined ? null : Date.parse(iso));
+
+/**
+ * The fields of a PATCH that would loosen an AP2-backed mandate beyond what the issuer signed
+ * (docs/ap2.md): each cap lower or equal and not removed, each allowed-list a subset, each
+ * blocked-list a superset, valid_until earlier, the minimum higher, the execution window inside
+ * the signed one, the merchant lock kept, recurrence with its frequency and at most its
+ * occurrences. Alerts and hold expiry restrict no spending and may change.
+ */
+export function loosenings(row: RuntimeMandateRow, next: RuntimeMandateRow, body: PatchBody): ErrorDetail[] {
+  const out: ErrorDetail[] = [];
+  const bad = (field: string, message: string) => out.push({ field, code: 'not_allowed', message });
+  const r = row as unknown as Record<string, unknown>;
+  const n = next as unknown as Record<string, unknown>;
+  if (body.valid_until !== undefined && next.valid_until.getTime() > row.valid_until.getTime()) {
+    bad('valid_until', 'may only move earlier');
+  }
+  for (const field of MONEY) {
+    if (body[field] === undefined) continue;
+    if (!capTightened(units(r[field] as string | null), units(n[field] as string | null))) {
+      bad(field, 'may only be lowered (not raised or removed)');
+    }
+  }
+  for (const field of ['max_daily_count', 'max_monthly_count'] as const) {
+    if (body[field] === undefined) continue;
+    const from = row[field] ?? null;
+    const to = next[field] ?? null;
+    if (!(from === null || (to !== null && to <= from))) bad(field, 'may only be lowered (not raised or removed)');
+  }
+  for (const field of LISTS) {
+    if (body[field] === undefined) continue;
+    const from = r[field] as string[] | null;
+    const to = n[field] as string[] | null;
+    const ok = field.startsWith('blocked_') ? blockedTightened(from, to) : allowedTightened(from, to);
+    if (!ok)
+      bad(
+        field,
+        field.startsWith('blocked_') ? 'may only gain entries' : 'may only lose entries (not gain or be removed)',
+      );
+  }
+  const ft = row.terms ?? {};
+  const tt = next.terms ?? {};
+  if (body.min_amount_per_transaction !== undefined) {
+    const from = units(ft.min_amount_per_transaction) ?? 0n;
+    const to = units(tt.min_amount_per_transaction) ?? 0n;
+    if (to < from) bad('min_amount_per_transaction', 'may only be raised');
+  }
+  if (body.allowed_payees !== undefined && !allowedTightened(ft.allowed_payees, tt.allowed_payees)) {
+    bad('allowed_payees', 'may only lose payees (not gain or be removed)');
+  }
+  if (body.merchant_lock !== undefined && ft.merchant_lock === true && tt.merchant_lock !== true) {
+    bad('merchant_lock', 'may not be removed');
+  }
+  if (body.execution_window !== undefined) {
+    const f = ft.execution_window;
+    const t = tt.execution_window;
+    const fb = msOf(f?.not_before);
+    const fa = msOf(f?.not_after);
+    const tb = msOf(t?.not_before);
+    const ta = msOf(t?.not_after);
+    const inside =
+      (fb === null || (tb !== null && tb >= fb)) &&
+      (fa === null || (ta !== null && ta <= fa)) &&
+      allowedTightened(f?.days_of_week, t?.days_of_week);
+    if (!inside) bad('execution_window', 'may only narrow (not widen or be removed)');
+  }
+  if (body.recurrence !== undefined && ft.recurrence !== undefined) {
+    const f = ft.recurrence;
+    const t = tt.recurrence;
+    const ok =
+      t !== undefined &&
+      t.frequency === f.frequency &&
+      (f.max_occurrences === undefined || (t.max_occurrences !== undefined && t.max_occurrences <= f.max_occurrences));
+    if (!ok) bad('recurrence', 'may only lower max_occurrences (same frequency, not removed)');
+  }
+  return out;
+}
+
 /** The mandate's row, locked, if it is the caller's (through its agent); else 404. */
 async function lockOwned(
   tx: Tx,
@@ -285,6 +388,18 @@ export async function amendMandate(
   const row = await lockOwned(tx, principalId, mandateId);
   if (row.status !== 'ACTIVE') throw notActive(row, 'amended');
   const next = amended(row, body, Date.now());
+  // An imported AP2 open Payment Mandate is the issuer's signed grant: it may only be tightened.
+  const [ap2] = await tx`select 1 from ap2_mandates where mandate_id = ${mandateId}`;
+  if (ap2 !== undefined) {
+    const loose = loosenings(row, next, body);
+    if (loose.length > 0) {
+      throw new ApiError(
+        'validation_error',
+        'This mandate is an imported AP2 Payment Mandate: a change may only tighten what the issuer signed.',
+        { details: loose },
+      );
+    }
+  }
   const changes: Record<string, { from: unknown; to: unknown }> = {};
   for (const field of AMENDABLE_FIELDS) {
     if (body[field] === undefined) continue;

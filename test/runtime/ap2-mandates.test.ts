@@ -660,7 +660,7 @@ describe('bad input: a clear error, nothing stored, no budget spent', () => {
 });
 
 describe('an imported mandate is amended and revoked as any mandate', () => {
-  it('PATCH changes its terms and keeps it spent by presentation only; a revoke stops presentations', async () => {
+  it('PATCH only tightens its terms and keeps it spent by presentation only; a revoke stops presentations', async () => {
     const agent = newAgentKey();
     const agentId = await agentWithKey(server, p, agent);
     const open = await openMandate(issuer, openContent(agent, CONSTRAINTS));
@@ -673,6 +673,38 @@ describe('an imported mandate is amended and revoked as any mandate', () => {
     });
     expect(patched.status, patched.text).toBe(200);
     expect(patched.body).toMatchObject({ max_total_amount: 20, allowed_payees: ['merchant_1'] });
+    // Only tightening: nothing beyond what the issuer signed.
+    const loosen = await request(server, 'PATCH', `/api/v1/mandates/${mandateId}`, {
+      apiKey: p.apiKey,
+      body: {
+        max_total_amount: '30.00',
+        max_amount_per_transaction: '60.00',
+        allowed_payees: ['merchant_1', 'merchant_3'],
+        min_amount_per_transaction: '1.00',
+        recurrence: { frequency: 'ON_DEMAND', max_occurrences: 9 },
+        valid_until: new Date(Date.now() + 90 * 86_400_000).toISOString(),
+      },
+    });
+    const env = expectEnvelope(loosen, 422, 'validation_error');
+    expect(env.message).toContain('AP2');
+    expect((env.details ?? []).map((d) => d.field).sort()).toEqual([
+      'allowed_payees',
+      'max_amount_per_transaction',
+      'max_total_amount',
+      'min_amount_per_transaction',
+      'recurrence',
+      'valid_until',
+    ]);
+    for (const body of [{ max_total_amount: null }, { allowed_payees: null }, { recurrence: null }]) {
+      const res = await request(server, 'PATCH', `/api/v1/mandates/${mandateId}`, { apiKey: p.apiKey, body });
+      expectEnvelope(res, 422, 'validation_error');
+    }
+    const tighter = await request(server, 'PATCH', `/api/v1/mandates/${mandateId}`, {
+      apiKey: p.apiKey,
+      body: { max_amount_per_transaction: '45.00', recurrence: { frequency: 'ON_DEMAND', max_occurrences: 4 } },
+    });
+    expect(tighter.status, tighter.text).toBe(200);
+    expect(tighter.body).toMatchObject({ max_amount_per_transaction: 45, max_total_amount: 20 });
     // Still not selected by a plain /authorize.
     const plain = await retried(() =>
       request(server, 'POST', '/api/v1/authorize', {
