@@ -338,6 +338,12 @@ function minor(value: unknown, currency: string): Units | null {
  * min_amount_per_transaction; payment.budget -> max_total_amount; payment.agent_recurrence ->
  * recurrence; payment.allowed_payees and payee -> allowed_payees (by merchant id);
  * payment.execution_date -> execution_window; payment.reference -> kept as the reference.
+ * Every constraint holds at once, so they are intersected, never combined by OR or last-wins:
+ * the smallest maximum and budget, the largest minimum (a pre-set amount is both), the payees
+ * every allowed-list (and the pre-set payee) names, the latest not_before and earliest
+ * not_after, the fewest occurrences of one frequency. What cannot be intersected (recurrences of
+ * different frequencies, two references) or leaves nothing payable (a minimum above the maximum,
+ * no payee in common, an empty window) is refused.
  * Anything else (payment instruments, PISPs, unknown types, an allowed payee without a disclosed
  * id, currencies that disagree, a claim of the content left undisclosed) is 422
  * unresolved_constraint naming each one in details.
@@ -365,12 +371,19 @@ export function mapConstraints(content: Record<string, unknown>, undisclosed: re
     currency = up;
     return true;
   };
-  let max: unknown = null;
-  let min: unknown = null;
-  let budget: unknown = null;
+  // Raw bounds with where they came from, converted once the currency is known.
+  const maxes: { value: unknown; field: string }[] = [];
+  const mins: { value: unknown; field: string }[] = [];
+  const budgets: { value: unknown; field: string }[] = [];
   let reference: string | null = null;
   const terms: StoredTerms = {};
-  const payees = new Set<string>();
+  let payees: Set<string> | null = null;
+  const narrowPayees = (ids: Iterable<string>) => {
+    const next = new Set(ids);
+    payees = payees === null ? next : new Set([...(payees as Set<string>)].filter((x) => next.has(x)));
+  };
+  let notBefore: number | null = null;
+  let notAfter: number | null = null;
   constraints.forEach((raw, i) => {
     const c = obj(raw);
     const field = `constraints.${i}`;
@@ -378,12 +391,12 @@ export function mapConstraints(content: Record<string, unknown>, undisclosed: re
     switch (type) {
       case 'payment.amount_range':
         if (setCurrency(c?.currency, field)) {
-          max = c?.max;
-          min = c?.min ?? null;
+          if (c?.max !== undefined && c?.max !== null) maxes.push({ value: c.max, field: `${field}.max` });
+          if (c?.min !== undefined && c?.min !== null) mins.push({ value: c.min, field: `${field}.min` });
         }
         break;
       case 'payment.budget':
-        if (setCurrency(c?.currency, field)) budget = c?.max;
+        if (setCurrency(c?.currency, field)) budgets.push({ value: c?.max, field: `${field}.max` });
         break;
       case 'payment.agent_recurrence': {
         const f = c?.frequency;
@@ -391,38 +404,50 @@ export function mapConstraints(content: Record<string, unknown>, undisclosed: re
         if (typeof f !== 'string' || !FREQUENCIES.includes(f as Frequency)) unresolved(field, 'unknown frequency');
         else if (n !== undefined && (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 1)) {
           unresolved(field, 'max_occurrences must be a positive integer');
+        } else if (terms.recurrence !== undefined && terms.recurrence.frequency !== f) {
+          unresolved(
+            field,
+            `a second recurrence with another frequency (${f}, ${terms.recurrence.frequency}) cannot be enforced at once`,
+          );
         } else {
+          const had = terms.recurrence?.max_occurrences;
+          const most =
+            had === undefined ? (n as number | undefined) : n === undefined ? had : Math.min(had, n as number);
           terms.recurrence =
-            n === undefined ? { frequency: f as Frequency } : { frequency: f as Frequency, max_occurrences: n };
+            most === undefined ? { frequency: f as Frequency } : { frequency: f as Frequency, max_occurrences: most };
         }
         break;
       }
       case 'payment.allowed_payees': {
         const allowed = Array.isArray(c?.allowed) ? (c?.allowed as unknown[]) : [];
         if (allowed.length === 0) unresolved(field, 'allowed is empty');
+        const ids: string[] = [];
         allowed.forEach((m, j) => {
           const id = obj(m)?.id;
-          if (typeof id === 'string' && id.length > 0) payees.add(id);
+          if (typeof id === 'string' && id.length > 0) ids.push(id);
           else
             unresolved(`${field}.allowed.${j}`, 'an allowed payee without a disclosed merchant id cannot be matched');
         });
+        narrowPayees(ids);
         break;
       }
       case 'payment.execution_date': {
-        const window: NonNullable<StoredTerms['execution_window']> = {};
         for (const k of ['not_before', 'not_after'] as const) {
           const v = c?.[k];
           if (v === undefined) continue;
           const ms = typeof v === 'string' ? Date.parse(v) : Number.NaN;
           if (Number.isNaN(ms)) unresolved(`${field}.${k}`, 'is not an ISO 8601 date-time');
-          else window[k] = new Date(ms).toISOString();
+          else if (k === 'not_before') notBefore = notBefore === null ? ms : Math.max(notBefore, ms);
+          else notAfter = notAfter === null ? ms : Math.min(notAfter, ms);
         }
-        if (window.not_before !== undefined || window.not_after !== undefined) terms.execution_window = window;
         break;
       }
       case 'payment.reference':
-        if (typeof c?.conditional_transaction_id === 'string') reference = c.conditional_transaction_id;
-        else unresolved(field, 'conditional_transaction_id is missing');
+        if (typeof c?.conditional_transaction_id !== 'string')
+          unresolved(field, 'conditional_transaction_id is missing');
+        else if (reference !== null && reference !== c.conditional_transaction_id) {
+          unresolved(field, 'a second payment.reference names another checkout');
+        } else reference = c.conditional_transaction_id;
         break;
       default:
         unresolved(
@@ -433,14 +458,15 @@ export function mapConstraints(content: Record<string, unknown>, undisclosed: re
   });
   const payee = obj(content.payee)?.id;
   if (content.payee !== undefined) {
-    if (typeof payee === 'string' && payee.length > 0) payees.add(payee);
+    // The pre-set payee is the only payee: it narrows the allowed-lists to itself.
+    if (typeof payee === 'string' && payee.length > 0) narrowPayees([payee]);
     else unresolved('payee', 'the pre-set payee has no merchant id');
   }
   const preset = obj(content.payment_amount);
   if (preset !== null && setCurrency(preset.currency, 'payment_amount')) {
-    // A pre-set amount is the only amount: the range shrinks to it.
-    max = preset.amount;
-    min = preset.amount;
+    // A pre-set amount is the only amount: both a maximum and a minimum.
+    maxes.push({ value: preset.amount, field: 'payment_amount.amount' });
+    mins.push({ value: preset.amount, field: 'payment_amount.amount' });
   }
   for (const k of ['payment_instrument', 'pisp', 'execution_date']) {
     if (content[k] !== undefined) unresolved(k, `the pre-set ${k} cannot be enforced by this service`);
@@ -448,23 +474,29 @@ export function mapConstraints(content: Record<string, unknown>, undisclosed: re
   const cur = currency as string | null;
   let perTransaction: Units | null = null;
   let total: Units | null = null;
+  let minimum: Units | null = null;
   if (cur !== null) {
-    if (max !== null) {
-      perTransaction = minor(max, cur);
-      if (perTransaction === null || perTransaction === 0n)
-        unresolved('payment.amount_range.max', 'must be a positive integer of minor units');
+    for (const m of maxes) {
+      const u = minor(m.value, cur);
+      if (u === null || u === 0n) unresolved(m.field, 'must be a positive integer of minor units');
+      else if (perTransaction === null || u < perTransaction) perTransaction = u;
     }
-    if (min !== null && min !== 0) {
-      const m = minor(min, cur);
-      if (m === null) unresolved('payment.amount_range.min', 'must be a non-negative integer of minor units');
-      else terms.min_amount_per_transaction = formatAmount(m);
+    for (const m of mins) {
+      const u = minor(m.value, cur);
+      if (u === null) unresolved(m.field, 'must be a non-negative integer of minor units');
+      else if (u > 0n && (minimum === null || u > minimum)) minimum = u;
     }
-    if (budget !== null) {
+    for (const b of budgets) {
       // payment.budget.max is a number of major units (AP2 example: 1000.00 USD).
-      total = typeof budget === 'number' && Number.isFinite(budget) ? parseAmount(String(budget)) : null;
-      if (total === null || total <= 0n) unresolved('payment.budget.max', 'must be a positive amount');
+      const u = typeof b.value === 'number' && Number.isFinite(b.value) ? parseAmount(String(b.value)) : null;
+      if (u === null || u <= 0n) unresolved(b.field, 'must be a positive amount');
+      else if (total === null || u < total) total = u;
     }
     if (perTransaction === null && total !== null) perTransaction = total;
+    if (perTransaction !== null && total !== null && total < perTransaction) perTransaction = total;
+    if (minimum !== null && perTransaction !== null && minimum > perTransaction) {
+      unresolved('constraints', 'the minimum amount is above the maximum: no amount is payable under every constraint');
+    } else if (minimum !== null) terms.min_amount_per_transaction = formatAmount(minimum);
   }
   if (cur === null || perTransaction === null) {
     if (problems.length === 0) {
@@ -474,10 +506,23 @@ export function mapConstraints(content: Record<string, unknown>, undisclosed: re
       );
     }
   }
+  const allowed = payees as Set<string> | null;
+  if (allowed !== null && allowed.size === 0 && problems.length === 0) {
+    unresolved('constraints', 'no payee is allowed by every payee constraint');
+  }
+  if (notBefore !== null || notAfter !== null) {
+    if (notBefore !== null && notAfter !== null && notBefore > notAfter) {
+      unresolved('constraints', 'the execution dates leave no time to pay in');
+    }
+    const window: NonNullable<StoredTerms['execution_window']> = {};
+    if (notBefore !== null) window.not_before = new Date(notBefore).toISOString();
+    if (notAfter !== null) window.not_after = new Date(notAfter).toISOString();
+    terms.execution_window = window;
+  }
   if (problems.length > 0) {
     throw new ApiError('unresolved_constraint', undefined, { details: problems });
   }
-  if (payees.size > 0) terms.allowed_payees = [...payees].sort();
+  if (allowed !== null && allowed.size > 0) terms.allowed_payees = [...allowed].sort();
   terms.presentation_only = true;
   return { currency: cur as string, perTransaction: perTransaction as Units, total, terms, reference };
 }

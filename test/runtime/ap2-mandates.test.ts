@@ -522,6 +522,82 @@ describe('the safe decision (system_unavailable, its commit possibly in doubt)',
   });
 });
 
+describe('constraints that repeat a type all hold at once (intersected, never OR or last-wins)', () => {
+  it('smallest max, largest min, smallest budget, common payees, fewest occurrences, narrowest window', async () => {
+    const agent = newAgentKey();
+    const agentId = await agentWithKey(server, p, agent);
+    const soon = Date.now() + 86_400_000;
+    const open = await openMandate(
+      issuer,
+      openContent(agent, [
+        { type: 'payment.amount_range', currency: 'USD', max: 3000, min: 1000 },
+        { type: 'payment.amount_range', currency: 'USD', max: 5000, min: 500 },
+        { type: 'payment.budget', max: 40.0, currency: 'USD' },
+        { type: 'payment.budget', max: 60.0, currency: 'USD' },
+        { type: 'payment.allowed_payees', allowed: [{ id: 'merchant_1' }, { id: 'merchant_2' }] },
+        { type: 'payment.allowed_payees', allowed: [{ id: 'merchant_2' }, { id: 'merchant_3' }] },
+        { type: 'payment.agent_recurrence', frequency: 'ON_DEMAND', max_occurrences: 3 },
+        { type: 'payment.agent_recurrence', frequency: 'ON_DEMAND', max_occurrences: 5 },
+        { type: 'payment.execution_date', not_after: new Date(soon + 86_400_000).toISOString() },
+        { type: 'payment.execution_date', not_after: new Date(soon).toISOString() },
+        { type: 'payment.execution_date', not_before: new Date(soon - 3_600_000).toISOString() },
+      ]),
+    );
+    const res = await importMandate(agentId, open);
+    expect(res.status, res.text).toBe(201);
+    expect(res.body).toMatchObject({
+      max_amount_per_transaction: 30,
+      min_amount_per_transaction: 10,
+      max_total_amount: 40,
+      allowed_payees: ['merchant_2'],
+      recurrence: { frequency: 'ON_DEMAND', max_occurrences: 3 },
+      execution_window: {
+        not_before: new Date(soon - 3_600_000).toISOString(),
+        not_after: new Date(soon).toISOString(),
+      },
+    });
+  });
+
+  it('refuses what cannot hold at once: other frequencies, no payee in common, min above max', async () => {
+    const agent = newAgentKey();
+    const agentId = await agentWithKey(server, p, agent);
+    const cases: [unknown[], string][] = [
+      [
+        [
+          { type: 'payment.amount_range', currency: 'USD', max: 5000 },
+          { type: 'payment.agent_recurrence', frequency: 'WEEKLY', max_occurrences: 3 },
+          { type: 'payment.agent_recurrence', frequency: 'MONTHLY', max_occurrences: 5 },
+        ],
+        'constraints.2',
+      ],
+      [
+        [
+          { type: 'payment.amount_range', currency: 'USD', max: 5000 },
+          { type: 'payment.allowed_payees', allowed: [{ id: 'merchant_1' }] },
+          { type: 'payment.allowed_payees', allowed: [{ id: 'merchant_2' }] },
+        ],
+        'constraints',
+      ],
+      [
+        [
+          { type: 'payment.amount_range', currency: 'USD', max: 2000 },
+          { type: 'payment.amount_range', currency: 'USD', max: 5000, min: 3000 },
+        ],
+        'constraints',
+      ],
+    ];
+    for (const [constraints, field] of cases) {
+      const res = await importMandate(agentId, await openMandate(issuer, openContent(agent, constraints)));
+      const env = expectEnvelope(res, 422, 'unresolved_constraint');
+      expect(
+        (env.details ?? []).map((d) => d.field),
+        res.text,
+      ).toEqual([field]);
+    }
+    expect((await footprint(agentId)).imported).toBe(0);
+  });
+});
+
 describe('bad input: a clear error, nothing stored, no budget spent', () => {
   let agent: AgentKey;
   let agentId: string;
