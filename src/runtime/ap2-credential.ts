@@ -180,9 +180,18 @@ function undisclosedInContent(p: Parsed): string[] {
   );
 }
 
-function keyOf(jwk: JWK): KeyObject {
-  return createPublicKey({ key: jwk as never, format: 'jwk' });
+/** The public key of a JWK; null when it is not one node:crypto can use. */
+export function keyOf(jwk: JWK): KeyObject | null {
+  try {
+    const key = createPublicKey({ key: jwk as never, format: 'jwk' });
+    return key.type === 'public' ? key : null;
+  } catch {
+    return null;
+  }
 }
+
+/** A closed mandate is presented within this long of its iat (docs/ap2.md). */
+export const CLOSED_MAX_AGE_SECONDS = 86_400;
 
 /** The SD-JWT claims of a token whose signature verifies with `key` under `alg`; else 422. */
 async function verified(token: string, alg: string, key: KeyObject, nowMs: number): Promise<Record<string, unknown>> {
@@ -273,7 +282,11 @@ export async function verifyOpenMandate(
   const key = typeof kid === 'string' ? keys.find((k) => k.kid === kid) : undefined;
   if (key === undefined) throw new ApiError('ap2_unknown_issuer_key');
   checkDisclosures(p);
-  const claims = await verified(credential, alg, keyOf(key.jwk), nowMs);
+  const issuerKey = keyOf(key.jwk);
+  if (issuerKey === null) {
+    throw new ApiError('ap2_unknown_issuer_key', `The issuer key ${key.kid} is not a usable public key.`);
+  }
+  const claims = await verified(credential, alg, issuerKey, nowMs);
   const content = contentOf(claims);
   if (content.vct !== OPEN_VCT) {
     throw new ApiError(
@@ -281,8 +294,10 @@ export async function verifyOpenMandate(
       `vct is ${JSON.stringify(content.vct ?? null)}; an open Payment Mandate has ${OPEN_VCT}.`,
     );
   }
-  const exp = content.exp ?? claims.exp;
-  if (typeof exp !== 'number') throw new ApiError('ap2_malformed_credential', 'The mandate has no exp.');
+  // The mandate's own exp (in its content) and the credential's (top level) both bound it: the earlier.
+  const exps = [content.exp, claims.exp].filter((e): e is number => typeof e === 'number' && Number.isFinite(e));
+  if (exps.length === 0) throw new ApiError('ap2_malformed_credential', 'The mandate has no exp.');
+  const exp = Math.min(...exps);
   if (exp * 1000 <= nowMs) throw new ApiError('ap2_credential_expired');
   const cnf = content.cnf as { jwk?: JWK } | undefined;
   if (cnf?.jwk === undefined || typeof cnf.jwk !== 'object') {
@@ -569,8 +584,10 @@ export async function verifyClosedMandate(
   if (typeof alg !== 'string') throw new ApiError('ap2_malformed_credential', 'The closed JWT header has no alg.');
   checkDisclosures(p);
   let claims: Record<string, unknown>;
+  const agentKey = keyOf(cnfJwk);
+  if (agentKey === null) throw new ApiError('ap2_key_binding_invalid', 'The open mandate’s cnf key is not usable.');
   try {
-    claims = await verified(closed, alg, keyOf(cnfJwk), nowMs);
+    claims = await verified(closed, alg, agentKey, nowMs);
   } catch (err) {
     if (err instanceof ApiError && err.code === 'ap2_invalid_signature') throw new ApiError('ap2_key_binding_invalid');
     throw err;
@@ -583,6 +600,20 @@ export async function verifyClosedMandate(
     throw new ApiError(
       'ap2_wrong_vct',
       `vct is ${JSON.stringify(content.vct ?? null)}; a closed Payment Mandate has ${CLOSED_VCT}.`,
+    );
+  }
+  // Its own exp (content or top level) and the age of its iat: a closed mandate is for one purchase now.
+  for (const e of [content.exp, claims.exp]) {
+    if (e !== undefined && (typeof e !== 'number' || e * 1000 <= nowMs)) {
+      throw new ApiError('ap2_credential_expired', 'The closed Payment Mandate has expired (exp).');
+    }
+  }
+  const iat = content.iat ?? claims.iat;
+  if (typeof iat !== 'number') throw new ApiError('ap2_malformed_credential', 'The closed mandate needs iat.');
+  if (iat * 1000 < nowMs - CLOSED_MAX_AGE_SECONDS * 1000) {
+    throw new ApiError(
+      'ap2_credential_expired',
+      `The closed Payment Mandate was signed more than ${CLOSED_MAX_AGE_SECONDS / 3600} hours ago (iat).`,
     );
   }
   const tx = content.transaction_id;

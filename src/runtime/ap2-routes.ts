@@ -36,6 +36,7 @@ import {
   type ClosedMandate,
   type IssuerKey,
   issuerJwtHash,
+  keyOf,
   mapConstraints,
   OPEN_VCT,
   splitChain,
@@ -347,6 +348,8 @@ export function ap2Routes(services: Services): RouteDef[] {
             problems.push({ field: `keys.${i}.kty`, message: 'must be EC, OKP or RSA' });
           if ('d' in k || 'p' in k || 'k' in k) {
             problems.push({ field: `keys.${i}`, message: 'must be a public key (no private members)' });
+          } else if (KEY_TYPES.has(String(k.kty)) && keyOf(k) === null) {
+            problems.push({ field: `keys.${i}`, message: 'is not a valid public JWK (its members do not make a key)' });
           }
         });
         if (problems.length > 0) throw new ApiError('validation_error', undefined, { details: problems });
@@ -509,6 +512,7 @@ export function ap2Routes(services: Services): RouteDef[] {
         'ap2_key_binding_invalid',
         'ap2_invalid_disclosure',
         'ap2_wrong_vct',
+        'ap2_credential_expired',
         'ap2_mandate_already_consumed',
         'mandate_not_active',
       ],

@@ -598,6 +598,44 @@ describe('constraints that repeat a type all hold at once (intersected, never OR
   });
 });
 
+describe('times and keys', () => {
+  it('valid_until is the earlier of the content exp and the credential exp', async () => {
+    const agent = newAgentKey();
+    const agentId = await agentWithKey(server, p, agent);
+    const now = Math.floor(Date.now() / 1000);
+    const open = await openMandate(issuer, openContent(agent, CONSTRAINTS, { exp: now + 30 * 86_400 }), {
+      claims: { exp: now + 86_400 },
+    });
+    const res = await importMandate(agentId, open);
+    expect(res.status, res.text).toBe(201);
+    expect(res.body.valid_until).toBe(new Date((now + 86_400) * 1000).toISOString());
+  });
+
+  it('a closed mandate past its own exp, or signed too long ago, is refused and not consumed', async () => {
+    const agent = newAgentKey();
+    const agentId = await agentWithKey(server, p, agent);
+    const open = await openMandate(issuer, openContent(agent, CONSTRAINTS));
+    expect((await importMandate(agentId, open)).status).toBe(201);
+    const before = await footprint(agentId);
+    const now = Math.floor(Date.now() / 1000);
+    const expired = await closedMandate(agent, open, { amount: 1000, content: { exp: now - 60 } });
+    const r1 = await present(agentId, chainOf(open, expired));
+    expect(expectEnvelope(r1, 422, 'ap2_credential_expired').message).toContain('exp');
+    const stale = await closedMandate(agent, open, { amount: 1000, iat: now - 2 * 86_400 });
+    const r2 = await present(agentId, chainOf(open, stale));
+    expect(expectEnvelope(r2, 422, 'ap2_credential_expired').message).toContain('iat');
+    expect(await footprint(agentId)).toEqual(before);
+  });
+
+  it('a malformed JWK on PUT issuer-keys is 422, not 500', async () => {
+    const q = await principal(server);
+    const bad = { kty: 'EC', crv: 'P-256', kid: 'broken', x: 'AAAA', y: 'BBBB', alg: 'ES256' };
+    const res = await putKeys(q, [bad]);
+    const env = expectEnvelope(res, 422, 'validation_error');
+    expect((env.details ?? []).map((d) => d.field)).toEqual(['keys.0']);
+  });
+});
+
 describe('bad input: a clear error, nothing stored, no budget spent', () => {
   let agent: AgentKey;
   let agentId: string;
