@@ -6965,6 +6965,8 @@ export interface operations {
              *
              *     `ap2_wrong_vct`: The credential is not of the AP2 type this call takes (vct).
              *
+             *     `ap2_credential_expired`: The credential is past its exp.
+             *
              *     `mandate_not_active`: The mandate is not ACTIVE (it is REVOKED or EXPIRED): it can no longer be amended or revoked.
              */
             422: {
