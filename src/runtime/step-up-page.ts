@@ -154,6 +154,23 @@ function shownMerchant(r: PageRow): string {
   return r.merchant_id ?? r.merchant_name ?? '';
 }
 
+/**
+ * What an approval is bound to, as the form carries it: a digest of the step-up and the amount,
+ * currency and merchant the page showed. A digest, not the values: the merchant is the agent's
+ * text, and a browser rewrites the line breaks of a form field (CR becomes LF, then CRLF), so a
+ * name with a CR could never match itself and the page could not be answered at all.
+ */
+function bindingOf(r: PageRow): string {
+  return createHash('sha256')
+    .update(`${r.id}\n${formatAmount(fromDb(r.amount) ?? 0n)}\n${r.currency}\n${shownMerchant(r)}`, 'utf8')
+    .digest('base64url');
+}
+
+/** The CSRF cookie of one link (one per link: a second link opened must not break the first's tab). */
+function csrfCookieOf(linkHash: string): string {
+  return `${CSRF_COOKIE}_${linkHash.slice(0, 16).replace(/[^A-Za-z0-9_-]/g, '')}`;
+}
+
 /** The HMAC of the cookie's nonce keyed by the link's token, as the form carries it. */
 function csrfToken(linkToken: string, nonce: string, stepUpId: string): string {
   return createHmac('sha256', linkToken).update(`${nonce}:${stepUpId}`, 'utf8').digest('base64url');
@@ -219,7 +236,7 @@ function mandateOf(r: PageRow): string {
   return lines.join('\n');
 }
 
-function page(r: PageRow, token: string, nonce: string, secure: boolean): Reply {
+function page(r: PageRow, token: string, linkHash: string, nonce: string, secure: boolean): Reply {
   const amount = money(r.amount, r.currency);
   const merchant = r.merchant_name ?? r.merchant_id ?? 'an unnamed merchant';
   const proceeds =
@@ -247,9 +264,7 @@ ${mandateOf(r)}
 <fieldset>
 <legend>Your answer</legend>
 <input type="hidden" name="csrf" value="${esc(csrfToken(token, nonce, r.id))}">
-<input type="hidden" name="amount" value="${esc(formatAmount(fromDb(r.amount) ?? 0n))}">
-<input type="hidden" name="currency" value="${esc(r.currency)}">
-<input type="hidden" name="merchant" value="${esc(shownMerchant(r))}">
+<input type="hidden" name="binding" value="${esc(bindingOf(r))}">
 <p class="muted" id="only-this">Approving allows only this purchase: this amount, currency and merchant, once. Any change needs a new confirmation.</p>
 <div class="actions">
 <button type="submit" name="decision" value="approve" class="approve" aria-describedby="only-this">Approve ${esc(amount)}</button>
@@ -258,7 +273,7 @@ ${mandateOf(r)}
 </fieldset>
 </form>
 <p class="muted">Reference ${esc(r.id)}. If you did not expect this purchase, decline it.</p>`;
-  const cookie = `${CSRF_COOKIE}=${nonce}; Path=/step-up/; HttpOnly; SameSite=Strict; Max-Age=3600${secure ? '; Secure' : ''}`;
+  const cookie = `${csrfCookieOf(linkHash)}=${nonce}; Path=/step-up/; HttpOnly; SameSite=Strict; Max-Age=3600${secure ? '; Secure' : ''}`;
   return html(200, `Approve ${amount} to ${merchant}?`, body, { 'set-cookie': cookie });
 }
 
@@ -319,7 +334,7 @@ export function stepUpPageRoutes(services: Services): RouteDef[] {
         if (link === null) return invalid();
         const row = await loadByLink(link.db, link.hash);
         if (row === undefined) return invalid();
-        return closed(row) ?? page(row, link.token, randomBytes(18).toString('base64url'), secure);
+        return closed(row) ?? page(row, link.token, link.hash, randomBytes(18).toString('base64url'), secure);
       },
     },
     {
@@ -342,7 +357,7 @@ export function stepUpPageRoutes(services: Services): RouteDef[] {
         if (row === undefined) return invalid();
         const done = closed(row);
         if (done !== null) return done;
-        const nonce = cookieOf(ctx, CSRF_COOKIE);
+        const nonce = cookieOf(ctx, csrfCookieOf(link.hash));
         const csrf = form.get('csrf');
         if (nonce === null || csrf === null || !sameText(csrf, csrfToken(link.token, nonce, row.id))) {
           return notice(
@@ -355,12 +370,10 @@ export function stepUpPageRoutes(services: Services): RouteDef[] {
         if (decision !== 'approve' && decision !== 'decline') {
           return notice(400, 'Choose approve or decline', 'Nothing was approved or declined.');
         }
-        // Exactly what the page showed: a form whose amount, currency or merchant differs approves nothing.
-        if (
-          form.get('amount') !== formatAmount(fromDb(row.amount) ?? 0n) ||
-          form.get('currency') !== row.currency ||
-          form.get('merchant') !== shownMerchant(row)
-        ) {
+        // An approval is of exactly what the page showed: a form bound to another amount, currency
+        // or merchant approves nothing. A decline is always taken: it only keeps money from moving.
+        const binding = form.get('binding');
+        if (decision === 'approve' && (binding === null || !sameText(binding, bindingOf(row)))) {
           return notice(
             409,
             'This answer does not match the request',
