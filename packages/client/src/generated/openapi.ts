@@ -149,7 +149,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** An agent's authorization log, newest first, cursor-paged */
+        /**
+         * An agent's authorization log, newest first, cursor-paged
+         * @description Also open to an agent key, for its own agent only (the path's agent_id); another agent is 403 forbidden.
+         */
         get: operations["listAgentAuthorizationLog"];
         put?: never;
         post?: never;
