@@ -146,6 +146,7 @@ async function footprint(agentId: string) {
              (select count(*)::int from authorizations where agent_id = ${agentId} and decision = 'APPROVE') as approvals,
              (select count(*)::int from ap2_presentations where agent_id = ${agentId}) as presented`,
   );
+  if (r === undefined) throw new Error('no footprint row');
   return r;
 }
 
