@@ -22,11 +22,10 @@
 // 04:00 UTC with 20 used. A day started at 23:00 Saturday (03:00 UTC), as the calendar once did,
 // reads Saturday's 20 into Sunday: the rebuilt agent declines its first 20 and the usage is off.
 import { randomBytes } from 'node:crypto';
-import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { authorizeBody } from '../fixtures/authorize-setup.js';
-import { type ServiceProcess, startServiceProcess } from '../fixtures/drills/service-process.js';
-import { insertPrincipalRow, issuePrincipalKey, provisionClient } from '../fixtures/provision.js';
+import { clockLines, principalIn, startServiceAt } from '../fixtures/drills/clock-service.js';
+import type { ServiceProcess } from '../fixtures/drills/service-process.js';
 import { request } from '../fixtures/server.js';
 
 const SANTIAGO = 'America/Santiago';
@@ -36,7 +35,6 @@ const DAY = 24 * HOUR;
 const LEAD_MS = 25_000;
 /** How long after the jump (by the service's clock) the Sunday decisions start. */
 const AFTER_MS = 1_000;
-const CLOCK_FIXTURE = pathToFileURL(new URL('../fixtures/clock-offset.mjs', import.meta.url).pathname).href;
 
 const wallClock = new Intl.DateTimeFormat('en-CA', {
   timeZone: SANTIAGO,
@@ -71,11 +69,6 @@ function nextSkippedMidnight(fromMs: number): number {
   throw new Error(`no skipped midnight in ${SANTIAGO} within 400 days in this runtime's tz database`);
 }
 
-/** The lines the clock double wrote to the service's stdout (TEST_CLOCK_LOG=1), one per thread. */
-function clockLines(p: ServiceProcess): { thread: number; offset_ms: number }[] {
-  return [...p.stdout().matchAll(/^\{"msg":"test clock",[^\n]*$/gm)].map((m) => JSON.parse(m[0]));
-}
-
 let svc: ServiceProcess | undefined;
 
 afterAll(async () => {
@@ -91,40 +84,13 @@ describe(`a daily cap of 30 across ${SANTIAGO}'s skipped midnight, on the servic
     expect(wallOf(jump)).toBe(`${sunday} 01:00:00`);
     expect(new Date(jump).toISOString()).toBe(`${sunday}T04:00:00.000Z`);
 
-    svc = await startServiceProcess(
-      { TEST_CLOCK_START_MS: String(jump - LEAD_MS), TEST_CLOCK_LOG: '1' },
-      { execArgv: ['--import', CLOCK_FIXTURE] },
-    );
-    const service = svc;
-    // The offset the double applies, from its line of the main thread: the service's clock reads
-    // Date.now() + offset here.
-    const offsetMs = clockLines(service).find((l) => l.thread === 0)?.offset_ms;
-    if (offsetMs === undefined) throw new Error(`the clock double did not load: ${service.stdout().slice(0, 2000)}`);
-    const serviceNow = () => Date.now() + offsetMs;
+    const started = await startServiceAt(jump - LEAD_MS);
+    svc = started.service;
+    const service = started.service;
+    const { offsetMs, serviceNow } = started;
 
     // A Principal in Santiago with two agents, each with a mandate capping the day at 30.
-    const admin = { url: service.url, adminKey: service.adminKey };
-    const client = await provisionClient(admin);
-    const principalId = await insertPrincipalRow(
-      { dbUrls: { live: service.databaseUrl, sandbox: `${service.databaseUrl}_sandbox` } },
-      'live',
-      client.clientId,
-      client.programId,
-    );
-    const { apiKey } = await issuePrincipalKey(admin, principalId, 'live');
-    const thresholds = async (count: number) => {
-      const res = await request(service, 'PUT', '/api/v1/thresholds', {
-        apiKey,
-        body: { rapid_fire_max_count: count, risk_velocity_max_count: count },
-      });
-      expect(res.status, res.text).toBe(200);
-    };
-    await thresholds(65_535);
-    const tz = await request(service, 'PUT', `/api/v1/principals/${principalId}/timezone`, {
-      apiKey,
-      body: { timezone: SANTIAGO },
-    });
-    expect(tz.status, tz.text).toBe(200);
+    const { apiKey, thresholds } = await principalIn(service, SANTIAGO);
     const agentWithCap = async () => {
       const agent = await request(service, 'POST', '/api/v1/agents', {
         apiKey,

@@ -8,11 +8,10 @@
 // one rebuilt from the audit log. New York (UTC-5/-4) and Tokyo (UTC+9) put the edge on different
 // UTC dates, so a period taken in UTC, or in the other zone, fails one of them.
 import { randomBytes } from 'node:crypto';
-import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { authorizeBody } from '../fixtures/authorize-setup.js';
-import { type ServiceProcess, startServiceProcess } from '../fixtures/drills/service-process.js';
-import { insertPrincipalRow, issuePrincipalKey, provisionClient } from '../fixtures/provision.js';
+import { principalIn, startServiceAt } from '../fixtures/drills/clock-service.js';
+import type { ServiceProcess } from '../fixtures/drills/service-process.js';
 import { request } from '../fixtures/server.js';
 
 const HOUR = 3_600_000;
@@ -21,7 +20,6 @@ const DAY = 24 * HOUR;
 const LEAD_MS = 25_000;
 /** How long after midnight (by the service's clock) the next day's decisions start. */
 const AFTER_MS = 1_000;
-const CLOCK_FIXTURE = pathToFileURL(new URL('../fixtures/clock-offset.mjs', import.meta.url).pathname).href;
 
 /** The local date of `ms` in `tz`, 'YYYY-MM-DD' (Intl, not the service's code). */
 function dateIn(tz: string, ms: number): string {
@@ -43,14 +41,6 @@ function nextMidnight(tz: string, fromMs: number): number {
   return after;
 }
 
-function clockOffset(p: ServiceProcess): number {
-  const line = [...p.stdout().matchAll(/^\{"msg":"test clock",[^\n]*$/gm)]
-    .map((m) => JSON.parse(m[0]) as { thread: number; offset_ms: number })
-    .find((l) => l.thread === 0);
-  if (line === undefined) throw new Error(`the clock double did not load: ${p.stdout().slice(0, 2000)}`);
-  return line.offset_ms;
-}
-
 let svc: ServiceProcess | undefined;
 
 afterEach(async () => {
@@ -66,36 +56,10 @@ describe.each(['America/New_York', 'Asia/Tokyo'])('a DAILY recurrence across loc
     const after = dateIn(tz, midnight);
     expect(after).not.toBe(before);
 
-    svc = await startServiceProcess(
-      { TEST_CLOCK_START_MS: String(midnight - LEAD_MS), TEST_CLOCK_LOG: '1' },
-      { execArgv: ['--import', CLOCK_FIXTURE] },
-    );
-    const service = svc;
-    const offsetMs = clockOffset(service);
-    const serviceNow = () => Date.now() + offsetMs;
-
-    const admin = { url: service.url, adminKey: service.adminKey };
-    const client = await provisionClient(admin);
-    const principalId = await insertPrincipalRow(
-      { dbUrls: { live: service.databaseUrl, sandbox: `${service.databaseUrl}_sandbox` } },
-      'live',
-      client.clientId,
-      client.programId,
-    );
-    const { apiKey } = await issuePrincipalKey(admin, principalId, 'live');
-    const thresholds = async (count: number) => {
-      const res = await request(service, 'PUT', '/api/v1/thresholds', {
-        apiKey,
-        body: { rapid_fire_max_count: count, risk_velocity_max_count: count },
-      });
-      expect(res.status, res.text).toBe(200);
-    };
-    await thresholds(65_535);
-    const zone = await request(service, 'PUT', `/api/v1/principals/${principalId}/timezone`, {
-      apiKey,
-      body: { timezone: tz },
-    });
-    expect(zone.status, zone.text).toBe(200);
+    const started = await startServiceAt(midnight - LEAD_MS);
+    svc = started.service;
+    const service = started.service;
+    const { apiKey, thresholds } = await principalIn(service, tz);
     const agentWithRecurrence = async () => {
       const agent = await request(service, 'POST', '/api/v1/agents', {
         apiKey,
@@ -140,7 +104,7 @@ describe.each(['America/New_York', 'Asia/Tokyo'])('a DAILY recurrence across loc
       expect(again.reason_codes).toContain('recurrence_period_used');
     }
 
-    const wait = midnight + AFTER_MS - serviceNow();
+    const wait = midnight + AFTER_MS - started.serviceNow();
     expect(wait).toBeGreaterThan(0);
     await new Promise((r) => setTimeout(r, wait));
 
