@@ -2,7 +2,7 @@
 // server: it must onboard and then print one APPROVE, one DECLINE, one STEP_UP and the
 // confirmed re-send, and leave nothing behind in the working directory.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,6 +12,8 @@ import { startTestServer, type TestServer } from '../fixtures/server.js';
 
 const SCRIPT = fileURLToPath(new URL('../../scripts/quickstart.sh', import.meta.url));
 const README = fileURLToPath(new URL('../../README.md', import.meta.url));
+const AP2_DOC = fileURLToPath(new URL('../../docs/ap2.md', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 let server: TestServer;
 let cwd: string;
 
@@ -42,7 +44,7 @@ describe('scripts/quickstart.sh', () => {
     expect(lines[5]).toBe('');
     expect(lines[6]).toBe("to try the README's examples, paste this line into your shell:");
     const exported =
-      /^export BASE=(\S+) PRINCIPAL_ID=prn_\w+ PRINCIPAL_KEY=(mdt_test_\w+) AGENT_ID=(agt_\w+) MANDATE_ID=(mnd_\w+)$/.exec(
+      /^export BASE=(\S+) PRINCIPAL_ID=prn_\w+ PRINCIPAL_KEY=(mdt_test_\w+) AGENT_ID=(agt_\w+) MANDATE_ID=(mnd_\w+) CLIENT_KEY=mdt_test_\w+$/.exec(
         lines[7] ?? '',
       );
     expect(exported, lines[7]).not.toBeNull();
@@ -74,6 +76,41 @@ describe('scripts/quickstart.sh', () => {
     });
     expect(Object.keys(decision)).toEqual(expect.arrayContaining(Object.keys(sample)));
     expect(readdirSync(cwd)).toEqual([]);
+
+    // docs/ap2.md's walk-through, as pasted after that line: its one sh block, in bash, in a
+    // directory of its own that sees the project's scripts/ and node_modules/ (it writes files).
+    const walk = /## Walk-through\n[\s\S]*?```sh\n([\s\S]*?)```/.exec(readFileSync(AP2_DOC, 'utf8'))?.[1];
+    expect(walk, 'docs/ap2.md has its walk-through as an sh block').toBeDefined();
+    const dir = mkdtempSync(join(tmpdir(), 'asas-ap2-walk-'));
+    try {
+      for (const name of ['scripts', 'node_modules']) symlinkSync(join(ROOT, name), join(dir, name));
+      const { stdout: walked } = await promisify(execFile)('bash', ['-e', '-c', `${lines[7]}\n${walk}`], {
+        cwd: dir,
+        env: { PATH: process.env.PATH },
+        timeout: 60_000,
+      });
+      const out = walked.trim().split('\n');
+      expect(out[0], walked).toMatch(/^wrote the issuer key \(kid [\w-]+\) and the agent key to ap2-keys$/);
+      expect(out[1]).toMatch(/^"[\w-]+"$/);
+      expect(JSON.parse(out[2] as string)).toMatchObject({
+        min_amount_per_transaction: 5,
+        max_amount_per_transaction: 50,
+        max_total_amount: 60,
+        allowed_payees: ['merchant_1', 'merchant_2'],
+      });
+      expect(JSON.parse(out[3] as string)).toMatchObject({ decision: 'APPROVE', consumed: true });
+      expect(JSON.parse(out[4] as string)).toEqual({ error: 'ap2_mandate_already_consumed', status: 409 });
+      expect(JSON.parse(out[5] as string)).toEqual({ decision: 'DECLINE', reason_codes: ['total_limit_exceeded'] });
+      expect(JSON.parse(out[6] as string)).toEqual({ decision: 'APPROVE', reason_codes: ['approved'] });
+      expect(JSON.parse(out[7] as string)).toMatchObject({ kind: 'closed', status: 'CONSUMED' });
+      // The statement, verified offline with jose against the JWKS: the whole budget used.
+      const statement = out.slice(8).join('\n');
+      expect(statement).toContain("limit: '60'");
+      expect(statement).toContain("used: '60'");
+      expect(statement).toContain("remaining: '0'");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('stops with the error envelope when a call fails', async () => {
