@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../fixtures/server.js';
+import { request, startTestServer, type TestServer } from '../fixtures/server.js';
 
 const SCRIPT = fileURLToPath(new URL('../../scripts/quickstart.sh', import.meta.url));
 const README = fileURLToPath(new URL('../../README.md', import.meta.url));
@@ -75,6 +75,30 @@ describe('scripts/quickstart.sh', () => {
       mandate_id: mandateId,
     });
     expect(Object.keys(decision)).toEqual(expect.arrayContaining(Object.keys(sample)));
+    expect(readdirSync(cwd)).toEqual([]);
+
+    // The README's other commands that run to an end, as printed: the agent key the MCP server
+    // holds (the server itself is spawned by test/mcp/mcp.test.ts), and the Principal's
+    // confirmation channel of the step-up section.
+    const agentKeyLine = blocks.find((b) => b.startsWith('AGENT_KEY=$(curl'))?.split('\n')[0];
+    const channel = blocks.find((b) => b.includes('/confirmation-channel'));
+    expect(agentKeyLine, 'the README issues an agent key').toBeDefined();
+    expect(channel, 'the README sets the confirmation channel').toBeDefined();
+    // The Principal's own key, as the operator issues it (the quickstart's is the Client's).
+    const principalId = /PRINCIPAL_ID=(prn_\w+)/.exec(lines[7] ?? '')?.[1] as string;
+    const own = await request(server, 'POST', `/admin/v1/principals/${principalId}/credentials`, {
+      adminKey: server.adminKey,
+      body: { environment: 'sandbox' },
+    });
+    expect(own.status, own.text).toBe(201);
+    const { stdout: more } = await promisify(execFile)(
+      'bash',
+      ['-e', '-c', `${lines[7]}\n${agentKeyLine}\necho "agent key: \${AGENT_KEY:0:9}"\n${channel}`],
+      { cwd, env: { PATH: process.env.PATH, PRINCIPAL_OWN_KEY: own.body.api_key as string }, timeout: 30_000 },
+    );
+    const [keyLine, channelAnswer] = more.trim().split('\n');
+    expect(keyLine).toBe('agent key: mdt_test_');
+    expect(JSON.parse(channelAnswer as string)).toMatchObject({ email: 'pat@example.com' });
     expect(readdirSync(cwd)).toEqual([]);
 
     // docs/ap2.md's walk-through, as pasted after that line: its one sh block, in bash, in a
