@@ -89,7 +89,7 @@ describe('the OpenAPI document', () => {
         expect(response.content?.['application/json']?.schema.$ref, `${name} ${status}`).toBe(
           '#/components/schemas/ErrorEnvelope',
         );
-        const codes = [...response.description.matchAll(/^`([a-z_]+)`:/gm)].map((m) => m[1] as string);
+        const codes = [...response.description.matchAll(/^`([a-z0-9_]+)`:/gm)].map((m) => m[1] as string);
         expect(codes.length, `${name} ${status}`).toBeGreaterThan(0);
         for (const code of codes) {
           expect(ERRORS[code as keyof typeof ERRORS]?.status, `${name} ${status} ${code}`).toBe(Number(status));
