@@ -4,15 +4,13 @@
 // Client on onboarding) drop stored answers after 24 hours and beyond the per-owner cap
 // (IDEMPOTENCY_MAX_STORED_PER_OWNER), swept in the background, and a key whose answer was
 // dropped is refused (422 idempotency_key_expired), never acted on twice.
-import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addAgentWithMandate, authorize, authorizeBody, type EngineFixture, setup } from '../fixtures/engine-setup.js';
 import { principalBody } from '../fixtures/onboarding.js';
 import { expectEnvelope, request, startTestServer, type TestServer } from '../fixtures/server.js';
+import { withDb } from '../fixtures/test-db.js';
 
 let server: TestServer;
-/** One connection to the live database for the whole file (the tests poll it). */
-let sql: postgres.Sql;
 let f: EngineFixture;
 let otherAgent: string;
 let n = 0;
@@ -27,7 +25,6 @@ beforeAll(async () => {
     WORKERS: '1',
     ENGINE_MAX_ACTORS: '1',
   });
-  sql = postgres(server.dbUrls.live, { max: 1, onnotice: () => {} });
   f = await setup(server);
   otherAgent = await addAgentWithMandate(server, f.apiKey, 'Other agent', {
     perTransaction: '100.00',
@@ -35,9 +32,21 @@ beforeAll(async () => {
   });
 });
 afterAll(async () => {
-  await sql?.end({ timeout: 5 });
   await server?.close();
 });
+
+/**
+ * One statement on the live database, through withDb: on the embedded defaults PGlite's one
+ * session can interleave it with the service's own ("portal does not exist"), and it is sent again.
+ */
+function sql<T extends readonly object[] = Record<string, unknown>[]>(
+  strings: TemplateStringsArray,
+  ...values: unknown[]
+): Promise<T> {
+  return withDb(server, 'live', (db) =>
+    (db as unknown as (s: TemplateStringsArray, ...v: unknown[]) => Promise<T>)(strings, ...values),
+  );
+}
 
 async function until(cond: () => Promise<boolean>, ms = 15_000): Promise<void> {
   const end = Date.now() + ms;
