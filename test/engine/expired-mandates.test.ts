@@ -2,11 +2,11 @@
 // derived). Building its actor keeps every unexpired mandate but, of the expired ones, only the
 // newest per rail coverage and currency, which is all the mandate stage can report; decisions
 // are the same as with all of them.
-import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadAgentState } from '../../src/decision/load.js';
 import { authorize, authorizeBody, type EngineFixture, query, setup } from '../fixtures/engine-setup.js';
 import { request, startTestServer, type TestServer } from '../fixtures/server.js';
+import { withDb } from '../fixtures/test-db.js';
 
 let server: TestServer;
 let f: EngineFixture;
@@ -59,12 +59,9 @@ describe('expired mandates', () => {
     expect(list.body.total).toBe(210);
 
     // What a load keeps: the unexpired mandate and the newest expired USD and EUR ones.
-    const sql = postgres(server.dbUrls.live, { max: 1, onnotice: () => {} });
-    try {
-      const state = await loadAgentState(sql as never, f.agentId, Date.now());
-      expect(state?.mandates.map((m) => m.id)).toEqual([f.mandateId, 'mnd_old_eur_1', 'mnd_old_usd_1']);
-    } finally {
-      await sql.end({ timeout: 5 });
-    }
+    // Through withDb: on the embedded defaults PGlite's one session can interleave the load's
+    // statements with the service's own ("portal does not exist"), and the load runs again.
+    const state = await withDb(server, 'live', (sql) => loadAgentState(sql as never, f.agentId, Date.now()));
+    expect(state?.mandates.map((m) => m.id)).toEqual([f.mandateId, 'mnd_old_eur_1', 'mnd_old_usd_1']);
   });
 });
