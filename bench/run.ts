@@ -8,6 +8,8 @@
 //   --scenario authorize|onboarding|webhook-lag|soak|agents|memory|all   (default authorize: the echo
 //                                      ceiling, the conventional peer and this service)
 //   --no-echo  --no-peer               leave out the echo ceiling / the conventional peer
+//   --floor                            also the floors at the run's own load: the bare echo, and a
+//                                      bare server that commits a row per request (group commit)
 //   memory: idle RSS of the started service: fresh DATA_DIR, restart, first sandbox use (own starts)
 //   quality [--seed <n>] [--errors]    the labeled-corpus quality figures (same as npm run quality)
 //   scale-out [--duration <s>] [--connections <n>]   one instance against two on one database
@@ -86,6 +88,7 @@ function parseCommandLine() {
         'database-url': { type: 'string' },
         'no-echo': { type: 'boolean', default: false },
         'no-peer': { type: 'boolean', default: false },
+        floor: { type: 'boolean', default: false },
         embedded: { type: 'boolean', default: false },
         micro: { type: 'boolean', default: false },
         // Accepted for old scripts: the micro-benchmarks no longer run unless --micro asks.
@@ -116,6 +119,8 @@ if (args.help === true) {
   --scenario authorize|onboarding|webhook-lag|soak|agents|memory|all   (default authorize: the echo
                                      ceiling, the conventional peer and this service)
   --no-echo  --no-peer               leave out the echo ceiling / the conventional peer
+  --floor                            also the floors at the run's own load: the bare echo, and a
+                                     bare server that commits a row per request (group commit)
   quality [--seed <n>] [--errors]    the labeled-corpus quality figures (same as npm run quality)
   --mode saturation|rate  --rate <req/s>  --connections <n>  --pipelining <n>
   --duration <s>  --warmup <s>  --warmup-requests <n>  --agents <n>  --workers <n>
@@ -209,6 +214,10 @@ function announcePlan(): void {
       if (!args['no-peer'] && config?.databaseUrl != null) {
         steps.push(`conventional peer (warm-up + ${duration} s)`);
         seconds += warmup + duration + 3;
+      }
+      if (args.floor) {
+        steps.push(`floors: echo and durable (2 x (warm-up + ${duration} s))`);
+        seconds += 2 * (warmup + duration + 3);
       }
       steps.push(`authorize (warm-up + ${duration} s)`);
       seconds += warmup + duration + 2;
@@ -745,6 +754,7 @@ async function main(): Promise<void> {
             agents,
             echo: !args['no-echo'],
             peer: !args['no-peer'],
+            floor: args.floor,
             outDir,
             config: config as BenchConfiguration,
             meta,

@@ -15,7 +15,7 @@ import { sampleServerTiming } from '../report/server-timing.js';
 import { formatStages } from '../report/stages.js';
 import { formatCpu, formatSystems, ratiosOf, type SystemFigures } from '../report/systems.js';
 import type { BenchConfiguration } from '../servers/locate.js';
-import { startEcho, startPeer } from '../servers/processes.js';
+import { startEcho, startFloor, startPeer } from '../servers/processes.js';
 import { classifyDecision, MIX, mixGenerator, peerSeedOf, provisionMix } from './authorize-mix.js';
 import { type MeasuredRun, runMeasured } from './measured.js';
 import { hostPort, type Target } from './target.js';
@@ -33,6 +33,8 @@ export interface AuthorizeOptions {
   readonly agents: number;
   readonly echo: boolean;
   readonly peer: boolean;
+  /** Also the floors at this load: the bare echo and the durable floor (floor-server.ts). */
+  readonly floor: boolean;
   readonly outDir: string;
   readonly config: BenchConfiguration;
   readonly meta: { readonly machine: Machine; readonly commit: string; readonly started_at: string };
@@ -189,6 +191,62 @@ export async function scenarioAuthorize(t: Target, o: AuthorizeOptions): Promise
     }
   }
 
+  // The floors at the run's own load: what the bare echo spends per request (HTTP in and out,
+  // a JSON parse), and what a bare server spends that commits a row per request before it
+  // answers (floor-server.ts), its PostgreSQL backend included.
+  let echoAtLoad: MeasuredRun | null = null;
+  let durable: MeasuredRun | null = null;
+  if (o.floor) {
+    log(`floor: bare uWebSockets.js echo at the run's load ...`);
+    const e = await startEcho();
+    try {
+      const ep = hostPort(e.url);
+      echoAtLoad = await runMeasured(
+        {
+          ...load,
+          host: ep.host,
+          port: ep.port,
+          next: mixGenerator(ep.hostHeader, setup),
+          keepBodies: false,
+          onInterval: o.progress('echo at load'),
+        },
+        { cpu: { pid: e.pid }, metrics: null },
+      );
+    } finally {
+      await e.stop();
+    }
+    if (base === null) notes.push('durable floor not run: it needs PostgreSQL (DATABASE_URL)');
+    else {
+      log(`floor: a committed row per request (group commit) at the run's load ...`);
+      const db = await createPeerDatabase(base, peerSeedOf(setup));
+      try {
+        const f = await startFloor(db.url);
+        try {
+          await checkpoint(base);
+          const fp = hostPort(f.url);
+          durable = await runMeasured(
+            {
+              ...load,
+              host: fp.host,
+              port: fp.port,
+              next: mixGenerator(fp.hostHeader, setup),
+              keepBodies: false,
+              onInterval: o.progress('durable floor'),
+            },
+            {
+              cpu: { pid: f.pid, databases: [new URL(db.url).pathname.slice(1)], postgresUrl: base },
+              metrics: null,
+            },
+          );
+        } finally {
+          await f.stop();
+        }
+      } finally {
+        await db.drop();
+      }
+    }
+  }
+
   const { host, port, hostHeader } = hostPort(t.url);
   await checkpoint(base);
   const serviceDb = t.started?.databaseUrl ? new URL(t.started.databaseUrl).pathname.slice(1) : null;
@@ -265,6 +323,17 @@ export async function scenarioAuthorize(t: Target, o: AuthorizeOptions): Promise
     ['echo ceiling', echo?.cpu ?? null],
   ];
   for (const [name, b] of cpuBlocks) if (b !== null) process.stdout.write(`${formatCpu(name, b)}\n\n`);
+  for (const [name, m] of [
+    ['floor: bare echo at this load', echoAtLoad],
+    ['floor: a committed row per request', durable],
+  ] as const) {
+    if (m === null) continue;
+    const l = m.result.latencyMs;
+    process.stdout.write(
+      `${name}: ${m.result.throughputPerSecond} req/s, p50 ${l.p50} ms, p99 ${l.p99} ms, p99.9 ${l.p999} ms, CPU ${m.cpu?.totalUsPerRequest ?? '?'} µs/req; answers by status ${JSON.stringify(m.result.allByLabel)}\n`,
+    );
+    if (m.cpu !== null) process.stdout.write(`${formatCpu(name, m.cpu)}\n\n`);
+  }
   if (service.stages !== null) {
     process.stdout.write(
       `where the service's latency goes:\n${formatStages(result.latencyMs, service.stages, o.duration)}\n\n`,
@@ -295,6 +364,10 @@ export async function scenarioAuthorize(t: Target, o: AuthorizeOptions): Promise
     ratios,
     ratio_to_echo: saturation ? ratios.serviceToEcho : null,
     cpu: { service: service.cpu, peer: peer?.cpu ?? null, echo: echo?.cpu ?? null },
+    floor: {
+      echo_at_load: echoAtLoad === null ? null : { ...echoAtLoad.result, cpu: echoAtLoad.cpu },
+      durable: durable === null ? null : { ...durable.result, cpu: durable.cpu },
+    },
     stages: service.stages,
     server_timing: serverTiming.stages,
     outbox_backlog: { ...service.backlog, end: backlogEnd, drained: backlogDrained },

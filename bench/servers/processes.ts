@@ -15,6 +15,7 @@ const HERE = fileURLToPath(new URL('.', import.meta.url));
 const MAIN = join(HERE, '..', '..', 'src', 'main.js');
 const ECHO = join(HERE, 'echo-server.js');
 const PEER = join(HERE, 'peer-server.js');
+const FLOOR = join(HERE, 'floor-server.js');
 
 /**
  * Node flags of the service in production, as scripts/start.sh (package.json's `start`, the
@@ -127,6 +128,25 @@ export async function startPeer(databaseUrl: string): Promise<Started> {
   }
   const child = spawn(process.execPath, [PEER, '0'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   const port = await waitForLine(child, (l) => /^PORT (\d+)$/.exec(l)?.[1] ?? null, 'peer server');
+  child.stdout?.resume();
+  child.stderr?.resume();
+  return {
+    url: `http://127.0.0.1:${port}`,
+    pid: child.pid as number,
+    adminKey: '',
+    database: `PostgreSQL ${new URL(databaseUrl).host}`,
+    databaseUrl,
+    rssBytes: () => rssOf(child.pid as number),
+    stop: () => stopChild(child),
+  };
+}
+
+/** The durable floor (floor-server.ts) on its own database. */
+export async function startFloor(databaseUrl: string): Promise<Started> {
+  const env: Record<string, string> = { PATH: process.env.PATH ?? '', DATABASE_URL: databaseUrl };
+  if (process.env.FLOOR_STATEMENTS !== undefined) env.FLOOR_STATEMENTS = process.env.FLOOR_STATEMENTS;
+  const child = spawn(process.execPath, [FLOOR, '0'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const port = await waitForLine(child, (l) => /^PORT (\d+)$/.exec(l)?.[1] ?? null, 'floor server');
   child.stdout?.resume();
   child.stderr?.resume();
   return {

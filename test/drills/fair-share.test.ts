@@ -29,6 +29,32 @@ interface Sample {
   readonly ms: number;
   /** The service's own processing_time_ms. */
   readonly serverMs: number;
+  /** The stages of its Server-Timing header (ms by stage name). */
+  readonly stages: Readonly<Record<string, number>>;
+}
+
+/** `name;dur=1.2, other;dur=0.3` -> { name: 1.2, other: 0.3 }. */
+function stagesOf(header: string | string[] | undefined): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const part of String(header ?? '').split(',')) {
+    const m = /^\s*([\w-]+)(?:;.*?dur=([\d.]+))?/.exec(part);
+    if (m?.[1] !== undefined && m[2] !== undefined) out[m[1]] = Number(m[2]);
+  }
+  return out;
+}
+
+/** The p99 of each Server-Timing stage over the samples. */
+function stageP99s(samples: readonly Sample[]): Record<string, number> {
+  const names = [...new Set(samples.flatMap((s) => Object.keys(s.stages)))];
+  return Object.fromEntries(
+    names.map((n) => [
+      n,
+      quantile(
+        samples.map((s) => ({ ...s, ms: s.stages[n] ?? 0 })),
+        0.99,
+      ),
+    ]),
+  );
 }
 
 function quantile(samples: readonly Sample[], q: number): number {
@@ -71,6 +97,7 @@ async function steady(pool: Pool, apiKey: string, agents: readonly string[], ms:
           reasons: body.reason_codes ?? [],
           ms: performance.now() - due,
           serverMs: body.processing_time_ms ?? 0,
+          stages: stagesOf(res.headers['server-timing']),
         });
         due += B_INTERVAL_MS;
       }
@@ -163,6 +190,7 @@ describe('fair share: one Client floods, another keeps its verdicts and latency'
         p50: quantile(alone, 0.5),
         p99: p99(alone),
         serverP99: serverP99(alone),
+        stageP99: stageP99s(alone),
         statuses: statuses(alone),
         verdicts: verdicts(alone),
         reasons: reasons(alone),
@@ -172,6 +200,7 @@ describe('fair share: one Client floods, another keeps its verdicts and latency'
         p50: quantile(flooded, 0.5),
         p99: p99(flooded),
         serverP99: serverP99(flooded),
+        stageP99: stageP99s(flooded),
         statuses: statuses(flooded),
         verdicts: verdicts(flooded),
         reasons: reasons(flooded),
