@@ -21,9 +21,17 @@ import { PeriodicJob } from './periodic-job.js';
 /** How long an idempotency key replays its answer (SPEC.md: "roughly 24 hours"). */
 export const IDEMPOTENCY_RETENTION_SECONDS = 24 * 60 * 60;
 const LOCK_KEY = 727_274_110;
-/** Rows touched per statement; a sweep runs at most MAX_BATCHES of them per store and rule. */
-const BATCH = 5_000;
-const MAX_BATCHES = 20;
+/**
+ * Rows touched per statement; a sweep runs at most MAX_BATCHES of them per store and rule, with
+ * BATCH_PAUSE_MS between two. Dropping a stored answer rewrites its audit row (~2 KB with its
+ * indexes): 5,000 of them in one statement wrote ~10 MB of WAL at once, and every group commit
+ * behind it waited for that WAL to be flushed first (the soak at 400/s, 4 Principals past their
+ * cap: a stall of 1-1.6 s every minute, docs/benchmarks.md "Soak"). Small statements with a pause
+ * between them drop the same rows over a few seconds and leave the commits room between them.
+ */
+const BATCH = 500;
+const MAX_BATCHES = 200;
+const BATCH_PAUSE_MS = 20;
 
 export interface IdempotencySweepOptions {
   /** Stored answers kept per owner (Principal for /authorize, Client for onboarding). */
@@ -165,6 +173,7 @@ export class IdempotencySweep {
 async function repeat(statement: () => Promise<{ count: number }>): Promise<number> {
   let total = 0;
   for (let i = 0; i < MAX_BATCHES; i++) {
+    if (i > 0) await new Promise((r) => setTimeout(r, BATCH_PAUSE_MS));
     const { count } = await statement();
     total += count;
     if (count < BATCH) break;

@@ -82,4 +82,22 @@ describe('IdempotencySweep, POST /authorize answers', () => {
     await s.close();
     expect(await stored('prn_3')).toEqual(['c_2', 'c_3']);
   });
+  it('drops more answers than one statement touches, in several small statements, in one sweep', async () => {
+    // 1,300 stored answers of one Principal against a cap of 100: the 1,200 beyond it take three
+    // statements of 500 (small statements leave the group commits room between them).
+    const now = Date.now();
+    await sql`insert into authorizations (id, principal_id, agent_id, amount, currency, decision, reason_codes,
+        gates_fired, processing_time_ms, response, created_at, idempotency_key)
+      select 'd_' || lpad(i::text, 5, '0'), 'prn_4', 'agt_a', 1, 'USD', 'APPROVE', '{}', '{}', 1,
+        jsonb_build_object('i', i), ${new Date(now - 600_000)}::timestamptz + make_interval(secs => i / 10.0),
+        'k_d_' || i
+      from generate_series(1, 1300) as i`;
+    const s = sweep(100);
+    await s.run();
+    await s.close();
+    const kept = await stored('prn_4');
+    expect(kept.length).toBe(100);
+    expect(kept[0]).toBe('d_01201');
+    expect(kept.at(-1)).toBe('d_01300');
+  });
 });
