@@ -11,7 +11,7 @@ import type { Config } from '../config/config.js';
 import { BUDGET_RECALL_CHANNEL, type DecisionEngine } from '../decision/model/contract.js';
 import { ShardedEngine } from '../engine/engine.js';
 import { startEvents } from '../events/service.js';
-import { CpuLoad, TenantShares } from '../http/fair-share.js';
+import { CpuLoad, FAIR_SHARE_IDLE_FLOOR, MachineIdle, TenantShares } from '../http/fair-share.js';
 import { RequestLimits } from '../http/rate-limit.js';
 import { Router } from '../http/router.js';
 import { HttpServer } from '../http/server.js';
@@ -19,6 +19,7 @@ import { startMcpHttp } from '../mcp/http.js';
 import { collectOutboxBacklog, collectShardStats, collectWebhookOutcomes } from '../observability/instrument.js';
 import { createLogger } from '../observability/logger.js';
 import { ServiceMetrics } from '../observability/metrics.js';
+import { Ap2ClaimSweep } from '../runtime/ap2-claims.js';
 import { HoldExpirySweep } from '../runtime/hold-expiry.js';
 import { RangeRunner } from '../runtime/range-runner.js';
 import { StepUpNotifier } from '../runtime/step-up-notifier.js';
@@ -135,12 +136,17 @@ export async function startApp(config: Config, options: { log?: Logger } = {}): 
   // Fair share holds tenants to their share only while the process is short of CPU (CpuLoad):
   // half the cores its threads (the edge and the shard workers) can use on this machine.
   const cpuLoad = new CpuLoad(0.5 * Math.min(availableParallelism(), config.workers + 1));
+  // And paces the tenant that sends most of the decisions while the machine has under a fifth of
+  // its CPU idle and others are active, so that their decisions find a free core
+  // (docs/security.md "One tenant cannot harm another").
+  const machineIdle = new MachineIdle(FAIR_SHARE_IDLE_FLOOR);
   const fairShare =
     config.fairShareInFlight > 0
       ? new TenantShares({
           capacity: config.fairShareInFlight,
           maxWaitMs: config.authorizeDeadlineMs / 4,
           busy: () => cpuLoad.busy(),
+          machineShort: () => machineIdle.short(),
         })
       : null;
   metrics.decisionsInFlight.collect(() => [[[], fairShare?.inFlight ?? 0]]);
@@ -170,6 +176,8 @@ export async function startApp(config: Config, options: { log?: Logger } = {}): 
     intervalMs: config.idempotencySweepSeconds * 1000,
   });
   const holdExpiry = new HoldExpirySweep(dbs, engine, (env) => events.nudge(env), log, config.holdExpirySweepMs);
+  // AP2 presentation claims left PENDING past the answer deadline (docs/ap2.md).
+  const ap2ClaimSweep = new Ap2ClaimSweep(dbs, log, config.ap2ClaimSweepMs, config.authorizeDeadlineMs);
   const server = new HttpServer({ config, log, router, authenticator, dbs, metrics, rateLimiter });
   metrics.httpInFlight.collect(() => [[[], server.inFlight]]);
   const port = await server.listen(config.host, config.port);
@@ -218,6 +226,7 @@ export async function startApp(config: Config, options: { log?: Logger } = {}): 
         await instances.close();
         await idempotencySweep.close();
         await holdExpiry.close();
+        await ap2ClaimSweep.close();
         await stepUpNotifier.close();
         for (const c of closers.reverse()) await c();
         // After the HTTP server and the engine: the last outbox rows are relayed.

@@ -12,9 +12,20 @@
 // answers 429 with Retry-After). A waiting request costs no CPU, so a flooding closed-loop
 // client is slowed to its share rather than spinning on refusals.
 //
+// A share of the slots is not enough on a machine whose cores the flooder's decisions fill
+// (with the database, the message server and, in the drill, the flood's own load generator):
+// another tenant's decision then waits for a core at every hop. So while the whole machine has
+// less than FAIR_SHARE_IDLE_FLOOR of its CPU idle (MachineIdle), this process is busy (CpuLoad),
+// both for at least `paceAfterMs` (a flood, not a burst), and more than one tenant is active, the tenant with most demand (slots taken lately, held and waited for: more than all the
+// others together) is paced: an in-flight limit, halved every `paceMs` the machine stays short and raised by one
+// every `paceMs` it has room (additive increase, multiplicative decrease), holds it to what
+// leaves some CPU free. Tenants sending less than all the others together are never paced.
+//
 // Memory: one small record per tenant seen within the window (idle ones are dropped when the
 // active count is recomputed, at most every `recountMs`) and at most `queueLimit` waiting
 // requests per tenant.
+
+import { cpus } from 'node:os';
 
 export interface FairShareOptions {
   /** Decisions in flight on this instance above which tenants are held to their share. */
@@ -36,6 +47,22 @@ export interface FairShareOptions {
    * in flight); always busy when absent. See CpuLoad.
    */
   readonly busy?: () => boolean;
+  /**
+   * Whether the machine has no CPU to spare now (all processes: the service, the database, the
+   * callers' own load). While it has none and another tenant is active, the tenant that sent
+   * most of the recent decisions (more than all others together) is paced: it may hold at most
+   * an in-flight limit that halves every `paceMs` the machine stays short and grows by one every
+   * `paceMs` it has room, so the machine keeps some CPU free and the other tenants' decisions
+   * find a core at once. Never paced when absent.
+   */
+  readonly machineShort?: () => boolean;
+  /** How often the pacing limit moves (milliseconds, default 100). */
+  readonly paceMs?: number;
+  /**
+   * How long the machine must have been short, with this process busy, before pacing starts
+   * (milliseconds, default 500): a flood, not a burst.
+   */
+  readonly paceAfterMs?: number;
 }
 
 /**
@@ -75,6 +102,57 @@ export class CpuLoad {
   }
 }
 
+/** The machine counts as short of CPU below this share of idle time (see MachineIdle). */
+export const FAIR_SHARE_IDLE_FLOOR = 0.2;
+
+/**
+ * Whether the whole machine is short of CPU: the share of idle time of all its cores over the
+ * last `windowMs` is below `idleFloor`; read at most once a window (os.cpus(), from /proc/stat on
+ * Linux). It sees what CpuLoad cannot: the database, the message server and whatever else shares
+ * the cores.
+ */
+export class MachineIdle {
+  readonly #idleFloor: number;
+  readonly #windowMs: number;
+  readonly #times: () => { idle: number; total: number };
+  readonly #now: () => number;
+  #last: { idle: number; total: number };
+  #lastMs: number;
+  #short = false;
+
+  /** `times` (idle and total CPU time of all cores) and `now` are for tests. */
+  constructor(idleFloor: number, windowMs = 100, times = machineTimes, now = () => performance.now()) {
+    this.#idleFloor = idleFloor;
+    this.#windowMs = windowMs;
+    this.#times = times;
+    this.#now = now;
+    this.#last = times();
+    this.#lastMs = now();
+  }
+
+  short(): boolean {
+    const now = this.#now();
+    if (now - this.#lastMs >= this.#windowMs) {
+      const t = this.#times();
+      const total = t.total - this.#last.total;
+      if (total > 0) this.#short = (t.idle - this.#last.idle) / total < this.#idleFloor;
+      this.#last = t;
+      this.#lastMs = now;
+    }
+    return this.#short;
+  }
+}
+
+function machineTimes(): { idle: number; total: number } {
+  let idle = 0;
+  let total = 0;
+  for (const c of cpus()) {
+    idle += c.times.idle;
+    total += c.times.idle + c.times.user + c.times.nice + c.times.sys + c.times.irq;
+  }
+  return { idle, total };
+}
+
 function processCpuMicros(): number {
   const used = process.cpuUsage();
   return used.user + used.system;
@@ -90,6 +168,9 @@ interface Tenant {
   inFlight: number;
   lastMs: number;
   readonly waiting: Waiter[];
+  /** Slots taken in the current and the previous pacing window (who sent most, lately). */
+  taken: number;
+  takenBefore: number;
 }
 
 /** Why a request got no slot: its tenant's queue was full, or it waited too long. */
@@ -104,6 +185,17 @@ export class FairShare {
   readonly #recountMs: number;
   readonly #now: () => number;
   readonly #busy: () => boolean;
+  readonly #machineShort: (() => boolean) | null;
+  readonly #paceMs: number;
+  /** The most the heaviest tenant may hold while the machine is short (capacity: not paced). */
+  #paceLimit: number;
+  #pacedAtMs: number;
+  readonly #paceAfterMs: number;
+  /** Since when the machine has been short while this process was busy (null: it is not). */
+  #shortSinceMs: number | null = null;
+  /** Slots taken by all tenants in the current and the previous pacing window. */
+  #taken = 0;
+  #takenBefore = 0;
   readonly #tenants = new Map<string, Tenant>();
   /** Tenants with waiting requests, in the order they are served. */
   readonly #turns: Tenant[] = [];
@@ -121,6 +213,16 @@ export class FairShare {
     this.#recountMs = options.recountMs ?? 50;
     this.#now = options.now ?? (() => performance.now());
     this.#busy = options.busy ?? (() => true);
+    this.#machineShort = options.machineShort ?? null;
+    this.#paceMs = options.paceMs ?? 100;
+    this.#paceAfterMs = options.paceAfterMs ?? 500;
+    this.#paceLimit = this.#capacity;
+    this.#pacedAtMs = this.#now();
+  }
+
+  /** The in-flight limit of the heaviest tenant now (the capacity when it is not paced). */
+  get paceLimit(): number {
+    return this.#paceLimit;
   }
 
   /** Decisions in flight on this instance. */
@@ -145,8 +247,7 @@ export class FairShare {
   acquire(key: string): Promise<Refusal | null> | null {
     const t = this.#tenant(key);
     if (t.waiting.length === 0 && this.#admits(t)) {
-      t.inFlight++;
-      this.#total++;
+      this.#take(t);
       return null;
     }
     if (t.waiting.length >= this.#queueLimit) return Promise.resolve('queue_full');
@@ -173,7 +274,7 @@ export class FairShare {
     const now = this.#now();
     let t = this.#tenants.get(key);
     if (t === undefined) {
-      t = { key, inFlight: 0, lastMs: now, waiting: [] };
+      t = { key, inFlight: 0, lastMs: now, waiting: [], taken: 0, takenBefore: 0 };
       this.#tenants.set(key, t);
       this.#active++; // counted now; the next recount settles it
     } else {
@@ -182,8 +283,57 @@ export class FairShare {
     return t;
   }
 
+  #take(t: Tenant): void {
+    t.inFlight++;
+    t.taken++;
+    this.#taken++;
+    this.#total++;
+  }
+
   #admits(t: Tenant): boolean {
+    if (this.#paced(t)) return false;
     return this.#total < this.#capacity || t.inFlight < this.share() || !this.#busy();
+  }
+
+  /** Whether `t` is the heaviest tenant and holds its pacing limit while the machine is short. */
+  #paced(t: Tenant): boolean {
+    if (this.#machineShort === null) return false;
+    this.#pace();
+    if (t.inFlight < this.#paceLimit) return false;
+    // The heaviest: more demand (slots taken lately, held and waited for) than all the other
+    // tenants together.
+    const own = t.taken + t.takenBefore + t.inFlight + t.waiting.length;
+    const all = this.#taken + this.#takenBefore + this.#total + this.#waiting;
+    return own > all - own && this.#countActive() > 1;
+  }
+
+  /** Moves the pacing limit once per window: halved while the machine is short, else one more. */
+  #pace(): void {
+    const now = this.#now();
+    if (now - this.#pacedAtMs < this.#paceMs) return;
+    const windows = Math.floor((now - this.#pacedAtMs) / this.#paceMs);
+    this.#pacedAtMs = now;
+    // Short: the machine has no CPU to spare, this process is the one spending it (CpuLoad), and
+    // others are active; pacing starts once that has lasted `paceAfterMs` (a flood, not a burst).
+    const short = (this.#machineShort as () => boolean)() && this.#busy() && this.#countActive() > 1;
+    if (!short) this.#shortSinceMs = null;
+    else if (this.#shortSinceMs === null) this.#shortSinceMs = now;
+    const pacing = short && now - (this.#shortSinceMs as number) >= this.#paceAfterMs;
+    if (short && !pacing) return this.#rotate(windows);
+    this.#paceLimit = pacing
+      ? Math.max(1, Math.floor(this.#paceLimit / 2))
+      : Math.min(this.#capacity, this.#paceLimit + windows);
+    this.#rotate(windows);
+  }
+
+  /** The recent counts: this window becomes the previous one (after an idle gap, both clear). */
+  #rotate(windows: number): void {
+    for (const t of this.#tenants.values()) {
+      t.takenBefore = windows === 1 ? t.taken : 0;
+      t.taken = 0;
+    }
+    this.#takenBefore = windows === 1 ? this.#taken : 0;
+    this.#taken = 0;
   }
 
   /** Gives freed slots to waiting tenants, one request per tenant in turn. */
@@ -195,8 +345,7 @@ export class FairShare {
         const w = t.waiting.shift() as Waiter;
         this.#waiting--;
         clearTimeout(w.timer);
-        t.inFlight++;
-        this.#total++;
+        this.#take(t);
         w.admit(true);
         passes = this.#turns.length + 1; // a slot was used: every tenant gets another look
       } else {

@@ -2,7 +2,7 @@
 // gets a slot at once, who waits, in what order freed slots are given, when a request is refused,
 // and that idle tenants are forgotten. test/drills/fair-share.test.ts shows it over HTTP under a flood.
 import { describe, expect, it } from 'vitest';
-import { CpuLoad, FairShare, TenantShares } from '../../src/http/fair-share.js';
+import { CpuLoad, FairShare, MachineIdle, TenantShares } from '../../src/http/fair-share.js';
 
 function clock(start = 0) {
   let now = start;
@@ -111,6 +111,119 @@ describe('FairShare while the thread has time to spare', () => {
     fs.release('b'); // the next release lets the waiter in
     await expect(waiting).resolves.toBeNull();
     expect(fs.inFlight).toBe(3);
+  });
+});
+
+describe('FairShare pacing while the machine is short of CPU', () => {
+  it('paces the tenant that takes most slots, halving its limit while short and raising it after', async () => {
+    const c = clock();
+    let short = false;
+    const fs = new FairShare({ capacity: 16, now: c.now, paceMs: 100, paceAfterMs: 0, machineShort: () => short });
+    // a takes 8 slots, b 1: a is the heaviest (more than all the others together).
+    for (let i = 0; i < 8; i++) expect(fs.acquire('a')).toBeNull();
+    expect(fs.acquire('b')).toBeNull();
+    short = true;
+    c.advance(100);
+    const first = fs.acquire('a'); // paced: 8 held, limit 16 -> 8
+    expect(first).not.toBeNull();
+    expect(fs.paceLimit).toBe(8);
+    c.advance(100);
+    expect(fs.acquire('b')).toBeNull(); // b is never paced, whatever the limit
+    expect(fs.paceLimit).toBe(4);
+    // a waits until it holds fewer than its limit.
+    const next = fs.acquire('a');
+    expect(next).not.toBeNull();
+    for (let i = 0; i < 4; i++) fs.release('a');
+    expect(fs.waiting).toBe(2);
+    fs.release('a'); // a holds 3 of 4: the first waiter gets its slot, the second still waits
+    await expect(first).resolves.toBeNull();
+    await expect(Promise.race([next, Promise.resolve('pending')])).resolves.toBe('pending');
+    expect(fs.waiting).toBe(1);
+    // The machine has room again: one more every window, up to the capacity.
+    short = false;
+    c.advance(100);
+    fs.acquire('b');
+    expect(fs.paceLimit).toBe(5);
+    c.advance(1_000);
+    fs.acquire('b');
+    expect(fs.paceLimit).toBe(15);
+  });
+
+  it('never paces a tenant alone, nor tenants sharing the slots evenly', () => {
+    const c = clock();
+    const fs = new FairShare({ capacity: 8, now: c.now, paceMs: 100, paceAfterMs: 0, machineShort: () => true });
+    for (let i = 0; i < 6; i++) expect(fs.acquire('a')).toBeNull();
+    c.advance(100);
+    expect(fs.acquire('a')).toBeNull(); // alone: the machine is short, but nobody else waits for a core
+    expect(fs.paceLimit).toBe(8);
+    const even = new FairShare({ capacity: 8, now: c.now, paceMs: 100, paceAfterMs: 0, machineShort: () => true });
+    for (let i = 0; i < 3; i++) {
+      expect(even.acquire('a')).toBeNull();
+      expect(even.acquire('b')).toBeNull();
+    }
+    c.advance(100);
+    // Halved, but neither took more than the other: neither is paced.
+    expect(even.acquire('a')).toBeNull();
+    expect(even.acquire('b')).toBeNull();
+    expect(even.paceLimit).toBe(4);
+  });
+});
+
+describe('FairShare pacing starts only for a flood', () => {
+  it('waits for the machine to stay short for paceAfterMs, and never paces while this process is not busy', () => {
+    const c = clock();
+    let busy = true;
+    const fs = new FairShare({
+      capacity: 16,
+      now: c.now,
+      paceMs: 100,
+      paceAfterMs: 300,
+      machineShort: () => true,
+      busy: () => busy,
+    });
+    for (let i = 0; i < 8; i++) expect(fs.acquire('a')).toBeNull();
+    expect(fs.acquire('b')).toBeNull();
+    for (const expected of [16, 16, 16, 8]) {
+      c.advance(100);
+      fs.acquire('b');
+      expect(fs.paceLimit).toBe(expected);
+    }
+    // The process is not the one spending the CPU (another program's load): no pacing, and the
+    // limit grows back.
+    busy = false;
+    c.advance(100);
+    fs.acquire('b');
+    expect(fs.paceLimit).toBe(9);
+  });
+});
+
+describe('MachineIdle', () => {
+  it('is short after a window with under the floor of idle CPU on all cores, and not after one above it', () => {
+    let idle = 0;
+    let total = 0;
+    let nowMs = 0;
+    const m = new MachineIdle(
+      0.2,
+      100,
+      () => ({ idle, total }),
+      () => nowMs,
+    );
+    expect(m.short()).toBe(false);
+    nowMs += 100;
+    idle += 10;
+    total += 200; // 5% idle
+    expect(m.short()).toBe(true);
+    nowMs += 100;
+    idle += 100;
+    total += 200; // 50% idle
+    expect(m.short()).toBe(false);
+  });
+
+  it('reads this machine', async () => {
+    const m = new MachineIdle(1.01, 0);
+    await new Promise((r) => setTimeout(r, 50));
+    // Idle can never be above 101% of the time: short once any time has passed.
+    expect(m.short()).toBe(true);
   });
 });
 
