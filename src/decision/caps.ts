@@ -12,6 +12,16 @@ import type { Work } from './work.js';
 
 export type CapWindow = 'day' | 'week' | 'month' | 'year' | 'total';
 
+/**
+ * Whether a request may be decided under mandate `m` (as selectMandate picks): a presentation
+ * (`mandateId`, POST /authorize/ap2) only under the mandate it names; any other request never
+ * under a presentation-only mandate (an imported AP2 open mandate is spent only by presenting a
+ * closed one), so such a mandate gives an ordinary request no room: no cap, no coverage.
+ */
+export function spendableBy(m: MandateState, mandateId: string | undefined): boolean {
+  return mandateId !== undefined ? m.id === mandateId : m.terms?.presentationOnly !== true;
+}
+
 export interface Cap {
   readonly name: string;
   readonly window: CapWindow;

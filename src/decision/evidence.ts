@@ -4,6 +4,7 @@
 import type { Units } from '../domain/money.js';
 import { type AgentState, MAX_COUNTRIES, MAX_FLAGGED_MERCHANTS, MAX_KNOWN_MERCHANTS } from './agent-state.js';
 import { SHARE_BASELINE } from './amount-stats.js';
+import { spendableBy } from './caps.js';
 import { nameWords } from './lookalike.js';
 import { AmountBaseline } from './rings.js';
 import { groupsOfMcc } from './taxonomy.js';
@@ -59,9 +60,12 @@ export function pointsToCompromise(reasons: readonly string[]): boolean {
   return false;
 }
 
-/** The per-transaction limit of the agent's first mandate in `currency` (null: none). */
+/**
+ * The per-transaction limit of the agent's first mandate in `currency` that an ordinary request
+ * may be decided under (null: none): a presentation-only (AP2) mandate is no ordinary cap.
+ */
 export function capOf(state: AgentState, currency: string): Units | null {
-  for (const m of state.mandates) if (m.currency === currency) return m.perTransaction;
+  for (const m of state.mandates) if (m.currency === currency && spendableBy(m, undefined)) return m.perTransaction;
   return null;
 }
 

@@ -14,6 +14,7 @@ import { type OutboxTuple, outboxEvent, writeOutbox } from '../events/outbox.js'
 import type { Sql } from '../storage/db.js';
 import type { PrincipalBudgetRow } from '../storage/rows/principal-budgets.js';
 import type { AgentState, BudgetState } from './agent-state.js';
+import { spendableBy } from './caps.js';
 import { isoOf, type Windows, windowsOf } from './model/calendar.js';
 import type { AuthorizeRequest } from './model/contract.js';
 
@@ -106,9 +107,14 @@ export function budgetNeed(state: AgentState, req: AuthorizeRequest, nowMs: numb
   return amount - b.remaining;
 }
 
-/** Some mandate of the agent in the request's currency allows this amount per transaction. */
+/**
+ * Some mandate the request may be decided under (caps.ts spendableBy: a presentation's own, never
+ * a presentation-only one for an ordinary request) allows this amount per transaction in its currency.
+ */
 function coverable(state: AgentState, req: AuthorizeRequest, amount: Units): boolean {
-  for (const m of state.mandates) if (m.currency === req.currency && amount <= m.perTransaction) return true;
+  for (const m of state.mandates) {
+    if (m.currency === req.currency && amount <= m.perTransaction && spendableBy(m, req.mandateId)) return true;
+  }
   return false;
 }
 
