@@ -150,6 +150,12 @@ export async function startApp(config: Config, options: { log?: Logger } = {}): 
         })
       : null;
   metrics.decisionsInFlight.collect(() => [[[], fairShare?.inFlight ?? 0]]);
+  if (fairShare !== null) {
+    metrics.fairSharePaceLimit.collect(() => [
+      [['client'], fairShare.paceLimits.client],
+      [['principal'], fairShare.paceLimits.principal],
+    ]);
+  }
   const routes = serviceRoutes({
     services,
     readiness,

@@ -79,6 +79,10 @@ export interface Config {
   readonly rateLimitClientRequestsPerSecond: number;
   /** Requests a Client may send at once after being idle, cluster-wide. */
   readonly rateLimitClientBurstRequests: number;
+  /** Requests per second per client address to the public AP2 status by hash; 0 turns it off. */
+  readonly ap2StatusRequestsPerSecond: number;
+  /** Requests a client address may send at once to the public AP2 status by hash. */
+  readonly ap2StatusBurstRequests: number;
   /**
    * Decisions in flight on one instance above which each tenant (Client, and Principal within
    * it) may hold only its share; beyond it a request waits in its tenant's bounded queue, or is
@@ -97,6 +101,8 @@ export interface Config {
   readonly idempotencySweepSeconds: number;
   /** Milliseconds between two rounds of the hold expiry sweep (docs/holds.md). */
   readonly holdExpirySweepMs: number;
+  /** Milliseconds between two rounds of the sweep of stale AP2 presentation claims (docs/ap2.md). */
+  readonly ap2ClaimSweepMs: number;
   /**
    * SPEC.md rule 3's last step, "when client tenancy is enabled": a Client key on the Principal
    * plane acts as the Client's only Principal. Off by default, so rule 1 holds (a Client key on
@@ -327,6 +333,8 @@ export function loadConfig(env: Env): Config {
     rateLimitBurstRequests: int(env, 'RATE_LIMIT_BURST_REQUESTS'),
     rateLimitClientRequestsPerSecond: int(env, 'RATE_LIMIT_CLIENT_REQUESTS_PER_SECOND'),
     rateLimitClientBurstRequests: int(env, 'RATE_LIMIT_CLIENT_BURST_REQUESTS'),
+    ap2StatusRequestsPerSecond: int(env, 'AP2_STATUS_REQUESTS_PER_SECOND'),
+    ap2StatusBurstRequests: int(env, 'AP2_STATUS_BURST_REQUESTS'),
     fairShareInFlight: int(env, 'FAIR_SHARE_IN_FLIGHT'),
     instanceHeartbeatSeconds: int(env, 'INSTANCE_HEARTBEAT_SECONDS'),
     shardLeaseTtlMs: int(env, 'SHARD_LEASE_TTL_MS'),
@@ -334,6 +342,7 @@ export function loadConfig(env: Env): Config {
     idempotencyMaxStoredPerOwner: int(env, 'IDEMPOTENCY_MAX_STORED_PER_OWNER'),
     idempotencySweepSeconds: int(env, 'IDEMPOTENCY_SWEEP_SECONDS'),
     holdExpirySweepMs: int(env, 'HOLD_EXPIRY_SWEEP_MS'),
+    ap2ClaimSweepMs: int(env, 'AP2_CLAIM_SWEEP_MS'),
     clientTenancy: flag(env, 'CLIENT_TENANCY'),
     mcpHttp: flag(env, 'MCP_HTTP'),
     mcpHttpPort: int(env, 'MCP_HTTP_PORT'),

@@ -383,6 +383,25 @@ export const CONFIG_VARIABLES = {
     unit: 'requests',
     meaning: 'Requests a Client may send at once after being idle, across all instances.',
   },
+  AP2_STATUS_REQUESTS_PER_SECOND: {
+    kind: 'integer',
+    section: 'Throttling, rate limits and fair share',
+    default: 10,
+    min: 0,
+    max: 1_000_000,
+    unit: 'requests per second',
+    meaning:
+      'Sustained requests per client address (through `TRUSTED_PROXIES`) to `GET /api/v1/ap2-mandates/{hash}/status`, which needs no credential; beyond it 429 `rate_limited` with `Retry-After` ([ap2.md](ap2.md)). Per instance. `0` turns it off.',
+  },
+  AP2_STATUS_BURST_REQUESTS: {
+    kind: 'integer',
+    section: 'Throttling, rate limits and fair share',
+    default: 30,
+    min: 1,
+    max: 1_000_000,
+    unit: 'requests',
+    meaning: 'Requests a client address may send at once to the public AP2 status by hash after being idle.',
+  },
   FAIR_SHARE_IN_FLIGHT: {
     kind: 'integer',
     section: 'Throttling, rate limits and fair share',
@@ -584,6 +603,16 @@ export const CONFIG_VARIABLES = {
     max: 3_600_000,
     unit: 'milliseconds',
     meaning: 'Period of the hold expiry sweep (every instance; each due hold is expired once; [holds.md](holds.md)).',
+  },
+  AP2_CLAIM_SWEEP_MS: {
+    kind: 'integer',
+    section: 'Background work and instances',
+    default: 5_000,
+    min: 50,
+    max: 3_600_000,
+    unit: 'milliseconds',
+    meaning:
+      'Period of the sweep of AP2 presentation claims left PENDING past the answer deadline (every instance; each claim is settled once: CONSUMED with its recorded APPROVE, else released; [ap2.md](ap2.md)).',
   },
   INSTANCE_HEARTBEAT_SECONDS: {
     kind: 'integer',

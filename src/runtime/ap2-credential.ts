@@ -14,7 +14,7 @@ import { SDJwtInstance } from '@sd-jwt/core';
 import { digest } from '@sd-jwt/crypto-nodejs';
 import { calculateJwkThumbprint, type JWK } from 'jose';
 import { currencyExponent, isIsoCurrency } from '../domain/currency.js';
-import { formatAmount, parseAmount, SCALE, type Units } from '../domain/money.js';
+import { expandNumberText, formatAmount, readAmount, SCALE, type Units } from '../domain/money.js';
 import { ApiError, type ErrorDetail } from '../errors/registry.js';
 import type { Frequency, StoredTerms } from '../storage/rows/mandates.js';
 
@@ -502,9 +502,12 @@ export function mapConstraints(content: Record<string, unknown>, undisclosed: re
       else if (u > 0n && (minimum === null || u > minimum)) minimum = u;
     }
     for (const b of budgets) {
-      // payment.budget.max is a number of major units (AP2 example: 1000.00 USD).
-      const u = typeof b.value === 'number' && Number.isFinite(b.value) ? parseAmount(String(b.value)) : null;
-      if (u === null || u <= 0n) unresolved(b.field, 'must be a positive amount');
+      // payment.budget.max is a number of major units (AP2 example: 1000.00 USD), with at most
+      // the currency's ISO 4217 minor units (10.001 USD, 100.5 JPY: no such amount is payable).
+      const text = typeof b.value === 'number' && Number.isFinite(b.value) ? expandNumberText(String(b.value)) : null;
+      const u = text === null ? 'must be a positive amount' : readAmount(text, currencyExponent(cur) ?? 2, cur);
+      if (typeof u === 'string') unresolved(b.field, u);
+      else if (u <= 0n) unresolved(b.field, 'must be a positive amount');
       else if (total === null || u < total) total = u;
     }
     if (perTransaction === null && total !== null) perTransaction = total;
@@ -548,8 +551,10 @@ export interface ClosedMandate {
   readonly transactionId: string;
   readonly payeeId: string;
   readonly payeeName: string | null;
-  /** Exact decimal text in the currency's minor units. */
+  /** Exact decimal text with the currency's ISO 4217 minor units ("199.50" USD, "200" JPY). */
   readonly amount: string;
+  /** payment_amount.amount as signed: an integer of the currency's minor units (AP2 types/amount.json). */
+  readonly minorAmount: number;
   readonly currency: string;
 }
 
@@ -635,7 +640,8 @@ export async function verifyClosedMandate(
     transactionId: tx,
     payeeId: payee.id,
     payeeName: typeof payee.name === 'string' ? payee.name : null,
-    amount: formatAmount(units, 0),
+    amount: formatAmount(units, currencyExponent(currency) ?? 2),
+    minorAmount: amount?.amount as number,
     currency,
   };
 }

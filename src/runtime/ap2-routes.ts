@@ -24,13 +24,15 @@ import { safeDecision } from '../decision/model/safe-decision.js';
 import { toAlpha3 } from '../domain/country.js';
 import { newId } from '../domain/ids.js';
 import { runtimeMandateHash } from '../domain/mandate-hash.js';
-import { formatAmount, fromDb, toDb, toJsonNumber } from '../domain/money.js';
+import { formatAmount, fromDb, parseAmount, toDb, toJsonNumber } from '../domain/money.js';
 import { ApiError } from '../errors/registry.js';
 import { outboxEvent, writeOutbox } from '../events/outbox.js';
+import { RateLimiter } from '../http/rate-limit.js';
 import { json, type RequestContext, type RouteDef } from '../http/types.js';
 import { isUniqueViolation } from '../onboarding/checks.js';
 import type { Sql } from '../storage/db.js';
 import type { AgentRow } from '../storage/rows/agents.js';
+import { claimKey, consumeStale, type PresentationRow, recordedApprove, type StaleClaim } from './ap2-claims.js';
 import {
   CLOSED_VCT,
   type ClosedMandate,
@@ -44,7 +46,15 @@ import {
   verifyClosedMandate,
   verifyOpenMandate,
 } from './ap2-credential.js';
-import { AP2_RECEIPT_TYP, AP2_STATUS_TYP, ap2ErrorOf, BUDGET_STATEMENT_TYP, signStatement } from './ap2-statements.js';
+import {
+  AP2_RECEIPT_TYP,
+  AP2_STATUS_TYP,
+  ap2Amount,
+  ap2ErrorOf,
+  BUDGET_STATEMENT_TYP,
+  moneyText,
+  signStatement,
+} from './ap2-statements.js';
 import { withholdAgentScores } from './authorize-routes.js';
 import { bodyOf, idParam } from './context.js';
 import { invalidateAgent } from './engine-handle.js';
@@ -63,23 +73,6 @@ interface Ap2MandateRow {
   cnf_thumbprint: string;
   reference: string | null;
   imported_at: Date;
-}
-
-interface PresentationRow {
-  closed_hash: string;
-  mandate_id: string;
-  open_hash: string;
-  transaction_id: string;
-  agent_id: string;
-  status: 'PENDING' | 'CONSUMED';
-  authorization_id: string | null;
-  amount: string;
-  currency: string;
-  payee_id: string;
-  presented_at: Date;
-  consumed_at: Date | null;
-  request_id: string | null;
-  claimed_at: Date;
 }
 
 function ap2View(row: Ap2MandateRow): Record<string, unknown> {
@@ -145,7 +138,7 @@ async function recordingRefusal<T>(
         message: err.message,
         credential_hash: hash,
       });
-      const receipt = await signStatement(services.auth.receipts, AP2_RECEIPT_TYP, {
+      const receipt = await signStatement(services.auth.receipts, AP2_RECEIPT_TYP, ctx.auth.environment, {
         status: 'Error',
         result: 'error',
         reference: hash,
@@ -161,11 +154,6 @@ async function recordingRefusal<T>(
     }
     throw err;
   }
-}
-
-/** The idempotency_key under which a presentation's decision is recorded. */
-function claimKey(requestId: string): string {
-  return `ap2:${requestId}`;
 }
 
 /** The safe DECLINE: nothing was decided, and its commit may be in doubt. */
@@ -214,7 +202,7 @@ async function claimPresentation(db: Sql, c: ClaimInput): Promise<void> {
     // claimed_stamp: the claim time as text at full precision (a Date, and postgres.js's timestamptz
     // parameters, keep milliseconds only), which with the request id names this claim in the
     // conditional updates below.
-    const [was] = await db<(PresentationRow & { stale: boolean; wait_ms: number; claimed_stamp: string })[]>`
+    const [was] = await db<(StaleClaim & { stale: boolean; wait_ms: number })[]>`
       select *, claimed_at::text as claimed_stamp, claimed_at <= now() - make_interval(secs => ${deadlineSeconds}) as stale,
         greatest(0, extract(epoch from (claimed_at + make_interval(secs => ${deadlineSeconds}) - now())) * 1000)::float8
           as wait_ms
@@ -230,43 +218,11 @@ async function claimPresentation(db: Sql, c: ClaimInput): Promise<void> {
         { headers: { 'retry-after': String(Math.max(1, Math.ceil(was.wait_ms / 1000))) } },
       );
     }
-    // A stale claim: settled from what the authorizations table recorded for it. Claims taken
-    // before migration 0283 carry no request id: an APPROVE of the same agent, mandate, payee and
-    // amount recorded from the claim to its deadline counts as theirs (erring on consumed).
-    const [approve] = await db<{ id: string; created_at: Date }[]>`
-      select id, created_at from authorizations
-      where principal_id = ${c.principalId} and decision = 'APPROVE' and (
-        (${was.request_id}::text is not null and idempotency_key = ${was.request_id === null ? null : claimKey(was.request_id)})
-        or (${was.request_id}::text is null and agent_id = ${was.agent_id} and mandate_id = ${was.mandate_id}
-          and merchant_id = ${was.payee_id} and amount = ${was.amount}::numeric
-          and created_at >= ${was.claimed_stamp}::text::timestamptz
-          and created_at <= ${was.claimed_stamp}::text::timestamptz + make_interval(secs => ${deadlineSeconds})))
-      order by created_at limit 1`;
-    if (approve !== undefined) {
-      const settled = await db.begin(async (tx) => {
-        const [done] = await tx<PresentationRow[]>`
-          update ap2_presentations set status = 'CONSUMED', authorization_id = ${approve.id}, consumed_at = ${approve.created_at}
-          where closed_hash = ${was.closed_hash} and status = 'PENDING' and claimed_at::text = ${was.claimed_stamp}
-            and request_id is not distinct from ${was.request_id}
-          returning *`;
-        if (done === undefined) return null;
-        await writeOutbox(tx, [
-          outboxEvent(c.owner, 'ap2_mandate.consumed', {
-            mandate_id: done.mandate_id,
-            agent_id: done.agent_id,
-            credential_hash: done.open_hash,
-            closed_mandate_hash: done.closed_hash,
-            transaction_id: done.transaction_id,
-            authorization_id: approve.id,
-            amount: formatAmount(fromDb(done.amount) ?? 0n, 0),
-            currency: done.currency,
-            payee_id: done.payee_id,
-            consumed_at: approve.created_at.toISOString(),
-            reconciled: true,
-          }),
-        ]);
-        return done;
-      });
+    // A stale claim: settled from what the authorizations table recorded for it (ap2-claims.ts;
+    // the background sweep settles it the same way).
+    const approve = await recordedApprove(db, was, deadlineSeconds);
+    if (approve !== null) {
+      const settled = await db.begin((tx) => consumeStale(tx, was, approve, c.owner));
       if (settled !== null) throw consumedError(settled);
       continue;
     }
@@ -326,6 +282,15 @@ function safeHash(token: string): string | null {
 }
 
 export function ap2Routes(services: Services): RouteDef[] {
+  // The public status by hash needs no credential: bounded per client address (the address
+  // TRUSTED_PROXIES resolves), so one caller polling in a loop is refused 429 with Retry-After
+  // while other addresses, and every credentialed route, go on.
+  const statusLimiter = new RateLimiter({
+    requestsPerSecond: services.config.ap2StatusRequestsPerSecond,
+    burstRequests: services.config.ap2StatusBurstRequests,
+    maxTrackedCredentials: 10_000,
+    policyName: 'ap2_status',
+  });
   return [
     {
       method: 'PUT',
@@ -481,8 +446,8 @@ export function ap2Routes(services: Services): RouteDef[] {
                   issuer_kid: open.kid,
                   mandate_hash: hash,
                   currency: mapped.currency,
-                  max_amount_per_transaction: formatAmount(mapped.perTransaction, 0),
-                  max_total_amount: mapped.total === null ? null : formatAmount(mapped.total, 0),
+                  max_amount_per_transaction: moneyText(mapped.perTransaction, mapped.currency),
+                  max_total_amount: mapped.total === null ? null : moneyText(mapped.total, mapped.currency),
                   valid_until: validUntil.toISOString(),
                 }),
               ]);
@@ -669,7 +634,7 @@ export function ap2Routes(services: Services): RouteDef[] {
             ]);
           });
         }
-        const receipt = await signStatement(services.auth.receipts, AP2_RECEIPT_TYP, {
+        const receipt = await signStatement(services.auth.receipts, AP2_RECEIPT_TYP, auth.environment, {
           status: approved ? 'Success' : 'Error',
           result: approved ? 'success' : 'error',
           reference: closed.hash,
@@ -687,6 +652,7 @@ export function ap2Routes(services: Services): RouteDef[] {
           reason_codes: decision.reason_codes,
           amount: closed.amount,
           currency: closed.currency,
+          payment_amount: ap2Amount(parseAmount(closed.amount) ?? 0n, closed.currency),
           payee_id: closed.payeeId,
         });
         return json(200, {
@@ -764,8 +730,9 @@ export function ap2Routes(services: Services): RouteDef[] {
       response: 'Ap2PublicStatus',
       operationId: 'getAp2MandatePublicStatus',
       summary: 'For merchants and credential providers holding a Payment Mandate: its status by hash, signed',
-      errors: ['ap2_mandate_unknown_hash'],
+      errors: ['ap2_mandate_unknown_hash', 'rate_limited'],
       handler: async (ctx) => {
+        statusLimiter.check(ctx.ip, performance.now());
         const hash = ctx.params.hash ?? '';
         if (!/^[A-Za-z0-9_-]{43}$/.test(hash)) throw new ApiError('ap2_mandate_unknown_hash');
         // Whoever holds the token can compute its hash (256 bits: not guessable): the answer says
@@ -804,7 +771,7 @@ export function ap2Routes(services: Services): RouteDef[] {
                   consumed_at: (closed as PresentationRow).consumed_at?.toISOString() ?? null,
                   transaction_id: (closed as PresentationRow).transaction_id,
                 };
-          const statement = await signStatement(services.auth.receipts, AP2_STATUS_TYP, { ...claims });
+          const statement = await signStatement(services.auth.receipts, AP2_STATUS_TYP, env, { ...claims });
           return json(200, { ...claims, statement });
         }
         throw new ApiError('ap2_mandate_unknown_hash');
@@ -833,13 +800,17 @@ export function ap2Routes(services: Services): RouteDef[] {
         const asOf = new Date();
         const windows: Record<string, unknown> = {};
         for (const [name, u] of Object.entries(usage)) {
+          // Amounts with the currency's minor units ("60.00"), counts as whole numbers ("3").
+          const show = name.endsWith('_count')
+            ? (v: unknown) => String(v)
+            : (v: unknown) => moneyText(parseAmount(v) ?? 0n, row.currency);
           windows[name] = {
             window: u.window,
             window_start: u.window_start,
-            limit: String(u.limit),
-            used: String(u.used),
-            held: String(u.held),
-            remaining: String(u.remaining),
+            limit: show(u.limit),
+            used: show(u.used),
+            held: show(u.held),
+            remaining: show(u.remaining),
           };
         }
         const r = row.terms?.recurrence;
@@ -849,10 +820,11 @@ export function ap2Routes(services: Services): RouteDef[] {
           mandate_hash: row.mandate_hash,
           credential_hash: ap2?.credential_hash ?? null,
           status: row.status,
+          environment: auth.environment,
           currency: row.currency,
           as_of: asOf.toISOString(),
           valid_until: row.valid_until.toISOString(),
-          max_amount_per_transaction: formatAmount(fromDb(row.max_amount_per_transaction) ?? 0n, 0),
+          max_amount_per_transaction: moneyText(fromDb(row.max_amount_per_transaction) ?? 0n, row.currency),
           windows,
           occurrences: {
             used: occurrences,
@@ -861,7 +833,13 @@ export function ap2Routes(services: Services): RouteDef[] {
             frequency: r?.frequency ?? null,
           },
         };
-        const statement = await signStatement(services.auth.receipts, BUDGET_STATEMENT_TYP, claims, asOf.getTime());
+        const statement = await signStatement(
+          services.auth.receipts,
+          BUDGET_STATEMENT_TYP,
+          auth.environment,
+          claims,
+          asOf.getTime(),
+        );
         return json(200, { statement, claims });
       },
     },

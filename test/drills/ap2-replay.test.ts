@@ -2,7 +2,8 @@
 // (docs/ap2.md "Consumed once"), on real PostgreSQL: two instances on one database receive the
 // same closed mandate at the same moment and one of them approves it; the other instance then
 // refuses it, and so does an instance started afterwards (a restart: nothing of the consumption
-// lives in a process). The claim is the primary key of ap2_presentations.
+// lives in a process). The claim is the primary key of ap2_presentations. Stale PENDING claims
+// are settled by the background sweep that both instances run at once: each once.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -17,12 +18,19 @@ import {
 } from '../fixtures/ap2.js';
 import { joinInstance, startPair } from '../fixtures/drills/instances.js';
 import { deleteStream, ownStream } from '../fixtures/drills/nats-stream.js';
+import { query } from '../fixtures/engine-setup.js';
 import { principal } from '../fixtures/holds.js';
 import { request, type TestServer } from '../fixtures/server.js';
 
 let a: TestServer;
 let b: TestServer;
-const env = { ...ownStream('ap2'), SECRETS_KEY: randomBytes(32).toString('base64'), WORKERS: '1' };
+const env = {
+  ...ownStream('ap2'),
+  SECRETS_KEY: randomBytes(32).toString('base64'),
+  WORKERS: '1',
+  // Both instances sweep stale claims every 100 ms, so their sweeps meet.
+  AP2_CLAIM_SWEEP_MS: '100',
+};
 
 beforeAll(async () => {
   ({ a, b } = await startPair(env));
@@ -97,5 +105,85 @@ describe('a closed mandate presented to two instances, then after a restart', ()
     } finally {
       await c.close();
     }
+  }, 120_000);
+});
+
+describe('stale claims swept by two instances at once', () => {
+  it('each is settled once: CONSUMED with its recorded APPROVE (one event), else released', async () => {
+    const p = await principal(a);
+    const issuer = await newIssuer();
+    const keys = await request(a, 'PUT', `/api/v1/principals/${p.principalId}/ap2-issuer-keys`, {
+      apiKey: p.clientKey,
+      body: { keys: [issuer.publicJwk] },
+    });
+    expect(keys.status, keys.text).toBe(200);
+    const agent = newAgentKey();
+    const agentId = await agentWithKey(a, p, agent);
+    const open = await openMandate(
+      issuer,
+      openContent(agent, [
+        { type: 'payment.amount_range', currency: 'USD', max: 5000 },
+        { type: 'payment.reference', conditional_transaction_id: 'ref-2' },
+      ]),
+    );
+    const imported = await request(a, 'POST', `/api/v1/agents/${agentId}/ap2-mandates`, {
+      apiKey: p.apiKey,
+      body: { credential: open },
+    });
+    expect(imported.status, imported.text).toBe(201);
+    const mandateId = imported.body.id as string;
+    // Six approvals through either instance (a safe DECLINE of a cold actor is presented again;
+    // more in a row would meet the agent's velocity step-up).
+    const approvals = new Map<string, string>();
+    for (let i = 0; i < 6; i++) {
+      const closed = await closedMandate(agent, open, { amount: 100 + i, transactionId: `tx-approved-${i}` });
+      const url = i % 2 === 0 ? a.url : b.url;
+      let res = await present(url, p.apiKey, agentId, chainOf(open, closed));
+      for (let k = 0; k < 20 && (res.body.reason_codes as string[] | undefined)?.join() === 'system_unavailable'; k++) {
+        await new Promise((r) => setTimeout(r, 1100));
+        res = await present(url, p.apiKey, agentId, chainOf(open, closed));
+      }
+      expect(res.body.decision, res.text).toBe('APPROVE');
+      approvals.set(hashOf(closed), res.body.authorization_id as string);
+    }
+    // As processes killed between decision and settlement left them, and six claims whose
+    // requests recorded nothing; the sweeps of both instances meet them at once.
+    await query(a, 'live', async (sql) => {
+      await sql.begin(async (tx) => {
+        await tx`update ap2_presentations set status = 'PENDING', authorization_id = null, consumed_at = null,
+          claimed_at = now() - interval '1 hour' where agent_id = ${agentId}`;
+        for (let i = 0; i < 6; i++) {
+          await tx`insert into ap2_presentations (closed_hash, mandate_id, open_hash, transaction_id, principal_id,
+              agent_id, status, amount, currency, payee_id, request_id, claimed_at)
+            values (${`undecided-${i}-${agentId}`}, ${mandateId}, ${hashOf(open)}, ${`tx-undecided-${i}`},
+              ${p.principalId}, ${agentId}, 'PENDING', 1, 'USD', 'merchant_1', ${`req_gone_${i}`},
+              now() - interval '1 hour')`;
+        }
+      });
+      return [];
+    });
+    let rows: { closed_hash: string; status: string; authorization_id: string | null }[] = [];
+    for (let i = 0; i < 150; i++) {
+      rows = await query(
+        a,
+        'live',
+        (sql) => sql<(typeof rows)[number][]>`
+          select closed_hash, status, authorization_id from ap2_presentations where agent_id = ${agentId}`,
+      );
+      if (rows.every((r) => r.status === 'CONSUMED')) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(new Map(rows.map((r) => [r.closed_hash, r.authorization_id]))).toEqual(approvals);
+    expect(rows.every((r) => r.status === 'CONSUMED')).toBe(true);
+    const events = await query(
+      a,
+      'live',
+      (sql) => sql<{ hash: string; n: number }[]>`
+        select payload->'data'->>'closed_mandate_hash' as hash, count(*)::int as n from outbox_events
+        where event_type = 'ap2_mandate.consumed' and payload->'data'->>'agent_id' = ${agentId}
+          and (payload->'data'->>'reconciled')::boolean is true
+        group by 1`,
+    );
+    expect(new Map(events.map((e) => [e.hash, e.n]))).toEqual(new Map([...approvals.keys()].map((h) => [h, 1])));
   }, 120_000);
 });

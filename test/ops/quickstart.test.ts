@@ -127,11 +127,13 @@ describe('scripts/quickstart.sh', () => {
       expect(JSON.parse(out[5] as string)).toEqual({ decision: 'DECLINE', reason_codes: ['total_limit_exceeded'] });
       expect(JSON.parse(out[6] as string)).toEqual({ decision: 'APPROVE', reason_codes: ['approved'] });
       expect(JSON.parse(out[7] as string)).toMatchObject({ kind: 'closed', status: 'CONSUMED' });
-      // The statement, verified offline with jose against the JWKS: the whole budget used.
+      // The statement, verified offline with jose against the JWKS, the sandbox issuer pinned (the
+      // quickstart's keys are the sandbox's): the whole budget used.
       const statement = out.slice(8).join('\n');
-      expect(statement).toContain("limit: '60'");
-      expect(statement).toContain("used: '60'");
-      expect(statement).toContain("remaining: '0'");
+      expect(statement).toMatch(/^sandbox /);
+      expect(statement).toContain("limit: '60.00'");
+      expect(statement).toContain("used: '60.00'");
+      expect(statement).toContain("remaining: '0.00'");
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

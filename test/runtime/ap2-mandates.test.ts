@@ -20,9 +20,9 @@ import {
   openMandate,
   withoutDisclosures,
 } from '../fixtures/ap2.js';
-import { authorizeBody, query } from '../fixtures/engine-setup.js';
+import { authorizeBody, query, relaxRateGates } from '../fixtures/engine-setup.js';
 import { principal } from '../fixtures/holds.js';
-import type { TestPrincipal } from '../fixtures/runtime-principal.js';
+import { newPrincipal, type TestPrincipal } from '../fixtures/runtime-principal.js';
 import { expectEnvelope, type HttpResult, request, startTestServer, type TestServer } from '../fixtures/server.js';
 import { type Receiver, startReceiver } from '../fixtures/webhook-receiver.js';
 
@@ -32,7 +32,16 @@ let issuer: Issuer;
 let receiver: Receiver;
 
 beforeAll(async () => {
-  server = await startTestServer();
+  // The stale-claim sweep every 200 ms (the tests that leave a stale claim for the next
+  // presentation pass whether the sweep or the presentation settles it first); the public status
+  // by hash bounded to 5 requests at once and 1 a second per address, addresses taken from
+  // X-Forwarded-For (TRUSTED_PROXIES) so that one test can speak for two callers.
+  server = await startTestServer({
+    AP2_CLAIM_SWEEP_MS: '200',
+    AP2_STATUS_BURST_REQUESTS: '5',
+    AP2_STATUS_REQUESTS_PER_SECOND: '1',
+    TRUSTED_PROXIES: '127.0.0.1/32',
+  });
   receiver = await startReceiver();
   p = await principal(server);
   const hook = await request(server, 'POST', '/api/v1/webhooks', {
@@ -201,6 +210,8 @@ describe('an imported open mandate, presented twice across two merchants', () =>
     expect((await eventsOf('ap2_mandate.imported', agentId))[0]).toMatchObject({
       mandate_id: mandateId,
       credential_hash: hashOf(open),
+      max_amount_per_transaction: '50.00',
+      max_total_amount: '60.00',
     });
     // Once only.
     expectEnvelope(await importMandate(agentId, open), 409, 'ap2_mandate_already_imported');
@@ -238,6 +249,11 @@ describe('an imported open mandate, presented twice across two merchants', () =>
       reference: hashOf(closed),
       payment_id: res.body.authorization_id,
       transaction_id: 'tx-1',
+      environment: 'live',
+      // Money with the currency's minor units, and as AP2 writes it (integer minor units).
+      amount: '30.00',
+      currency: 'USD',
+      payment_amount: { currency: 'USD', amount: 3000 },
     });
     const status = await request(server, 'GET', `/api/v1/ap2-mandates/${hashOf(closed)}`, { apiKey: p.apiKey });
     expect(status.body).toMatchObject({
@@ -253,6 +269,7 @@ describe('an imported open mandate, presented twice across two merchants', () =>
     expect(pub.body).toMatchObject({ kind: 'closed', consumed: true, authorization_id: res.body.authorization_id });
     const signed = await verifyWithJwks(pub.body.statement as string);
     expect(signed.payload).toMatchObject({
+      environment: 'live',
       kind: 'closed',
       hash: hashOf(closed),
       consumed: true,
@@ -276,6 +293,7 @@ describe('an imported open mandate, presented twice across two merchants', () =>
       error: 'invalid_mandate',
       error_code: 'ap2_mandate_already_consumed',
       reference: hashOf(closed),
+      environment: 'live',
     });
     const again = await closedMandate(agent, open, {
       amount: 1000,
@@ -287,6 +305,7 @@ describe('an imported open mandate, presented twice across two merchants', () =>
     expect((await eventsOf('ap2_mandate.consumed', agentId))[0]).toMatchObject({
       closed_mandate_hash: hashOf(closed),
       authorization_id: res.body.authorization_id,
+      amount: '30.00',
     });
     expect((await eventsOf('ap2_mandate.refused', agentId)).map((e) => e.error)).toContain(
       'ap2_mandate_already_consumed',
@@ -329,8 +348,10 @@ describe('an imported open mandate, presented twice across two merchants', () =>
     expect(claims).toMatchObject({
       mandate_id: mandateId,
       credential_hash: hashOf(open),
+      environment: 'live',
       currency: 'USD',
-      windows: { max_total_amount: { limit: '60', used: '60', remaining: '0' } },
+      max_amount_per_transaction: '50.00',
+      windows: { max_total_amount: { limit: '60.00', used: '60.00', held: '0.00', remaining: '0.00' } },
       occurrences: { used: 2, max: 5, remaining: 3 },
     });
     expect(JSON.stringify(claims)).not.toContain('merchant_');
@@ -949,5 +970,310 @@ describe('events', () => {
     );
     expect(got.length).toBeGreaterThanOrEqual(3);
     expect([...types].sort()).toEqual(['ap2_mandate.consumed', 'ap2_mandate.imported', 'ap2_mandate.refused']);
+  });
+});
+
+describe('the background sweep of stale claims (no second presentation needed)', () => {
+  let agent: AgentKey;
+  let agentId: string;
+  let open: string;
+  let mandateId: string;
+
+  beforeAll(async () => {
+    agent = newAgentKey();
+    agentId = await agentWithKey(server, p, agent);
+    open = await openMandate(issuer, openContent(agent, CONSTRAINTS));
+    const res = await importMandate(agentId, open);
+    expect(res.status, res.text).toBe(201);
+    mandateId = res.body.id as string;
+  });
+
+  /** GET status by hash until `done` holds (the sweep runs every 200 ms), at most 10 s. */
+  async function statusUntil(hash: string, done: (r: HttpResult) => boolean): Promise<HttpResult> {
+    for (let i = 0; ; i++) {
+      const r = await request(server, 'GET', `/api/v1/ap2-mandates/${hash}`, { apiKey: p.apiKey });
+      if (done(r) || i >= 100) return r;
+      await new Promise((res) => setTimeout(res, 100));
+    }
+  }
+
+  it('a stale claim with its APPROVE recorded becomes CONSUMED by that authorization, once', async () => {
+    const closed = await closedMandate(agent, open, { amount: 1000, payee: { id: 'merchant_1' } });
+    const approved = await present(agentId, chainOf(open, closed));
+    expect(approved.body.decision, approved.text).toBe('APPROVE');
+    // As a process killed between the decision and the settlement left it.
+    await query(
+      server,
+      'live',
+      (sql) => sql`update ap2_presentations set status = 'PENDING', authorization_id = null, consumed_at = null,
+        claimed_at = now() - interval '1 hour' where closed_hash = ${hashOf(closed)}`,
+    );
+    const status = await statusUntil(hashOf(closed), (r) => r.body?.status === 'CONSUMED');
+    expect(status.body, status.text).toMatchObject({
+      status: 'CONSUMED',
+      consumed: true,
+      authorization_id: approved.body.authorization_id,
+    });
+    const pub = await request(server, 'GET', `/api/v1/ap2-mandates/${hashOf(closed)}/status`);
+    expect(pub.body).toMatchObject({ status: 'CONSUMED', authorization_id: approved.body.authorization_id });
+    // Settled once: one reconciled event, and more sweeps change nothing.
+    await new Promise((r) => setTimeout(r, 600));
+    const reconciled = (await eventsOf('ap2_mandate.consumed', agentId)).filter(
+      (e) => e.closed_mandate_hash === hashOf(closed) && e.reconciled === true,
+    );
+    expect(reconciled).toEqual([
+      expect.objectContaining({ authorization_id: approved.body.authorization_id, amount: '10.00' }),
+    ]);
+    expectEnvelope(await present(agentId, chainOf(open, closed)), 409, 'ap2_mandate_already_consumed');
+  });
+
+  it('a stale claim with no decision recorded is released: unknown by hash, and presentable again', async () => {
+    const closed = await closedMandate(agent, open, {
+      amount: 1100,
+      payee: { id: 'merchant_2' },
+      transactionId: 'tx-swept',
+    });
+    await query(
+      server,
+      'live',
+      (sql) => sql`insert into ap2_presentations (closed_hash, mandate_id, open_hash, transaction_id, principal_id,
+          agent_id, status, amount, currency, payee_id, request_id, claimed_at)
+        values (${hashOf(closed)}, ${mandateId}, ${hashOf(open)}, 'tx-swept', ${p.principalId}, ${agentId},
+          'PENDING', 11, 'USD', 'merchant_2', 'req_killed_swept', now() - interval '1 hour')`,
+    );
+    const gone = await statusUntil(hashOf(closed), (r) => r.status === 404);
+    expectEnvelope(gone, 404, 'ap2_mandate_unknown_hash');
+    const res = await present(agentId, chainOf(open, closed));
+    expect(res.body.decision, res.text).toBe('APPROVE');
+    expect((res.body.ap2 as Record<string, unknown>).consumed).toBe(true);
+  });
+
+  it('a claim younger than the answer deadline (1 s here) is left PENDING', async () => {
+    const closed = await closedMandate(agent, open, { amount: 1200, payee: { id: 'merchant_1' } });
+    const started = Date.now();
+    await query(
+      server,
+      'live',
+      (sql) => sql`insert into ap2_presentations (closed_hash, mandate_id, open_hash, transaction_id, principal_id,
+          agent_id, status, amount, currency, payee_id, request_id, claimed_at)
+        values (${hashOf(closed)}, ${mandateId}, ${hashOf(open)}, 'tx-young', ${p.principalId}, ${agentId},
+          'PENDING', 12, 'USD', 'merchant_1', 'req_in_flight', now())`,
+    );
+    // Two sweep periods, still inside the deadline (the read is checked only if it was).
+    await new Promise((r) => setTimeout(r, 450));
+    const status = await request(server, 'GET', `/api/v1/ap2-mandates/${hashOf(closed)}`, { apiKey: p.apiKey });
+    const elapsed = Date.now() - started;
+    expect(elapsed, 'the machine was too slow to read within the deadline').toBeLessThan(1000);
+    expect(status.body, status.text).toMatchObject({ status: 'PENDING', consumed: false });
+    // Past it, released like any stale claim with no decision.
+    expectEnvelope(await statusUntil(hashOf(closed), (r) => r.status === 404), 404, 'ap2_mandate_unknown_hash');
+  });
+});
+
+describe('money in receipts and statements: the currency exponent; budgets finer than it are refused', () => {
+  it('JPY: amounts without minor units; a budget of 10000.5 JPY or 10.001 USD is unresolved_constraint', async () => {
+    const agent = newAgentKey();
+    const agentId = await agentWithKey(server, p, agent);
+    const before = await footprint(agentId);
+    for (const [budget, currency] of [
+      [10000.5, 'JPY'],
+      [10.001, 'USD'],
+    ] as const) {
+      const bad = await openMandate(
+        issuer,
+        openContent(agent, [
+          { type: 'payment.amount_range', currency, max: 5000 },
+          { type: 'payment.budget', max: budget, currency },
+        ]),
+      );
+      const res = await importMandate(agentId, bad);
+      const env = expectEnvelope(res, 422, 'unresolved_constraint');
+      expect(env.details, res.text).toEqual([
+        expect.objectContaining({ field: 'constraints.1.max', message: expect.stringContaining(currency) }),
+      ]);
+    }
+    expect(await footprint(agentId)).toEqual(before);
+    const open = await openMandate(
+      issuer,
+      openContent(agent, [
+        { type: 'payment.amount_range', currency: 'JPY', max: 5000 },
+        { type: 'payment.budget', max: 10000, currency: 'JPY' },
+      ]),
+    );
+    const imported = await importMandate(agentId, open);
+    expect(imported.status, imported.text).toBe(201);
+    expect(imported.body).toMatchObject({ currency: 'JPY', max_amount_per_transaction: 5000, max_total_amount: 10000 });
+    const closed = await closedMandate(agent, open, { amount: 200, currency: 'JPY' });
+    const res = await present(agentId, chainOf(open, closed));
+    expect(res.body.decision, res.text).toBe('APPROVE');
+    const { payload } = await verifyWithJwks((res.body.ap2 as Record<string, unknown>).receipt as string);
+    expect(payload).toMatchObject({ amount: '200', currency: 'JPY', payment_amount: { currency: 'JPY', amount: 200 } });
+    const st = await request(server, 'GET', `/api/v1/mandates/${imported.body.id as string}/budget-statement`, {
+      apiKey: p.apiKey,
+    });
+    expect(st.body.claims).toMatchObject({
+      max_amount_per_transaction: '5000',
+      windows: { max_total_amount: { limit: '10000', used: '200', held: '0', remaining: '9800' } },
+    });
+    expect((await verifyWithJwks(st.body.statement as string)).payload).toMatchObject(st.body.claims as object);
+  });
+
+  it('the mandate planes refuse 10.001 USD too, naming the field (create and PATCH)', async () => {
+    const agent = newAgentKey();
+    const agentId = await agentWithKey(server, p, agent);
+    const created = await request(server, 'POST', '/api/v1/mandates', {
+      apiKey: p.apiKey,
+      body: {
+        agent_id: agentId,
+        valid_until: new Date(Date.now() + 86_400_000).toISOString(),
+        max_amount_per_transaction: '10.00',
+        max_total_amount: '10.001',
+      },
+    });
+    const env = expectEnvelope(created, 422, 'validation_error');
+    expect((env.details ?? []).map((d) => d.field)).toEqual(['max_total_amount']);
+    const open = await openMandate(issuer, openContent(agent, CONSTRAINTS));
+    const imported = await importMandate(agentId, open);
+    expect(imported.status, imported.text).toBe(201);
+    const patched = await request(server, 'PATCH', `/api/v1/mandates/${imported.body.id as string}`, {
+      apiKey: p.apiKey,
+      body: { max_total_amount: '10.001' },
+    });
+    expect((expectEnvelope(patched, 422, 'validation_error').details ?? []).map((d) => d.field)).toEqual([
+      'max_total_amount',
+    ]);
+  });
+});
+
+describe('an open mandate spent only by presentation gives an ordinary /authorize no room', () => {
+  it('does not pull the Principal budget into the agent for a plain request; a presentation still may', async () => {
+    const q = await principal(server);
+    expect((await putKeys(q, [issuer.publicJwk])).status).toBe(200);
+    const set = await request(server, 'PUT', `/api/v1/principals/${q.principalId}/budget`, {
+      apiKey: q.apiKey,
+      body: { amount: '100.00', currency: 'USD', window: 'month' },
+    });
+    expect(set.status, set.text).toBe(200);
+    const agent = newAgentKey();
+    const agentId = await agentWithKey(server, q, agent);
+    const open = await openMandate(
+      issuer,
+      openContent(agent, [{ type: 'payment.amount_range', currency: 'USD', max: 9000 }]),
+    );
+    expect((await importMandate(agentId, open, q)).status).toBe(201);
+    // A plain request within the AP2 mandate's per-transaction cap: no mandate it may use.
+    const plain = await retried(() =>
+      request(server, 'POST', '/api/v1/authorize', {
+        apiKey: q.apiKey,
+        body: authorizeBody(agentId, { amount: '80.00', merchant_id: 'merchant_1' }),
+      }),
+    );
+    expect(plain.body.reason_codes, plain.text).toEqual(['no_active_mandate']);
+    const budget = await request(server, 'GET', `/api/v1/principals/${q.principalId}/budget`, { apiKey: q.apiKey });
+    // The 80.00 was not pulled into this agent's slice (only the small slice an actor takes at
+    // load, under 2.00 here), so another agent can spend all of the budget.
+    const usage = budget.body.usage as { escrowed: number; remaining: number };
+    expect(usage.escrowed, budget.text).toBeLessThan(80);
+    expect(usage.remaining).toBe(100);
+    const other = await request(server, 'POST', '/api/v1/agents', {
+      apiKey: q.apiKey,
+      body: { display_name: 'Other agent', capabilities: ['PURCHASE'] },
+    });
+    const otherId = other.body.id as string;
+    const m = await request(server, 'POST', '/api/v1/mandates', {
+      apiKey: q.apiKey,
+      body: {
+        agent_id: otherId,
+        valid_until: new Date(Date.now() + 86_400_000).toISOString(),
+        max_amount_per_transaction: '100.00',
+      },
+    });
+    expect(m.status, m.text).toBe(201);
+    const all = await retried(() =>
+      request(server, 'POST', '/api/v1/authorize', {
+        apiKey: q.apiKey,
+        body: authorizeBody(otherId, { amount: '100.00', merchant_id: 'merchant_9' }),
+      }),
+    );
+    expect(all.body.decision, all.text).toBe('APPROVE');
+    // The presentation is covered by its own mandate: declined for the Principal budget, now spent.
+    const closed = await closedMandate(agent, open, { amount: 5000 });
+    const res = await present(agentId, chainOf(open, closed), q);
+    expect(res.body.reason_codes, res.text).toEqual(['principal_budget_exhausted']);
+  });
+});
+
+describe('sandbox statements are told apart from live ones', () => {
+  it('carry environment sandbox and their own issuer: a verifier pinning the live issuer refuses them', async () => {
+    const s = await newPrincipal(server, 'sandbox');
+    await relaxRateGates(server, s.apiKey);
+    expect((await putKeys(s, [issuer.publicJwk])).status).toBe(200);
+    const agent = newAgentKey();
+    const agentId = await agentWithKey(server, s, agent);
+    const open = await openMandate(issuer, openContent(agent, CONSTRAINTS));
+    const imported = await importMandate(agentId, open, s);
+    expect(imported.status, imported.text).toBe(201);
+    const closed = await closedMandate(agent, open, { amount: 1999 });
+    const res = await present(agentId, chainOf(open, closed), s);
+    expect(res.body.decision, res.text).toBe('APPROVE');
+    const jwks = createLocalJWKSet((await request(server, 'GET', '/.well-known/jwks.json')).body as never);
+    const receipt = (res.body.ap2 as Record<string, unknown>).receipt as string;
+    const { payload } = await jwtVerify(receipt, jwks, { issuer: 'agent-spending-authorization/sandbox' });
+    expect(payload).toMatchObject({ environment: 'sandbox', amount: '19.99' });
+    await expect(jwtVerify(receipt, jwks, { issuer: 'agent-spending-authorization' })).rejects.toThrow(/iss/);
+    const st = await request(server, 'GET', `/api/v1/mandates/${imported.body.id as string}/budget-statement`, {
+      apiKey: s.apiKey,
+    });
+    expect(st.body.claims).toMatchObject({ environment: 'sandbox' });
+    const signed = await jwtVerify(st.body.statement as string, jwks, {
+      issuer: 'agent-spending-authorization/sandbox',
+    });
+    expect(signed.payload.environment).toBe('sandbox');
+    const pub = await request(server, 'GET', `/api/v1/ap2-mandates/${hashOf(closed)}/status`, {
+      headers: { 'x-forwarded-for': '198.51.100.20' },
+    });
+    expect(pub.body).toMatchObject({ environment: 'sandbox', consumed: true });
+    const pubSigned = await jwtVerify(pub.body.statement as string, jwks, {
+      issuer: 'agent-spending-authorization/sandbox',
+    });
+    expect(pubSigned.payload.environment).toBe('sandbox');
+    // A refusal's receipt too.
+    const replay = await present(agentId, chainOf(open, closed), s);
+    const refusal = await jwtVerify(replay.headers.get('ap2-receipt') as string, jwks, {
+      issuer: 'agent-spending-authorization/sandbox',
+    });
+    expect(refusal.payload).toMatchObject({ environment: 'sandbox', error_code: 'ap2_mandate_already_consumed' });
+  });
+});
+
+describe('the public status by hash is bounded per address', () => {
+  it('one address past its burst gets 429 with Retry-After; another address and the credentialed status go on', async () => {
+    const agent = newAgentKey();
+    const agentId = await agentWithKey(server, p, agent);
+    const open = await openMandate(issuer, openContent(agent, CONSTRAINTS));
+    expect((await importMandate(agentId, open)).status).toBe(201);
+    const path = `/api/v1/ap2-mandates/${hashOf(open)}/status`;
+    const from = (ip: string) => request(server, 'GET', path, { headers: { 'x-forwarded-for': ip } });
+    // The poller: 5 at once are answered, the next ones refused until a token comes back.
+    const polled: HttpResult[] = [];
+    for (let i = 0; i < 8; i++) polled.push(await from('203.0.113.7'));
+    expect(polled.slice(0, 5).map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
+    const refused = polled.filter((r) => r.status === 429);
+    expect(refused.length).toBeGreaterThanOrEqual(2);
+    const env = expectEnvelope(refused[0] as HttpResult, 429, 'rate_limited');
+    expect(env.message.length).toBeGreaterThan(0);
+    expect(Number((refused[0] as HttpResult).headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    // A merchant at another address is answered, and so is the Principal asking with its key.
+    const merchant = await from('198.51.100.9');
+    expect(merchant.status, merchant.text).toBe(200);
+    expect(merchant.body).toMatchObject({ kind: 'open', status: 'ACTIVE' });
+    const own = await request(server, 'GET', `/api/v1/ap2-mandates/${hashOf(open)}`, {
+      apiKey: p.apiKey,
+      headers: { 'x-forwarded-for': '203.0.113.7' },
+    });
+    expect(own.status, own.text).toBe(200);
+    // After Retry-After the poller is answered again.
+    await new Promise((r) => setTimeout(r, Number((refused[0] as HttpResult).headers.get('retry-after')) * 1000 + 100));
+    expect((await from('203.0.113.7')).status).toBe(200);
   });
 });

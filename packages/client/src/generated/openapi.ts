@@ -1031,7 +1031,7 @@ export interface components {
              */
             step_up_confirmed?: boolean;
         };
-        /** @description The POST /api/v1/authorize answer for the presented mandate, with `ap2`: the signed AP2 payment receipt (a compact JWS verifiable with GET /.well-known/jwks.json), the hashes and whether the closed mandate was consumed (only an APPROVE consumes it). */
+        /** @description The POST /api/v1/authorize answer for the presented mandate, with `ap2`: the signed AP2 payment receipt (a compact JWS verifiable with GET /.well-known/jwks.json; its claims carry `environment`, and its `iss` is agent-spending-authorization in live, agent-spending-authorization/sandbox in the sandbox; `amount` has the currency's minor units, `payment_amount` is AP2's {currency, amount in minor units}), the hashes and whether the closed mandate was consumed (only an APPROVE consumes it). */
         Ap2AuthorizeResponse: {
             /** @enum {string} */
             decision: "APPROVE" | "DECLINE" | "STEP_UP";
@@ -1097,7 +1097,7 @@ export interface components {
             currency?: string;
             payee_id?: string;
         };
-        /** @description GET /api/v1/ap2-mandates/{hash}/status (no credential): for a merchant or credential provider holding the token, whether an open Payment Mandate is in force, or whether a closed one was consumed, by which authorization and when; `statement` signs the same claims (EdDSA, verify with GET /.well-known/jwks.json). */
+        /** @description GET /api/v1/ap2-mandates/{hash}/status (no credential): for a merchant or credential provider holding the token, whether an open Payment Mandate is in force, or whether a closed one was consumed, by which authorization and when; `statement` signs the same claims (EdDSA, verify with GET /.well-known/jwks.json; its `iss` is agent-spending-authorization/sandbox for a sandbox mandate). Bounded per client address (AP2_STATUS_REQUESTS_PER_SECOND, AP2_STATUS_BURST_REQUESTS): beyond it 429 rate_limited with Retry-After. */
         Ap2PublicStatus: {
             /** @enum {string} */
             kind: "open" | "closed";
@@ -1256,7 +1256,7 @@ export interface components {
             /** @description Signed decision receipt: a compact JWS (alg EdDSA, typ asas-receipt+jwt, kid of a key in /.well-known/jwks.json) whose payload is {authorization_id, agent_id, mandate_id, amount (decimal text with the currency's minor units), currency, merchant (merchant_id, else merchant_name), decision, iat}. The same on an idempotent replay. Null only on the system_unavailable safe decline (nothing was recorded); absent on replays of decisions recorded before receipts existed. */
             receipt?: string | null;
         };
-        /** @description GET /api/v1/mandates/{mandate_id}/budget-statement: what remains of the mandate now, per cap window and in occurrences, as a compact JWS (EdDSA, the receipt key; verify with GET /.well-known/jwks.json) and its claims in clear. It names no purchase and no merchant. */
+        /** @description GET /api/v1/mandates/{mandate_id}/budget-statement: what remains of the mandate now, per cap window and in occurrences, as a compact JWS (EdDSA, the receipt key; verify with GET /.well-known/jwks.json) and its claims in clear. It names no purchase and no merchant. Amounts are decimal strings with the currency's ISO 4217 minor units ("60.00" USD, "200" JPY). `environment` says whose data it states; the JWS `iss` is agent-spending-authorization in live and agent-spending-authorization/sandbox in the sandbox (both sign with the same keys): a verifier checks both. */
         BudgetStatement: {
             statement: string;
             claims: {
@@ -1264,6 +1264,8 @@ export interface components {
                 mandate_hash: string;
                 credential_hash?: string | null;
                 status?: string;
+                /** @enum {string} */
+                environment: "live" | "sandbox";
                 currency: string;
                 as_of: string;
                 valid_until?: string;
@@ -7133,6 +7135,15 @@ export interface operations {
             };
             /** @description `validation_error`: The request failed validation. */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests; retry after the indicated delay. */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
