@@ -25,6 +25,12 @@ export const ARCHETYPES = [
   'large_explained',
   'foreign_language',
   'benign_keywords',
+  // added 2026-12-02 (issue 26), generated on a stream of their own after the ones above
+  'renewals',
+  'ticket_drop',
+  'multi_seller',
+  'relocation',
+  'event_planning',
 ] as const;
 export type Archetype = (typeof ARCHETYPES)[number];
 
@@ -36,6 +42,11 @@ export const KINDS = [
   'outlier_spend',
   'country_jump',
   'slow_drip',
+  // added 2026-12-02 (issue 26), generated on a stream of their own after the ones above
+  'rapid_fire_seconds',
+  'merchant_mimicry',
+  'drip_small',
+  'mimic_then_deviate',
 ] as const;
 export type Kind = (typeof KINDS)[number];
 
@@ -715,7 +726,7 @@ function honestHistory(rng: Rng, id: string, archetype: Archetype, startMs: numb
       base = rng.pick(['shopping_list', 'household', 'procurement'] as const);
       break;
     default:
-      base = archetype;
+      base = archetype as BaseArchetype;
   }
   const p = PROFILES[base];
   const b: Builder = { rng, id, requests: [], t: startMs + rng.uniform(0, 20) * HOUR_MS, session: 0, archetype };
@@ -1012,7 +1023,11 @@ export interface CorpusOptions {
   readonly perKind?: number;
 }
 
-/** The corpus of a seed: honest histories of every archetype and compromised ones of every kind. */
+/**
+ * The corpus of a seed: honest histories of every archetype and compromised ones of every kind.
+ * The archetypes and kinds of issue 26 come from a second stream of the same seed, after the
+ * others, so the histories of the earlier ones are the same as before they were added.
+ */
 export function generateCorpus(seed: number, opts: CorpusOptions = {}): Corpus {
   const rng = new Rng(seed);
   const histories: CorpusHistory[] = [];
@@ -1020,10 +1035,19 @@ export function generateCorpus(seed: number, opts: CorpusOptions = {}): Corpus {
   const kindN = opts.perKind ?? 20;
   let n = 0;
   for (const a of ARCHETYPES) {
+    if (isExtraArchetype(a)) continue;
     for (let i = 0; i < honestN; i++) histories.push(honestHistory(rng, `h${seed}x${n++}`, a, CORPUS_START_MS));
   }
   for (const k of KINDS) {
+    if (isExtraKind(k)) continue;
     for (let i = 0; i < kindN; i++) histories.push(compromisedHistory(rng, `c${seed}x${n++}`, k, CORPUS_START_MS));
+  }
+  const extra = new Rng((Math.imul(seed, 0x9e3779b1) ^ 0x2545f491) >>> 0);
+  for (const a of EXTRA_ARCHETYPES) {
+    for (let i = 0; i < honestN; i++) histories.push(extraHonest(extra, `h${seed}x${n++}`, a, CORPUS_START_MS));
+  }
+  for (const k of EXTRA_KINDS) {
+    for (let i = 0; i < kindN; i++) histories.push(extraCompromised(extra, `c${seed}x${n++}`, k, CORPUS_START_MS));
   }
   return { seed, startMs: CORPUS_START_MS, histories };
 }
@@ -1036,4 +1060,616 @@ export function corpusStats(c: Corpus): { histories: number; requests: number; c
     for (const r of h.requests) if (r.label === 'compromised') compromised++;
   }
   return { histories: c.histories.length, requests, compromised };
+}
+
+// ---------------------------------------------------------------------------------------
+// Issue 26: archetypes and kinds the corpus lacked, written from how such traffic behaves
+// (docs/decision-engine.md "Corpus figures" lists them), on a stream of their own.
+
+const EXTRA_ARCHETYPES = ['renewals', 'ticket_drop', 'multi_seller', 'relocation', 'event_planning'] as const;
+type ExtraArchetype = (typeof EXTRA_ARCHETYPES)[number];
+const EXTRA_KINDS = ['rapid_fire_seconds', 'merchant_mimicry', 'drip_small', 'mimic_then_deviate'] as const;
+type ExtraKind = (typeof EXTRA_KINDS)[number];
+
+function isExtraArchetype(a: Archetype): a is ExtraArchetype {
+  return (EXTRA_ARCHETYPES as readonly string[]).includes(a);
+}
+function isExtraKind(k: Kind): k is ExtraKind {
+  return (EXTRA_KINDS as readonly string[]).includes(k);
+}
+
+/** Software vendors: name, MCC, billing country, billing currency. */
+const VENDORS: readonly { x: Merchant; currency: string }[] = [
+  { x: m('Figma', '5734', 'USA'), currency: 'USD' },
+  { x: m('GitHub', '5817', 'USA'), currency: 'USD' },
+  { x: m('1Password', '5734', 'CAN'), currency: 'USD' },
+  { x: m('Canva', '5818', 'AUS'), currency: 'USD' },
+  { x: m('Spotify', '5815', 'SWE'), currency: 'EUR' },
+  { x: m('Miro', '7372', 'NLD'), currency: 'EUR' },
+  { x: m('Monday.com', '7372', 'ISR'), currency: 'USD' },
+  { x: m('Backblaze', '4816', 'USA'), currency: 'USD' },
+  { x: m('Loom', '7372', 'USA'), currency: 'USD' },
+  { x: m('Pipedrive', '7372', 'EST'), currency: 'EUR' },
+  { x: m('DeepL', '7372', 'DEU'), currency: 'EUR' },
+  { x: m('Vimeo', '4899', 'USA'), currency: 'USD' },
+  { x: m('Mailchimp', '7372', 'USA'), currency: 'USD' },
+  { x: m('Xero', '7372', 'NZL'), currency: 'USD' },
+  { x: m('Typeform', '7372', 'ESP'), currency: 'EUR' },
+  { x: m('Hetzner Cloud', '7372', 'DEU'), currency: 'EUR' },
+];
+
+const SELLER_A = ['Little', 'Old', 'Blue', 'Wild', 'Golden', 'Tiny', 'Rustic', 'North', 'Amber', 'Velvet', 'Copper'];
+const SELLER_B = ['Fern', 'Loom', 'Kiln', 'Attic', 'Thimble', 'Anchor', 'Willow', 'Quill', 'Pine', 'Moth', 'Gear'];
+const SELLER_C = ['Studio', 'Supply', 'Vintage', 'Crafts', 'Goods', 'Parts', 'Books', 'Workshop', 'Co'];
+const SELLER_COUNTRIES = ['USA', 'GBR', 'DEU', 'FRA', 'ITA', 'ESP', 'NLD', 'POL', 'CAN', 'AUS', 'JPN', 'LTU', 'PRT'];
+const SELLER_MCCS = ['5999', '5945', '5947', '5942', '5651', '5533', '5970', '5932'];
+
+const TICKET_SELLERS: readonly Merchant[] = [
+  m('Ticketmaster', '7922', 'USA'),
+  m('AXS Tickets', '7922', 'USA'),
+  m('SeatGeek', '7922', 'USA'),
+];
+const DROP_SHOPS: readonly Merchant[] = [
+  m('Nike', '5661', 'USA'),
+  m('Adidas', '5661', 'USA'),
+  m('Uniqlo', '5651', 'USA'),
+];
+
+/** A move: home and new country, their currencies, the shops on each side. */
+const MOVES: readonly {
+  from: string;
+  to: string;
+  fromCurrency: string;
+  toCurrency: string;
+  home: readonly Merchant[];
+  removals: Merchant;
+  settle: readonly { x: Merchant; median: number }[];
+  daily: readonly Merchant[];
+  reasons: readonly string[];
+}[] = [
+  {
+    from: 'GBR',
+    to: 'DEU',
+    fromCurrency: 'GBP',
+    toCurrency: 'EUR',
+    home: [
+      m('Tesco', '5411', 'GBR'),
+      m('Boots', '5912', 'GBR'),
+      m('Argos', '5310', 'GBR'),
+      m('Sainsburys', '5411', 'GBR'),
+    ],
+    removals: m('Britannia Movers', '4214', 'GBR'),
+    settle: [
+      { x: m('IKEA Berlin', '5712', 'DEU'), median: 420 },
+      { x: m('Vattenfall', '4900', 'DEU'), median: 150 },
+      { x: m('MediaMarkt', '5722', 'DEU'), median: 380 },
+      { x: m('Fahrrad XXL', '5940', 'DEU'), median: 600 },
+      { x: m('Deutsche Telekom', '4814', 'DEU'), median: 60 },
+    ],
+    daily: [
+      m('REWE', '5411', 'DEU'),
+      m('dm-drogerie markt', '5912', 'DEU'),
+      m('Lidl', '5411', 'DEU'),
+      m('Rossmann', '5912', 'DEU'),
+    ],
+    reasons: ['Wocheneinkauf', 'Für die neue Wohnung', 'Kaution laut Vertrag', 'Erstausstattung Küche'],
+  },
+  {
+    from: 'USA',
+    to: 'CAN',
+    fromCurrency: 'USD',
+    toCurrency: 'CAD',
+    home: [
+      m('Kroger', '5411', 'USA'),
+      m('Walgreens', '5912', 'USA'),
+      m('Target', '5310', 'USA'),
+      m('Trader Joes', '5411', 'USA'),
+    ],
+    removals: m('Allied Van Lines', '4214', 'USA'),
+    settle: [
+      { x: m('Structube', '5712', 'CAN'), median: 450 },
+      { x: m('Hydro-Quebec', '4900', 'CAN'), median: 120 },
+      { x: m('Canadian Tire', '5251', 'CAN'), median: 160 },
+      { x: m('Best Buy Canada', '5722', 'CAN'), median: 400 },
+      { x: m('Bell Canada', '4814', 'CAN'), median: 80 },
+    ],
+    daily: [
+      m('Loblaws', '5411', 'CAN'),
+      m('Shoppers Drug Mart', '5912', 'CAN'),
+      m('Metro', '5411', 'CAN'),
+      m('IGA', '5411', 'CAN'),
+    ],
+    reasons: ['Weekly groceries', 'For the new apartment', 'Deposit as per the lease', 'Épicerie de la semaine'],
+  },
+];
+
+const EVENT_VENDORS: readonly { kind: string; mcc: string; share: number }[] = [
+  { kind: 'Venue', mcc: '7011', share: 0.3 },
+  { kind: 'Catering', mcc: '5811', share: 0.25 },
+  { kind: 'Florist', mcc: '5992', share: 0.06 },
+  { kind: 'Photography', mcc: '7221', share: 0.1 },
+  { kind: 'AV Rental', mcc: '7394', share: 0.08 },
+  { kind: 'Band', mcc: '7929', share: 0.1 },
+  { kind: 'Printing', mcc: '2741', share: 0.03 },
+];
+const EVENT_NAMES = ['Rosewood', 'Harbor', 'Linden', 'Oak & Ivy', 'Bluebell', 'Summit', 'Meadow', 'Stonegate'];
+
+const DIGITAL_SHOPS: readonly Merchant[] = [
+  m('PlayPoints Store', '5816', 'USA'),
+  m('GameCoin Direct', '5816', 'USA'),
+  m('eGift Express', '5999', 'USA'),
+  m('Voucher Hub', '5818', 'USA'),
+  m('CodeDrop Digital', '5818', 'GBR'),
+  m('Prepaid Gift Cards', '6540', 'USA'),
+];
+const DRIP_SHOPS: readonly string[] = ['CloudNote Pro', 'VPNly', 'PhotoVault Plus', 'ScanIt App', 'Tunely Premium'];
+const PAYMENT_SUFFIXES = ['Billing', 'Payments', 'Pay', 'Invoice', 'Checkout'];
+
+function sellerName(rng: Rng): string {
+  return `${rng.pick(SELLER_A)} ${rng.pick(SELLER_B)} ${rng.pick(SELLER_C)}`;
+}
+
+function oneSession(b: Builder): void {
+  b.session++;
+}
+
+/** A name that imitates `name`: a digit for a letter, a look-alike letter, two letters swapped, or a payment suffix. */
+function lookalikeOf(name: string, rng: Rng): string {
+  const how = rng.int(0, 3);
+  const words = name.split(' ');
+  const i = words.findIndex((w) => w.length >= 4);
+  const w = words[Math.max(i, 0)] as string;
+  let changed = w;
+  if (how === 0) {
+    const digits: Record<string, string> = { o: '0', l: '1', i: '1', e: '3', a: '4', s: '5' };
+    const at = [...w].findIndex((c, k) => k > 0 && digits[c.toLowerCase()] !== undefined);
+    changed = at > 0 ? w.slice(0, at) + (digits[(w[at] as string).toLowerCase()] as string) + w.slice(at + 1) : `${w}1`;
+  } else if (how === 1) {
+    const at = [...w].findIndex((c, k) => k > 0 && HOMOGLYPHS[c] !== undefined);
+    changed = at > 0 ? w.slice(0, at) + (HOMOGLYPHS[w[at] as string] as string) + w.slice(at + 1) : `${w}s`;
+  } else if (how === 2) {
+    const at = rng.int(1, Math.max(1, w.length - 2));
+    changed = w.slice(0, at) + (w[at + 1] ?? '') + (w[at] ?? '') + w.slice(at + 2);
+  } else {
+    return `${name} ${rng.pick(PAYMENT_SUFFIXES)}`;
+  }
+  words[Math.max(i, 0)] = changed;
+  return words.join(' ');
+}
+
+function extraHonest(rng: Rng, id: string, archetype: ExtraArchetype, startMs: number): CorpusHistory {
+  const b: Builder = { rng, id, requests: [], t: startMs + rng.uniform(0, 20) * HOUR_MS, session: 0, archetype };
+  const H = 'honest' as const;
+  let mandates: CorpusMandate[] = [];
+  let capabilities: readonly string[] = ['purchase'];
+  const grant = (currency: string, largest: number): CorpusMandate => {
+    const per = Math.ceil(largest * rng.uniform(1.3, 2.5));
+    return { id: `mnd_${id}_${currency.toLowerCase()}`, currency, perTransaction: String(per), daily: String(per * 4) };
+  };
+  switch (archetype) {
+    case 'renewals': {
+      // 5-8 vendors, each charged on its own day of the month at its own price (some in EUR),
+      // some annually at 10-12 monthly prices; prices change mid-history; a tool or a seat is
+      // added now and then. Machines renew at night.
+      capabilities = ['purchase', 'subscriptions'];
+      const pool = [...VENDORS];
+      const plans: { x: Merchant; currency: string; price: number; day: number; annual: boolean; changeAt: number }[] =
+        [];
+      const count = rng.int(5, 8);
+      for (let i = 0; i < count && pool.length > 0; i++) {
+        const v = pool.splice(rng.int(0, pool.length - 1), 1)[0] as (typeof VENDORS)[number];
+        const annual = rng.chance(0.2);
+        const monthly = rng.lognormal(24, 0.8);
+        plans.push({
+          x: v.x,
+          currency: v.currency,
+          price: annual ? monthly * rng.uniform(10, 12) : monthly,
+          day: rng.int(1, 28),
+          annual,
+          changeAt: rng.chance(0.35) ? rng.int(30, 70) : 999,
+        });
+      }
+      const added = rng.chance(0.6) ? { v: pool[rng.int(0, pool.length - 1)], at: rng.int(10, 70) } : null;
+      const events: { at: number; x: Merchant; currency: string; amount: number; reason: string | null }[] = [];
+      for (const p of plans) {
+        for (let d = 0; d < 84; d++) {
+          const day = new Date(startMs + d * DAY_MS).getUTCDate();
+          if (day !== p.day) continue;
+          if (p.annual && d > 31) continue;
+          const factor = d >= p.changeAt ? (rng.chance(0.85) ? rng.uniform(1.08, 1.3) : rng.uniform(0.8, 0.95)) : 1;
+          if (d >= p.changeAt) p.changeAt = 999;
+          if (factor !== 1) p.price *= factor;
+          events.push({
+            at: startMs + d * DAY_MS + rng.uniform(1, 6) * HOUR_MS,
+            x: p.x,
+            currency: p.currency,
+            amount: p.price,
+            reason: p.annual
+              ? rng.chance(0.5)
+                ? 'Annual plan renewal'
+                : null
+              : rng.chance(0.4)
+                ? 'Monthly renewal'
+                : null,
+          });
+          // A seat added at a known vendor: a prorated second charge the same day.
+          if (!p.annual && rng.chance(0.1))
+            events.push({
+              at: startMs + d * DAY_MS + rng.uniform(9, 17) * HOUR_MS,
+              x: p.x,
+              currency: p.currency,
+              amount: p.price * rng.uniform(0.2, 0.6),
+              reason: 'One more seat, prorated',
+            });
+        }
+      }
+      if (added?.v !== undefined) {
+        const price = rng.lognormal(20, 0.6);
+        for (const d of [added.at, added.at + 30, added.at + 60]) {
+          if (d < 84)
+            events.push({
+              at: startMs + d * DAY_MS + rng.uniform(9, 17) * HOUR_MS,
+              x: added.v.x,
+              currency: added.v.currency,
+              amount: price,
+              reason: d === added.at ? 'New tool requested by the team' : null,
+            });
+        }
+      }
+      events.sort((a, c) => a.at - c.at);
+      for (const e of events) {
+        b.t = e.at;
+        oneSession(b);
+        push(
+          b,
+          e.x,
+          e.amount,
+          e.currency,
+          'software_subscription',
+          `subscriptions/${slug(e.x.name)}`,
+          e.reason,
+          H,
+          null,
+        );
+      }
+      const largest = (cur: string) => Math.max(1, ...events.filter((e) => e.currency === cur).map((e) => e.amount));
+      mandates = ['USD', 'EUR'].filter((c) => events.some((e) => e.currency === c)).map((c) => grant(c, largest(c)));
+      break;
+    }
+    case 'ticket_drop': {
+      // An ordinary shopper (books, household) who races now and then: a ticket drop (2-6
+      // separate orders seconds apart: the seller limits tickets per order) or a flash sale
+      // (3-5 items checked out one after another within a minute).
+      capabilities = ['purchase', 'shopping'];
+      const p = PROFILES.shopping_list;
+      const cur = () => 'USD';
+      let largest = 0;
+      const drops = rng.int(1, 2);
+      const total = rng.int(16, 30);
+      for (let k = 0; k <= drops; k++) {
+        honestRun(b, p, cur, Math.floor(total / (drops + 1)));
+        if (k === drops) break;
+        oneSession(b);
+        const tickets = rng.chance(0.6);
+        const x = rng.pick(tickets ? TICKET_SELLERS : DROP_SHOPS);
+        const n = tickets ? rng.int(2, 6) : rng.int(3, 5);
+        const price = tickets ? rng.lognormal(110, 0.4) : rng.lognormal(90, 0.4);
+        const task = tickets ? `tickets-${rng.pick(['tour', 'festival', 'final'])}` : 'sneaker-drop';
+        for (let i = 0; i < n; i++) {
+          const amount = price * rng.uniform(0.9, 1.1);
+          largest = Math.max(largest, amount);
+          push(
+            b,
+            x,
+            amount,
+            'USD',
+            tickets ? 'buy concert tickets' : 'flash sale purchase',
+            `${task}/order-${i + 1}`,
+            rng.chance(0.5)
+              ? tickets
+                ? 'Tickets sell out in minutes; 2 per order'
+                : 'Limited drop, one per checkout'
+              : null,
+            H,
+            null,
+          );
+          b.t += (tickets ? rng.uniform(3, 15) : rng.uniform(8, 20)) * 1000;
+        }
+        b.t += rng.uniform(12, 72) * HOUR_MS;
+      }
+      for (const r of b.requests) largest = Math.max(largest, Number(r.amount));
+      mandates = [grant('USD', largest)];
+      break;
+    }
+    case 'multi_seller': {
+      // A marketplace buyer: nearly every purchase at a new small seller somewhere in the
+      // world, charged in the buyer's currency, baskets of 3-6 sellers checked out within a
+      // minute, now and then a larger piece.
+      capabilities = ['purchase', 'marketplace'];
+      const currency = rng.pick(['USD', 'GBP', 'EUR']);
+      const sellers: Merchant[] = [];
+      let largest = 0;
+      const baskets = rng.int(5, 9);
+      for (let k = 0; k < baskets; k++) {
+        oneSession(b);
+        const n = rng.chance(0.5) ? rng.int(3, 6) : rng.int(1, 2);
+        for (let i = 0; i < n; i++) {
+          const x =
+            sellers.length > 0 && rng.chance(0.15)
+              ? rng.pick(sellers)
+              : m(sellerName(rng), rng.pick(SELLER_MCCS), rng.pick(SELLER_COUNTRIES));
+          sellers.push(x);
+          const amount = rng.chance(0.04) ? rng.lognormal(300, 0.3) : rng.lognormal(25, 0.7);
+          largest = Math.max(largest, amount);
+          push(
+            b,
+            x,
+            amount,
+            currency,
+            'marketplace purchase',
+            `basket-${k + 1}/item-${i + 1}`,
+            rng.chance(0.3) ? 'Seller has good ratings' : null,
+            H,
+            null,
+          );
+          b.t += rng.uniform(5, 25) * 1000;
+        }
+        b.t += rng.uniform(24, 120) * HOUR_MS;
+      }
+      mandates = [grant(currency, largest)];
+      break;
+    }
+    case 'relocation': {
+      // A person moving abroad: everyday shopping at home, the removals deposit, then the new
+      // country, its currency and every merchant change for good, the first week with several
+      // large set-up purchases; the reasoning drifts into the new country's language.
+      capabilities = ['purchase', 'groceries'];
+      const mv = rng.pick(MOVES);
+      let largest = 0;
+      const before = rng.int(8, 16);
+      for (let i = 0; i < before; i++) {
+        oneSession(b);
+        const x = rng.pick(mv.home);
+        push(b, x, rng.lognormal(45, 0.6), mv.fromCurrency, 'groceries', `weekly-shop/item-${i}`, null, H, null);
+        b.t += rng.uniform(20, 80) * HOUR_MS;
+      }
+      oneSession(b);
+      const deposit = rng.lognormal(45, 0.6) * rng.uniform(20, 40);
+      push(
+        b,
+        mv.removals,
+        deposit,
+        mv.fromCurrency,
+        'moving abroad',
+        'move/removals',
+        'Removals deposit, quote accepted',
+        H,
+        null,
+      );
+      largest = Math.max(largest, deposit);
+      b.t += rng.uniform(5, 12) * DAY_MS;
+      for (const s of mv.settle) {
+        if (!rng.chance(0.8)) continue;
+        oneSession(b);
+        const amount = rng.lognormal(s.median, 0.3);
+        largest = Math.max(largest, amount);
+        push(
+          b,
+          s.x,
+          amount,
+          mv.toCurrency,
+          'set up the new home',
+          `move/setup-${slug(s.x.name)}`,
+          rng.pick(mv.reasons),
+          H,
+          null,
+        );
+        b.t += rng.uniform(3, 30) * HOUR_MS;
+      }
+      const after = rng.int(8, 16);
+      for (let i = 0; i < after; i++) {
+        oneSession(b);
+        const x = rng.pick(mv.daily);
+        push(
+          b,
+          x,
+          rng.lognormal(50, 0.6),
+          mv.toCurrency,
+          'groceries',
+          `weekly-shop/item-${i}`,
+          rng.chance(0.3) ? rng.pick(mv.reasons) : null,
+          H,
+          null,
+        );
+        b.t += rng.uniform(20, 80) * HOUR_MS;
+      }
+      mandates = [grant(mv.fromCurrency, largest), grant(mv.toCurrency, largest)];
+      break;
+    }
+    case 'event_planning': {
+      // An agent that usually buys little, then organises an event: deposits and balances to
+      // venues, caterers, florists, photographers, AV rental and a band, large and at merchants
+      // never seen before, each with its contract or invoice number.
+      capabilities = ['purchase', 'groceries'];
+      const p = PROFILES.household;
+      const cur = () => 'USD';
+      honestRun(b, p, cur, rng.int(8, 16));
+      const budget = rng.uniform(6000, 20000);
+      const event = rng.pick(['wedding', 'team offsite', 'anniversary party', 'conference']);
+      const vendors = EVENT_VENDORS.filter(() => rng.chance(0.75));
+      let largest = 0;
+      for (const phase of ['deposit', 'balance'] as const) {
+        for (const v of vendors) {
+          oneSession(b);
+          const x = m(`${rng.pick(EVENT_NAMES)} ${v.kind}`, v.mcc, 'USA');
+          const amount = budget * v.share * (phase === 'deposit' ? rng.uniform(0.2, 0.4) : rng.uniform(0.6, 0.8));
+          largest = Math.max(largest, amount);
+          const ref = `${rng.pick(['INV', 'CT', 'EV'])}-${rng.int(1000, 9999)}`;
+          push(
+            b,
+            x,
+            amount,
+            'USD',
+            `${event} planning`,
+            `event/${slug(v.kind)}-${phase}`,
+            rng.chance(0.8) ? `${v.kind} ${phase} per contract ${ref}` : `Invoice ${ref}`,
+            H,
+            null,
+          );
+          b.t += rng.uniform(6, 96) * HOUR_MS;
+        }
+        if (phase === 'deposit') honestRun(b, p, cur, rng.int(2, 6));
+      }
+      honestRun(b, p, cur, rng.int(2, 6));
+      for (const r of b.requests) largest = Math.max(largest, Number(r.amount));
+      mandates = [grant('USD', largest)];
+      break;
+    }
+  }
+  return {
+    id,
+    archetype,
+    kind: null,
+    compromiseAt: null,
+    createdAtMs: startMs - rng.int(1, 60) * DAY_MS,
+    capabilities,
+    mandates,
+    requests: b.requests,
+  };
+}
+
+function extraCompromised(rng: Rng, id: string, kind: ExtraKind, startMs: number): CorpusHistory {
+  const base = rng.pick(BASES);
+  const p = PROFILES[base];
+  const b: Builder = { rng, id, requests: [], t: startMs + rng.uniform(0, 20) * HOUR_MS, session: 0, archetype: base };
+  const cur = currencyPicker(base, p);
+  const mandates = mandatesFor(base, p, rng, id);
+  honestRun(b, p, cur, rng.int(8, 20));
+  const compromiseAt = b.requests.length;
+  b.t += rng.uniform(0.5, 12) * HOUR_MS;
+  b.session++;
+  const usual = rng.pick(p.merchants);
+  const currency = cur(usual);
+  const mandate = mandates.find((x) => x.currency === currency) ?? mandates[0];
+  const per = Number(mandate?.perTransaction ?? '1000');
+  const intent = rng.pick(p.intents);
+  const root = rng.pick(p.tasks);
+  const C = 'compromised' as const;
+  switch (kind) {
+    case 'rapid_fire_seconds': {
+      // Gift cards, game credits and digital vouchers, 10-25 of them seconds apart, at one or
+      // two shops: what a drain looks like when it paces itself past a per-second limit.
+      const shops = [rng.pick(DIGITAL_SHOPS), rng.pick(DIGITAL_SHOPS)];
+      const n = rng.int(10, 25);
+      for (let i = 0; i < n; i++) {
+        const x = rng.chance(0.7) ? (shops[0] as Merchant) : (shops[1] as Merchant);
+        const amount = Math.min(per * 0.9, rng.pick([10, 20, 25, 50, 50, 100]));
+        push(
+          b,
+          x,
+          amount,
+          currency,
+          rng.chance(0.5) ? intent : 'digital goods',
+          `${root}/item-${i + 1}`,
+          null,
+          C,
+          kind,
+        );
+        b.t += rng.uniform(2, 10) * 1000;
+      }
+      break;
+    }
+    case 'merchant_mimicry': {
+      // Lookalikes of the agent's own merchants (a digit, a look-alike letter, two letters
+      // swapped, a "Billing" suffix), new merchant ids, often another country, usual amounts.
+      const paid = [...new Set(b.requests.map((r) => r.merchantName))];
+      const n = rng.int(3, 6);
+      const abroad = rng.chance(0.5);
+      for (let i = 0; i < n; i++) {
+        const real = p.merchants.find((x) => x.name === rng.pick(paid)) ?? usual;
+        const x = m(lookalikeOf(real.name, rng), real.mcc, abroad ? rng.pick(JUMP_COUNTRIES_ORDINARY) : real.country);
+        push(
+          b,
+          x,
+          Math.min(per * 0.9, rng.lognormal(p.median * 1.3, 0.4)),
+          currency,
+          intent,
+          `${root}/item-${i + 1}`,
+          rng.chance(0.5) ? rng.pick(p.reasons) : null,
+          C,
+          kind,
+        );
+        b.t += rng.uniform(10, 240) * 60_000;
+      }
+      break;
+    }
+    case 'drip_small': {
+      // Small charges (1-15) to one or two merchants dressed as digital services, one to three
+      // a day for days, inside every limit.
+      const shops = [
+        m(rng.pick(DRIP_SHOPS), '5817', rng.pick(['USA', 'IRL', 'CYP'])),
+        m(rng.pick(DRIP_SHOPS), '5818', 'USA'),
+      ];
+      const days = rng.int(4, 8);
+      for (let d = 0; d < days; d++) {
+        const k = rng.int(1, 3);
+        for (let i = 0; i < k; i++) {
+          push(b, rng.pick(shops), rng.uniform(1, 15), currency, intent, `${root}/item-${d}-${i}`, null, C, kind);
+          b.t += rng.uniform(1, 6) * HOUR_MS;
+        }
+        b.t += rng.uniform(6, 20) * HOUR_MS;
+      }
+      break;
+    }
+    case 'mimic_then_deviate': {
+      // The attacker first buys like the agent (its categories, amounts, hours) at merchants it
+      // controls, then deviates: larger amounts of resaleable goods, sometimes abroad.
+      const n = rng.int(3, 6);
+      for (let i = 0; i < n; i++) {
+        const like = rng.pick(p.merchants);
+        const x = m(`${sellerName(rng)}`, like.mcc, like.country);
+        push(
+          b,
+          x,
+          Math.min(per * 0.9, rng.lognormal(p.median, p.sigma * 0.6)),
+          cur(like),
+          intent,
+          `${root}/item-${i + 1}`,
+          rng.chance(0.5) ? rng.pick(p.reasons) : null,
+          C,
+          kind,
+        );
+        b.t += rng.uniform(1, 10) * HOUR_MS;
+      }
+      const k = rng.int(2, 5);
+      const country = rng.chance(0.5) ? rng.pick(JUMP_COUNTRIES_ORDINARY) : usual.country;
+      for (let i = 0; i < k; i++) {
+        const jm = rng.pick(JUMP_MERCHANTS);
+        const x = m(`${jm.name} ${country}`, jm.mcc, country);
+        push(
+          b,
+          x,
+          Math.min(per * 0.9, p.median * rng.uniform(5, 15)),
+          currency,
+          intent,
+          `${root}/item-${n + i + 1}`,
+          null,
+          C,
+          kind,
+        );
+        b.t += rng.uniform(0.5, 4) * HOUR_MS;
+      }
+      break;
+    }
+  }
+  return {
+    id,
+    archetype: base,
+    kind,
+    compromiseAt,
+    createdAtMs: startMs - rng.int(1, 60) * DAY_MS,
+    capabilities: p.capabilities,
+    mandates,
+    requests: b.requests,
+  };
 }

@@ -251,7 +251,11 @@ export interface AgentState {
   /** Countries (alpha-3) the agent was approved in: approvals and first approval time. */
   readonly countries: Map<string, CountrySeen>;
   /** Merchants the agent was approved at (bounded: MAX_KNOWN_MERCHANTS). */
-  readonly knownMerchants: Set<string>;
+  /**
+   * Merchants the agent was approved at (bounded: MAX_KNOWN_MERCHANTS), each with the last amount
+   * approved there as round(1000 x ln amount) (a small integer: recurring charges recur near it).
+   */
+  readonly knownMerchants: Map<string, number>;
   /**
    * The names of merchants the agent was approved at (lookalike.ts nameWords, keyed by the words
    * joined by a space; bounded: MAX_KNOWN_MERCHANTS): a new merchant imitating one is mimicry.
@@ -268,6 +272,11 @@ export interface AgentState {
    * pace was still being learned (fewer than amount_outlier_min_history approvals).
    */
   burstsNormal: boolean;
+  /**
+   * The agent's own fastest pace: the most approvals it had within PACE_WINDOW_MS (recent.ts),
+   * this one included (0: none yet). A Principal's confirmation of a faster run teaches it.
+   */
+  paceMax: number;
   /** The last RECENT_SIZE requests in a country new to the agent (a jump goes on over several). */
   readonly novelMs: Float64Array;
   readonly novelCountries: string[];

@@ -21,6 +21,11 @@ export const LARGE_Z = 2.2;
 // Scratch for the median/MAD of a baseline (one decision at a time per thread).
 const SCRATCH = new Float64Array(BASELINE_SIZE);
 
+/** An amount as the known-merchant map keeps it: round(1000 x ln amount), a small integer. */
+export function merchantLogAmount(amount: Units): number {
+  return Math.round(1000 * Math.log(Math.max(Number(amount) / 1e8, 1e-8)));
+}
+
 /** Median and MAD of a baseline's log amounts (MAD x 1.4826 estimates a standard deviation). */
 export function medianMad(b: AmountBaseline): { median: number; spread: number } {
   const n = b.count;

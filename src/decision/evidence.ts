@@ -3,7 +3,7 @@
 // (flagged merchants, sessions, the mandate_compliance dimension).
 import type { Units } from '../domain/money.js';
 import { type AgentState, MAX_COUNTRIES, MAX_FLAGGED_MERCHANTS, MAX_KNOWN_MERCHANTS } from './agent-state.js';
-import { SHARE_BASELINE } from './amount-stats.js';
+import { merchantLogAmount, SHARE_BASELINE } from './amount-stats.js';
 import { spendableBy } from './caps.js';
 import { nameWords } from './lookalike.js';
 import { AmountBaseline } from './rings.js';
@@ -101,8 +101,10 @@ export function learnApproval(
     if (c !== undefined) c.approvals++;
     else if (state.countries.size < MAX_COUNTRIES) state.countries.set(country, { approvals: 1, firstMs: nowMs });
   }
-  if (merchant !== '' && state.knownMerchants.size < MAX_KNOWN_MERCHANTS && !state.knownMerchants.has(merchant)) {
-    state.knownMerchants.add(merchant);
+  if (merchant !== '' && state.knownMerchants.has(merchant)) {
+    state.knownMerchants.set(merchant, merchantLogAmount(amount));
+  } else if (merchant !== '' && state.knownMerchants.size < MAX_KNOWN_MERCHANTS) {
+    state.knownMerchants.set(merchant, merchantLogAmount(amount));
     state.knownChars += merchant.length;
     // Its name, once, with the merchant (not on every approval).
     const words = nameWords(merchantName);

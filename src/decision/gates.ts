@@ -13,6 +13,7 @@ import { STAGE_INTENT, STAGE_RISK, STAGE_TRUST } from './model/timing.js';
 import { budgetExceeded } from './principal-budget.js';
 import { PROBE_MIN_TRIES, PROBE_WINDOW_MS } from './probing.js';
 import type { ReasonCode } from './reasons.js';
+import { PACE_WINDOW_MS } from './recent.js';
 import { assessRisk, COUNTRY_JUMP_THRESHOLD, type RiskResult } from './risk.js';
 import { ANY_STEP_UP, CONFIRMED_STEP_UP, findPendingStepUp, UNCONFIRMED_STEP_UP } from './step-up.js';
 import { scoresPastHardDecline } from './threshold-eval.js';
@@ -184,9 +185,11 @@ export function runGates(state: AgentState, req: AuthorizeRequest, w: Work, nowM
         stepUp(
           w,
           'velocity_spike',
-          risk.burst
-            ? `${risk.requests} requests (${risk.sameMerchant} at this merchant) within ${t.rapid_fire_window_seconds} s are a burst`
-            : `${risk.approvals} approvals within ${t.risk_velocity_window_seconds} s exceed risk_velocity_max_count ${t.risk_velocity_max_count}`,
+          risk.burst && risk.paceAllowed > 0 && risk.paced > risk.paceAllowed
+            ? `${risk.paced} approvals within ${PACE_WINDOW_MS / 1000} s exceed the agent's own pace and what this purchase allows (${risk.paceAllowed})`
+            : risk.burst
+              ? `${risk.requests} requests (${risk.sameMerchant} at this merchant) within ${t.rapid_fire_window_seconds} s are a burst`
+              : `${risk.approvals} approvals within ${t.risk_velocity_window_seconds} s exceed risk_velocity_max_count ${t.risk_velocity_max_count}`,
         );
       }
       if (risk.outlier) {

@@ -34,8 +34,8 @@ export const MERCHANT_DECLINE_BYTES = 28;
 export const BASELINE_BYTES = 420;
 /** One country the agent was approved in (map entry, record, 3-letter string). */
 export const COUNTRY_BYTES = 90;
-/** One merchant the agent was approved at (set entry) beyond its key's characters. */
-export const KNOWN_MERCHANT_BYTES = 20;
+/** One merchant the agent was approved at (map entry with a small integer) beyond its key's characters. */
+export const KNOWN_MERCHANT_BYTES = 28;
 /** One STEP_UP awaiting confirmation. */
 export const PENDING_STEP_UP_BYTES = 600;
 /**

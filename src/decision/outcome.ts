@@ -25,6 +25,7 @@ import { taskRoot } from './intent.js';
 import type { Decision } from './model/contract.js';
 import { noteTry } from './probing.js';
 import {
+  approvalsSince,
   countryNovelty,
   isBurst,
   NOVEL_APPROVED,
@@ -32,6 +33,7 @@ import {
   NOVEL_REFUSED,
   noteNovelCountry,
   noteRequest,
+  PACE_WINDOW_MS,
 } from './recent.js';
 import { addSessionMerchant, openSession } from './sessions.js';
 import { recordOutcome, zoneOf } from './state.js';
@@ -122,6 +124,9 @@ export function applyOutcome(state: AgentState, o: Outcome, approvedBefore: numb
       isBurst(state, o.merchant, o.atMs)
     )
       state.burstsNormal = true;
+    // The agent's own pace: the most approvals it had within PACE_WINDOW_MS, this one included.
+    const paced = approvalsSince(state, o.atMs - PACE_WINDOW_MS) + 1;
+    if (paced > state.paceMax) state.paceMax = paced;
     noteRequest(state, o.merchant, o.atMs);
     if (o.confirmed) {
       // The STEP_UP it cleared is used: by its step-up id under the 'principal' policy, else the

@@ -46,6 +46,19 @@ export function approvalsAtSince(state: AgentState, merchant: string, fromMs: nu
   return n;
 }
 
+/**
+ * Window of the agent's own pace (paceMax): a run of approvals seconds apart, slower than the
+ * rapid-fire window sees, is judged against the most the agent ever had in this window.
+ */
+export const PACE_WINDOW_MS = 120_000;
+
+/** Approvals (any merchant) since `fromMs` in the ring of recent approvals (at most RECENT_SIZE). */
+export function approvalsSince(state: AgentState, fromMs: number): number {
+  let n = 0;
+  for (let i = 0; i < RECENT_SIZE; i++) if ((state.recentMs[i] as number) >= fromMs) n++;
+  return n;
+}
+
 /** Number of same-merchant approvals (with this one) that make a burst. */
 export function burstSize(t: Thresholds): number {
   return Math.max(3, Math.ceil((t.rapid_fire_max_count * 3) / 20));

@@ -2,14 +2,23 @@
 // of documented contributions; the gates compare exact counts and exact amounts.
 
 import type { Units } from '../domain/money.js';
-import type { AgentState, MandateState } from './agent-state.js';
-import { LARGE_Z, medianMad, SHARE_BASELINE } from './amount-stats.js';
+import { type AgentState, type MandateState, RECENT_SIZE } from './agent-state.js';
+import { LARGE_Z, medianMad, merchantLogAmount, SHARE_BASELINE } from './amount-stats.js';
 import { imitatesKnown, nameWords } from './lookalike.js';
 import type { AuthorizeRequest } from './model/contract.js';
 import { round4 } from './model/promotion.js';
 import { principalFlagged } from './principal-evidence.js';
 import { isProbing } from './probing.js';
-import { approvalsAtSince, burstSize, countBurst, countryNovelty, newCountryChance, recentNovel } from './recent.js';
+import {
+  approvalsAtSince,
+  approvalsSince,
+  burstSize,
+  countBurst,
+  countryNovelty,
+  newCountryChance,
+  PACE_WINDOW_MS,
+  recentNovel,
+} from './recent.js';
 import type { AmountBaseline } from './rings.js';
 
 export { MIN_LOG_SPREAD, medianMad, PRIOR_LOG_SPREAD, PRIOR_WEIGHT } from './amount-stats.js';
@@ -64,6 +73,33 @@ export const UNCONFIRMED_CAP_SHARE = 0.25;
  * large purchase is an event, a run of them is a drain.
  */
 export const REPEAT_LARGE_MS = 6 * 3_600_000;
+/**
+ * A run of approvals within PACE_WINDOW_MS (recent.ts) steps up past the agent's own fastest
+ * pace (paceMax) and past PACE_CASH_LIKE approvals (this one included) when the request buys
+ * goods that turn into cash at once (gift cards, vouchers, game credits, stored value), or
+ * PACE_ANY otherwise (a ticket drop: a few orders seconds apart is how honest people buy).
+ */
+export const PACE_CASH_LIKE = 2;
+export const PACE_ANY = 8;
+/** MCCs of instantly redeemable goods: digital games and large digital goods merchants, stored value. */
+const CASH_LIKE_MCCS: ReadonlySet<string> = new Set(['5816', '5818', '6540']);
+const CASH_LIKE_WORDS =
+  /\b(e-?gift|gift ?cards?|giftcards?|vouchers?|prepaid|game ?(credits?|coins?|points)|gutscheine?|tarjetas? regalo|cartes? cadeaux?)\b/i;
+
+/** Whether the request buys goods that turn into cash at once (by MCC, merchant name or intent). */
+export function cashLike(request: AuthorizeRequest): boolean {
+  if (request.mcc !== null && (CASH_LIKE_MCCS.has(request.mcc) || HIGH_RISK_MCCS.has(request.mcc))) return true;
+  return CASH_LIKE_WORDS.test(request.merchantName ?? '') || CASH_LIKE_WORDS.test(request.intent.intentType);
+}
+
+/**
+ * An amount within this factor of the last one approved at the same merchant is that merchant's
+ * usual charge (a renewal, the next order of the same tickets): the agent's overall median does
+ * not make it an outlier. Near the cap (a drip) and after an unconfirmed outlier it still does.
+ */
+export const USUAL_AT_MERCHANT = 1.5;
+const USUAL_AT_MERCHANT_MILLI = Math.round(1000 * Math.log(USUAL_AT_MERCHANT));
+
 /** Country-jump score at or above which the request steps up. */
 export const COUNTRY_JUMP_THRESHOLD = 0.55;
 /** How much an established agent (trustFactor 1) raises the country-jump threshold. */
@@ -117,6 +153,10 @@ export interface RiskResult {
   approvals: number;
   /** Approvals at this merchant in the rapid-fire window, plus this request. */
   sameMerchant: number;
+  /** Approvals within PACE_WINDOW_MS, plus this request (0 when the agent's pace is not judged yet). */
+  paced: number;
+  /** The agent's own fastest pace (AgentState.paceMax) and the run the request's content allows. */
+  paceAllowed: number;
   /** amount / median approved amount in this currency (0 without enough history). */
   amountRatio: number;
   /** Robust z of the log amount against the currency baseline (0 without enough history). */
@@ -185,6 +225,8 @@ export function assessRisk(
     requests: state.requests.countSince(from) + 1,
     approvals: state.approvals.countSince(nowMs - d.velocityWindowMs) + 1,
     sameMerchant,
+    paced: 0,
+    paceAllowed: 0,
     amountRatio: 0,
     amountZ: 0,
     capShare: 0,
@@ -223,6 +265,22 @@ export function assessRisk(
     r.signals.push('velocity_spike');
     raise(r, 'medium');
   }
+  // Pace: approvals seconds apart, faster than the agent's own fastest pace and than the
+  // request's content allows (cash-like goods: the third within two minutes). An agent that
+  // already filled the ring of recent approvals within the window has a pace the ring cannot
+  // measure past: not judged.
+  if (state.stats.approved >= t.amount_outlier_min_history && state.paceMax < RECENT_SIZE) {
+    r.paced = approvalsSince(state, nowMs - PACE_WINDOW_MS) + 1;
+    if (r.paced > PACE_CASH_LIKE) {
+      r.paceAllowed = Math.max(state.paceMax, cashLike(request) ? PACE_CASH_LIKE : PACE_ANY);
+      if (r.paced > r.paceAllowed && !r.velocity) {
+        r.velocity = true;
+        r.burst = true;
+        r.signals.push('velocity_spike');
+        raise(r, 'medium');
+      }
+    }
+  }
 
   // Probing: many tries at varied amounts near a limit, or dry runs, in a short time.
   if (isProbing(state, nowMs)) {
@@ -255,11 +313,16 @@ export function assessRisk(
     const limit = explicit
       ? Math.log(t.amount_outlier_multiplier)
       : Math.max(Math.log(t.amount_outlier_multiplier), OUTLIER_Z * spread) + (explained ? Math.log(4) : 0);
-    if (excess > 0) score += RISK_WEIGHT_OUTLIER * Math.min(1, excess / limit);
+    // The merchant's own last approved amount: a recurring charge near it is not judged against
+    // the agent's overall median.
+    const last = merchant === '' ? undefined : state.knownMerchants.get(merchant);
+    const usual =
+      !explicit && last !== undefined && Math.abs(merchantLogAmount(amount) - last) <= USUAL_AT_MERCHANT_MILLI;
+    if (excess > 0 && !usual) score += RISK_WEIGHT_OUTLIER * Math.min(1, excess / limit);
     r.large = excess > Math.log(t.amount_outlier_multiplier) && r.amountZ > LARGE_Z;
     if (
-      excess > limit ||
-      (!explicit && r.large && nowMs - state.lastLargeMs < REPEAT_LARGE_MS) ||
+      (!usual && excess > limit) ||
+      (!explicit && !usual && r.large && nowMs - state.lastLargeMs < REPEAT_LARGE_MS) ||
       (nearCap && excess > Math.log(2)) ||
       (unconfirmed && excess > Math.log(UNCONFIRMED_OUTLIER_RATIO))
     )

@@ -29,7 +29,7 @@ const FLOORS = {
   recallMean: 0.78,
   stoppedWithin3: 0.83,
   falseDeclinesMax: 0.03,
-  /** Measured: 0.686, 1, 0.7778, 0.8276, 0.5682, 0.875, 0.6555, 1. */
+  /** Measured: 0.686, 1, 0.7778, 0.8276, 0.5682, 0.875, 0.8992 (0.6555 before the pace rule), 1. */
   recallPerKind: {
     slow_drip: 0.65,
     cap_probing: 0.95,
@@ -37,7 +37,7 @@ const FLOORS = {
     prompt_injection: 0.8,
     mimic_then_deviate: 0.5,
     coordinated_drain: 0.8,
-    rapid_fire: 0.6,
+    rapid_fire: 0.87,
     cash_out: 0.95,
   } satisfies Record<IndependentKind, number>,
   /** Ceilings. Measured: 0.0262, 0.0241, 0.0423, 0.004, 0.0174, 0.0206, 0, 0.0586, 0.0405. */
