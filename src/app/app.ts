@@ -137,9 +137,11 @@ export async function startApp(config: Config, options: { log?: Logger } = {}): 
   // half the cores its threads (the edge and the shard workers) can use on this machine.
   const cpuLoad = new CpuLoad(0.5 * Math.min(availableParallelism(), config.workers + 1));
   // And paces the tenant that sends most of the decisions while the machine has under a fifth of
-  // its CPU idle and others are active, so that their decisions find a free core
+  // its CPU idle, this process spends a quarter of its cores and others are active, so that their
+  // decisions find a free core
   // (docs/security.md "One tenant cannot harm another").
   const machineIdle = new MachineIdle(FAIR_SHARE_IDLE_FLOOR);
+  const pacingLoad = new CpuLoad(0.25 * Math.min(availableParallelism(), config.workers + 1));
   const fairShare =
     config.fairShareInFlight > 0
       ? new TenantShares({
@@ -147,6 +149,7 @@ export async function startApp(config: Config, options: { log?: Logger } = {}): 
           maxWaitMs: config.authorizeDeadlineMs / 4,
           busy: () => cpuLoad.busy(),
           machineShort: () => machineIdle.short(),
+          pacingBusy: () => pacingLoad.busy(),
         })
       : null;
   metrics.decisionsInFlight.collect(() => [[[], fairShare?.inFlight ?? 0]]);

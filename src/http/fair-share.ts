@@ -15,8 +15,9 @@
 // A share of the slots is not enough on a machine whose cores the flooder's decisions fill
 // (with the database, the message server and, in the drill, the flood's own load generator):
 // another tenant's decision then waits for a core at every hop. So while the whole machine has
-// less than FAIR_SHARE_IDLE_FLOOR of its CPU idle (MachineIdle), this process is busy (CpuLoad),
-// both for at least `paceAfterMs` (a flood, not a burst), and more than one tenant is active, the tenant with most demand (slots taken lately, held and waited for: more than all the
+// less than FAIR_SHARE_IDLE_FLOOR of its CPU idle (MachineIdle), this process spends at least a
+// quarter of the cores it can use (CpuLoad), both for at least `paceAfterMs` (2 s: a flood, not a
+// burst), and more than one tenant is active, the tenant with most demand (slots taken lately, held and waited for: more than all the
 // others together) is paced: an in-flight limit, halved every `paceMs` the machine stays short and raised by one
 // every `paceMs` it has room (additive increase, multiplicative decrease), holds it to what
 // leaves some CPU free. Tenants sending less than all the others together are never paced.
@@ -56,11 +57,16 @@ export interface FairShareOptions {
    * find a core at once. Never paced when absent.
    */
   readonly machineShort?: () => boolean;
+  /**
+   * Whether this process is spending the machine's CPU (pacing is for the service's own flood,
+   * not another program's load); `busy` when absent.
+   */
+  readonly pacingBusy?: () => boolean;
   /** How often the pacing limit moves (milliseconds, default 100). */
   readonly paceMs?: number;
   /**
    * How long the machine must have been short, with this process busy, before pacing starts
-   * (milliseconds, default 500): a flood, not a burst.
+   * (milliseconds, default 2,000): a flood, not a burst.
    */
   readonly paceAfterMs?: number;
 }
@@ -186,6 +192,7 @@ export class FairShare {
   readonly #now: () => number;
   readonly #busy: () => boolean;
   readonly #machineShort: (() => boolean) | null;
+  readonly #pacingBusy: () => boolean;
   readonly #paceMs: number;
   /** The most the heaviest tenant may hold while the machine is short (capacity: not paced). */
   #paceLimit: number;
@@ -214,8 +221,9 @@ export class FairShare {
     this.#now = options.now ?? (() => performance.now());
     this.#busy = options.busy ?? (() => true);
     this.#machineShort = options.machineShort ?? null;
+    this.#pacingBusy = options.pacingBusy ?? this.#busy;
     this.#paceMs = options.paceMs ?? 100;
-    this.#paceAfterMs = options.paceAfterMs ?? 500;
+    this.#paceAfterMs = options.paceAfterMs ?? 2_000;
     this.#paceLimit = this.#capacity;
     this.#pacedAtMs = this.#now();
   }
@@ -315,7 +323,7 @@ export class FairShare {
     this.#pacedAtMs = now;
     // Short: the machine has no CPU to spare, this process is the one spending it (CpuLoad), and
     // others are active; pacing starts once that has lasted `paceAfterMs` (a flood, not a burst).
-    const short = (this.#machineShort as () => boolean)() && this.#busy() && this.#countActive() > 1;
+    const short = (this.#machineShort as () => boolean)() && this.#pacingBusy() && this.#countActive() > 1;
     if (!short) this.#shortSinceMs = null;
     else if (this.#shortSinceMs === null) this.#shortSinceMs = now;
     const pacing = short && now - (this.#shortSinceMs as number) >= this.#paceAfterMs;
@@ -397,6 +405,11 @@ export class TenantShares {
   /** Decisions in flight on this instance. */
   get inFlight(): number {
     return this.#byClient.inFlight;
+  }
+
+  /** The pacing limits of the Client and the Principal level (FairShare.paceLimit). */
+  get paceLimits(): { readonly client: number; readonly principal: number } {
+    return { client: this.#byClient.paceLimit, principal: this.#byPrincipal.paceLimit };
   }
 
   /** Requests waiting for a slot, at either level. */

@@ -99,6 +99,11 @@ export class ServiceMetrics {
     'Decisions refused 429 because the instance was busy and the tenant already held its share of the decisions in flight, by level (client or principal).',
     ['level'],
   );
+  readonly fairSharePaceLimit = this.registry.gauge(
+    'asas_fair_share_pace_limit',
+    'The in-flight limit of the tenant with most demand while the machine has no CPU to spare and others are active (the fair-share capacity: not paced), by level (client or principal).',
+    ['level'],
+  );
   readonly decisionsInFlight = this.registry.gauge(
     'asas_decisions_in_flight',
     'Decisions handed to the engine on this instance and not yet answered (fair share counts them).',

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sleep } from '../fixtures/drills/instances.js';
 import { type ServiceProcess, startServiceProcess } from '../fixtures/drills/service-process.js';
 import { addAgentWithMandate, authorizeBody, relaxRateGates, setup } from '../fixtures/engine-setup.js';
-import type { TestServer } from '../fixtures/server.js';
+import { request, type TestServer } from '../fixtures/server.js';
 
 const B_AGENTS = 5;
 const B_INTERVAL_MS = 500;
@@ -177,8 +177,14 @@ describe('fair share: one Client floods, another keeps its verdicts and latency'
     const alone = await steady(poolB, b.apiKey, bAgents, PHASE_MS);
 
     const f = flood(svc.url, a.apiKey, aAgents);
-    await sleep(1_000); // the flood at full strength before B is measured
+    // The flood at full strength, and fair share's pacing engaged (it waits 2 s for a flood),
+    // before B is measured.
+    await sleep(3_000);
     const flooded = await steady(poolB, b.apiKey, bAgents, PHASE_MS);
+    // The pacing limits at the end of the flood (asas_fair_share_pace_limit: the capacity when
+    // nobody is paced).
+    const metrics = await request(server, 'GET', '/metrics', { adminKey: server.adminKey });
+    const paceLimits = metrics.text.split('\n').filter((l) => l.startsWith('asas_fair_share_pace_limit{'));
     const floodResult = await f.stop();
 
     const statuses = (s: readonly Sample[]) => [...new Set(s.map((x) => x.status))];
@@ -206,6 +212,7 @@ describe('fair share: one Client floods, another keeps its verdicts and latency'
         reasons: reasons(flooded),
       },
       flood: floodResult.statuses,
+      paceLimits,
     };
     console.log(JSON.stringify(report));
 
