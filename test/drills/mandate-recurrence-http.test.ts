@@ -6,9 +6,20 @@
 // independently of the service's calendar. Before midnight: one approval, then
 // `recurrence_period_used`; after it: one approval again, in the actor that stayed in memory and in
 // one rebuilt from the audit log. New York (UTC-5/-4) and Tokyo (UTC+9) put the edge on different
-// UTC dates, so a period taken in UTC, or in the other zone, fails one of them.
+// UTC dates, so a period taken in UTC, or in the other zone, fails one of them. The same for an
+// imported AP2 open Payment Mandate (payment.agent_recurrence DAILY, built with @sd-jwt/core from
+// test keys), each payment a closed mandate presented to POST /api/v1/authorize/ap2.
 import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
+import {
+  agentWithKey,
+  chainOf,
+  closedMandate,
+  newAgentKey,
+  newIssuer,
+  openContent,
+  openMandate,
+} from '../fixtures/ap2.js';
 import { authorizeBody } from '../fixtures/authorize-setup.js';
 import { principalIn, startServiceAt } from '../fixtures/drills/clock-service.js';
 import type { ServiceProcess } from '../fixtures/drills/service-process.js';
@@ -59,7 +70,7 @@ describe.each(['America/New_York', 'Asia/Tokyo'])('a DAILY recurrence across loc
     const started = await startServiceAt(midnight - LEAD_MS);
     svc = started.service;
     const service = started.service;
-    const { apiKey, thresholds } = await principalIn(service, tz);
+    const { apiKey, clientKey, principalId, thresholds } = await principalIn(service, tz);
     const agentWithRecurrence = async () => {
       const agent = await request(service, 'POST', '/api/v1/agents', {
         apiKey,
@@ -82,6 +93,45 @@ describe.each(['America/New_York', 'Asia/Tokyo'])('a DAILY recurrence across loc
     };
     const warm = await agentWithRecurrence();
     const rebuilt = await agentWithRecurrence();
+    // The AP2 agent: its open mandate recurs DAILY; a closed mandate is signed (iat) on the
+    // service's clock for each payment.
+    const issuer = await newIssuer();
+    const keys = await request(service, 'PUT', `/api/v1/principals/${principalId}/ap2-issuer-keys`, {
+      apiKey: clientKey,
+      body: { keys: [issuer.publicJwk] },
+    });
+    expect(keys.status, keys.text).toBe(200);
+    const ap2Key = newAgentKey();
+    const ap2Agent = await agentWithKey(service, { apiKey, principalId }, ap2Key);
+    const open = await openMandate(
+      issuer,
+      openContent(ap2Key, [
+        { type: 'payment.amount_range', currency: 'USD', max: 10_000 },
+        { type: 'payment.agent_recurrence', frequency: 'DAILY' },
+      ]),
+    );
+    const imported = await request(service, 'POST', `/api/v1/agents/${ap2Agent}/ap2-mandates`, {
+      apiKey,
+      body: { credential: open },
+    });
+    expect(imported.status, imported.text).toBe(201);
+    expect(imported.body.recurrence).toEqual({ frequency: 'DAILY' });
+    const present = async () => {
+      const closed = await closedMandate(ap2Key, open, {
+        amount: 999,
+        iat: Math.floor(started.serviceNow() / 1000),
+      });
+      const res = await request(service, 'POST', '/api/v1/authorize/ap2', {
+        apiKey,
+        body: {
+          agent_id: ap2Agent,
+          payment_mandate: chainOf(open, closed),
+          intent_context: { intent_type: 'purchase', task_reference: 'daily paper' },
+        },
+      });
+      expect(res.status, res.text).toBe(200);
+      return res.body as { decision: string; reason_codes: string[]; timestamp: string };
+    };
 
     const decide = async (agentId: string) => {
       const res = await request(service, 'POST', '/api/v1/authorize', {
@@ -104,6 +154,13 @@ describe.each(['America/New_York', 'Asia/Tokyo'])('a DAILY recurrence across loc
       expect(again.reason_codes).toContain('recurrence_period_used');
     }
 
+    const ap2First = await present();
+    expect(ap2First.decision, JSON.stringify(ap2First)).toBe('APPROVE');
+    expect(dateIn(tz, Date.parse(ap2First.timestamp))).toBe(before);
+    const ap2Again = await present();
+    expect(ap2Again.decision, JSON.stringify(ap2Again)).toBe('DECLINE');
+    expect(ap2Again.reason_codes).toContain('recurrence_period_used');
+
     const wait = midnight + AFTER_MS - started.serviceNow();
     expect(wait).toBeGreaterThan(0);
     await new Promise((r) => setTimeout(r, wait));
@@ -119,5 +176,12 @@ describe.each(['America/New_York', 'Asia/Tokyo'])('a DAILY recurrence across loc
       expect.soft(again.decision).toBe('DECLINE');
       expect.soft(again.reason_codes).toContain('recurrence_period_used');
     }
+    // The AP2 agent's actor was rebuilt too (the thresholds change reloads every actor).
+    const ap2Next = await present();
+    expect(dateIn(tz, Date.parse(ap2Next.timestamp))).toBe(after);
+    expect.soft(ap2Next.decision, JSON.stringify(ap2Next)).toBe('APPROVE');
+    const ap2Later = await present();
+    expect.soft(ap2Later.decision).toBe('DECLINE');
+    expect.soft(ap2Later.reason_codes).toContain('recurrence_period_used');
   });
 });
