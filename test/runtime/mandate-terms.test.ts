@@ -260,6 +260,54 @@ describe('explain and backtests', () => {
   });
 });
 
+describe('explain names every term as /authorize decides it', () => {
+  it('execution window, merchant lock, recurrence period and max_occurrences: the same reasons, the checks fired', async () => {
+    const terms = async (agentId: string, amount: string, merchantId: string) => {
+      const body = authorizeBody(agentId, { amount, merchant_id: merchantId });
+      const dry = await request(server, 'POST', '/api/v1/authorize/explain', { apiKey: p.apiKey, body });
+      expect(dry.status, dry.text).toBe(200);
+      const fired = (dry.body.gates as { gate: string; check: string; fired: boolean }[])
+        .filter((g) => g.gate === 'mandate_terms')
+        .map((g) => [g.check, g.fired]);
+      const real = await decide(server, p, agentId, amount, { merchant_id: merchantId });
+      expect(real.reason_codes, JSON.stringify(real)).toEqual(dry.body.reason_codes);
+      return { reasons: dry.body.reason_codes as string[], fired: Object.fromEntries(fired) };
+    };
+    const later = await agentWith(server, p, {
+      execution_window: { not_before: new Date(Date.now() + 3_600_000).toISOString() },
+    });
+    expect(await terms(later.agentId, '1.00', 'shop_a')).toEqual({
+      reasons: ['outside_execution_window'],
+      fired: { execution_window: true },
+    });
+    const lock = await agentWith(server, p, { merchant_lock: true });
+    expect(await terms(lock.agentId, '2.00', 'shop_a')).toEqual({
+      reasons: ['approved'],
+      fired: { merchant_lock: false },
+    });
+    expect(await terms(lock.agentId, '2.00', 'shop_b')).toEqual({
+      reasons: ['payee_locked'],
+      fired: { merchant_lock: true },
+    });
+    const daily = await agentWith(server, p, { recurrence: { frequency: 'DAILY', max_occurrences: 2 } });
+    expect(await terms(daily.agentId, '2.00', 'shop_a')).toEqual({
+      reasons: ['approved'],
+      fired: { max_occurrences: false, recurrence_period: false },
+    });
+    // The day's period is taken (the second occurrence of two would still be allowed).
+    expect(await terms(daily.agentId, '2.00', 'shop_a')).toEqual({
+      reasons: ['recurrence_period_used'],
+      fired: { max_occurrences: false, recurrence_period: true },
+    });
+    const once = await agentWith(server, p, { recurrence: { frequency: 'ON_DEMAND', max_occurrences: 1 } });
+    expect((await terms(once.agentId, '2.00', 'shop_a')).reasons).toEqual(['approved']);
+    expect(await terms(once.agentId, '2.00', 'shop_a')).toEqual({
+      reasons: ['recurrence_max_occurrences_reached'],
+      fired: { max_occurrences: true },
+    });
+  });
+});
+
 describe('onboarding plane', () => {
   it('a mandate granted by the Client carries the terms, and /authorize enforces them', async () => {
     const client = await provisionClient(server);
@@ -306,5 +354,39 @@ describe('onboarding plane', () => {
       }),
     });
     expect(expectEnvelope(bad, 422, 'validation_error').details?.[0]?.field).toBe('limits.min_amount_per_transaction');
+  });
+
+  it('the merchant lock and an execution window granted by the Client are enforced too', async () => {
+    const client = await provisionClient(server);
+    const o = await onboardAgent(server, client.liveKey, client.programId, {
+      mandate: mandateBody({
+        limits: { max_amount_per_transaction: '100.00', max_daily_amount: '1000.00', currency: 'USD' },
+        allowed_mccs: undefined,
+        allowed_countries: undefined,
+        merchant_lock: true,
+        execution_window: { not_after: new Date(Date.now() + 3_600_000).toISOString(), days_of_week: WEEK },
+      }),
+    });
+    const m = (o.body as { mandate: Record<string, unknown> }).mandate;
+    expect(m).toMatchObject({ merchant_lock: true, execution_window: { days_of_week: WEEK } });
+    const { apiKey } = await issuePrincipalKey(server, o.principalId, 'live');
+    const q: TestPrincipal = { ...p, principalId: o.principalId, apiKey };
+    expect((await decide(server, q, o.agentId, '3.00', { merchant_id: 'shop_a' })).decision).toBe('APPROVE');
+    expect((await decide(server, q, o.agentId, '3.00', { merchant_id: 'shop_b' })).reason_codes).toEqual([
+      'payee_locked',
+    ]);
+    const late = await onboardAgent(server, client.liveKey, client.programId, {
+      mandate: mandateBody({
+        limits: { max_amount_per_transaction: '100.00', max_daily_amount: '1000.00', currency: 'USD' },
+        allowed_mccs: undefined,
+        allowed_countries: undefined,
+        execution_window: { not_before: new Date(Date.now() + 3_600_000).toISOString() },
+      }),
+    });
+    const { apiKey: lateKey } = await issuePrincipalKey(server, late.principalId, 'live');
+    const r: TestPrincipal = { ...p, principalId: late.principalId, apiKey: lateKey };
+    expect((await decide(server, r, late.agentId, '3.00', { merchant_id: 'shop_a' })).reason_codes).toEqual([
+      'outside_execution_window',
+    ]);
   });
 });
