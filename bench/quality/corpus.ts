@@ -1496,12 +1496,16 @@ function extraHonest(rng: Rng, id: string, archetype: ExtraArchetype, startMs: n
       honestRun(b, p, cur, rng.int(8, 16));
       const budget = rng.uniform(6000, 20000);
       const event = rng.pick(['wedding', 'team offsite', 'anniversary party', 'conference']);
-      const vendors = EVENT_VENDORS.filter(() => rng.chance(0.75));
+      const vendors = EVENT_VENDORS.filter(() => rng.chance(0.75)).map((v) => ({
+        ...v,
+        x: m(`${rng.pick(EVENT_NAMES)} ${v.kind}`, v.mcc, 'USA'),
+      }));
       let largest = 0;
       for (const phase of ['deposit', 'balance'] as const) {
         for (const v of vendors) {
           oneSession(b);
-          const x = m(`${rng.pick(EVENT_NAMES)} ${v.kind}`, v.mcc, 'USA');
+          // The balance goes to the vendor that took the deposit.
+          const x = v.x;
           const amount = budget * v.share * (phase === 'deposit' ? rng.uniform(0.2, 0.4) : rng.uniform(0.6, 0.8));
           largest = Math.max(largest, amount);
           const ref = `${rng.pick(['INV', 'CT', 'EV'])}-${rng.int(1000, 9999)}`;

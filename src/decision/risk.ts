@@ -23,7 +23,18 @@ import type { AmountBaseline } from './rings.js';
 
 export { MIN_LOG_SPREAD, medianMad, PRIOR_LOG_SPREAD, PRIOR_WEIGHT } from './amount-stats.js';
 
-import { G_DINING, G_TRAVEL, groupsOfIntent, groupsOfMcc, regionOf } from './taxonomy.js';
+import {
+  G_APPAREL,
+  G_DINING,
+  G_ELECTRONICS,
+  G_LUXURY,
+  G_RETAIL,
+  G_TRAVEL,
+  groupsOfIntent,
+  groupsOfMcc,
+  HIGH_RISK_GROUPS,
+  regionOf,
+} from './taxonomy.js';
 
 /** MCCs treated as high risk: gambling, quasi-cash, money transfer, stored value, pawn, dating, telemarketing. */
 export const HIGH_RISK_MCCS: ReadonlySet<string> = new Set([
@@ -301,12 +312,29 @@ export function assessRisk(
   const explicit = state.overrides.amount_outlier_multiplier !== undefined;
   const nearCap = !explicit && r.capShare >= NEAR_CAP_SHARE;
   const unconfirmed = !explicit && nowMs - state.unconfirmedOutlierMs < UNCONFIRMED_OUTLIER_MS;
+  // A new kind of purchase (a merchant and a category the agent never paid, goods that do not
+  // resell): its median elsewhere says nothing of what a venue, a caterer or a removals firm
+  // costs, so the amount is judged against the mandate's per-transaction limit, the Principal's
+  // own scale, as at cold start.
+  const cold =
+    !explicit &&
+    state.stats.approved > 0 &&
+    (r.capShare >= COLD_CAP_SHARE + 0.2 * trust || (unconfirmed && r.capShare >= UNCONFIRMED_CAP_SHARE));
+  const kindNew = !explicit && newKindOfPurchase(state, request, merchant);
   if (baseline !== undefined && baseline.count >= t.amount_outlier_min_history) {
     const { median, spread } = medianMad(baseline);
     const lx = Math.log(Math.max(value, 1e-8));
     const excess = lx - median;
     r.amountRatio = round4(Math.exp(excess));
     r.amountZ = round4(excess / spread);
+    // The merchant's own level: at a big-ticket merchant of the agent (its last approved amount
+    // there was amount_outlier_multiplier x its median or more: the venue that took a deposit),
+    // the amount is measured from what it paid there. Not for goods that resell at once: one
+    // large purchase let through there must not set the bar for more.
+    const last =
+      merchant === '' || (groupsOfMcc(request.mcc) & RESALEABLE) !== 0 ? undefined : state.knownMerchants.get(merchant);
+    const bigTicket = !explicit && last !== undefined && last / 1000 - median >= Math.log(t.amount_outlier_multiplier);
+    const above = bigTicket ? Math.min(excess, lx - (last as number) / 1000) : excess;
     // The distance that makes an outlier: OUTLIER_Z robust spreads and at least the default
     // multiple, plus ln 4 when the reasoning explains the size.
     const explained = explainsLarge(request.intent.reasoningSummary);
@@ -315,13 +343,19 @@ export function assessRisk(
       : Math.max(Math.log(t.amount_outlier_multiplier), OUTLIER_Z * spread) + (explained ? Math.log(4) : 0);
     // The merchant's own last approved amount: a recurring charge near it is not judged against
     // the agent's overall median.
-    const last = merchant === '' ? undefined : state.knownMerchants.get(merchant);
     const usual =
       !explicit && last !== undefined && Math.abs(merchantLogAmount(amount) - last) <= USUAL_AT_MERCHANT_MILLI;
-    if (excess > 0 && !usual) score += RISK_WEIGHT_OUTLIER * Math.min(1, excess / limit);
     r.large = excess > Math.log(t.amount_outlier_multiplier) && r.amountZ > LARGE_Z;
-    if (
-      (!usual && excess > limit) ||
+    if (kindNew) {
+      if (cold) {
+        r.outlier = true;
+        score += RISK_WEIGHT_OUTLIER;
+      }
+    } else if (above > 0 && !usual) score += RISK_WEIGHT_OUTLIER * Math.min(1, above / limit);
+    if (kindNew) {
+      // judged above
+    } else if (
+      (!usual && above > limit) ||
       (!explicit && !usual && r.large && nowMs - state.lastLargeMs < REPEAT_LARGE_MS) ||
       (nearCap && excess > Math.log(2)) ||
       (unconfirmed && excess > Math.log(UNCONFIRMED_OUTLIER_RATIO))
@@ -329,6 +363,7 @@ export function assessRisk(
       r.outlier = true;
   } else if (
     !explicit &&
+    !kindNew &&
     shares !== undefined &&
     shares.count >= t.amount_outlier_min_history &&
     r.capShare > 0 &&
@@ -338,11 +373,7 @@ export function assessRisk(
     // mandates' per-transaction limits, all currencies together, judged the same way.
     r.outlier = true;
     score += RISK_WEIGHT_OUTLIER;
-  } else if (
-    !explicit &&
-    state.stats.approved > 0 &&
-    (r.capShare >= COLD_CAP_SHARE + 0.2 * trust || (unconfirmed && r.capShare >= UNCONFIRMED_CAP_SHARE))
-  ) {
+  } else if (cold) {
     r.outlier = true;
     score += RISK_WEIGHT_OUTLIER;
   }
@@ -440,6 +471,21 @@ export function assessRisk(
     r.condition = 'ELEVATED';
   }
   return r;
+}
+
+/** Goods that resell at once: a new category among them is judged by the agent's median as ever. */
+const RESALEABLE = G_ELECTRONICS | G_LUXURY | G_APPAREL | G_RETAIL | HIGH_RISK_GROUPS;
+
+/**
+ * Whether the request is a new kind of purchase for the agent: a merchant it was never approved
+ * at, in a category (MCC group; an MCC outside the taxonomy counts as new) it never paid in,
+ * selling goods that do not resell at once (not electronics, luxury, apparel, general retail or a
+ * high-risk group).
+ */
+export function newKindOfPurchase(state: AgentState, request: AuthorizeRequest, merchant: string): boolean {
+  if (merchant === '' || request.mcc === null || state.knownMerchants.has(merchant)) return false;
+  const groups = groupsOfMcc(request.mcc);
+  return (groups & RESALEABLE) === 0 && (groups === 0 || (groups & state.groupsSeen) === 0);
 }
 
 /** Whether a share of the per-transaction limit is an outlier against the agent's shares baseline. */

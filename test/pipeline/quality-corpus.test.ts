@@ -13,8 +13,8 @@ import { expectWithinFloors, type QualityFloors } from '../fixtures/quality-floo
 // drips, imitation then deviation), which the gates do not all meet yet: the floors are per kind
 // and per archetype, a small margin below the measurement (docs/decision-engine.md "Corpus figures").
 const FLOORS: QualityFloors = {
-  recallMean: 0.81,
-  /** Measured: 0.9538, 1, 0.8913, 1, 0.963, 0.913, 1, 0.9408, 0.75, 0.3654, 0.3333. */
+  recallMean: 0.8,
+  /** Measured: 0.9538, 1, 0.8913, 1, 0.963, 0.913, 1, 0.8618, 0.75, 0.3654, 0.3333. */
   recallPerKind: {
     rapid_fire: 0.93,
     prompt_injection: 0.98,
@@ -23,14 +23,14 @@ const FLOORS: QualityFloors = {
     outlier_spend: 0.94,
     country_jump: 0.89,
     slow_drip: 0.98,
-    rapid_fire_seconds: 0.92,
+    rapid_fire_seconds: 0.84,
     merchant_mimicry: 0.72,
     drip_small: 0.34,
     mimic_then_deviate: 0.31,
   },
   stoppedWithin3: 0.83,
-  falseDeclinesMax: 0.016,
-  /** Ceilings. Measured: at most 0.0146 on the first eleven, 0, 0.0192, 0.029, 0.0647, 0.0855 on the rest. */
+  falseDeclinesMax: 0.009,
+  /** Ceilings. Measured: at most 0.0146 on the first eleven, 0, 0.0154, 0.0193, 0.0216, 0.0035 on the rest. */
   falseDeclinesPerArchetypeMax: {
     saas: 0.02,
     travel: 0.02,
@@ -44,10 +44,10 @@ const FLOORS: QualityFloors = {
     foreign_language: 0.02,
     benign_keywords: 0.02,
     renewals: 0.01,
-    ticket_drop: 0.025,
-    multi_seller: 0.035,
-    relocation: 0.07,
-    event_planning: 0.09,
+    ticket_drop: 0.02,
+    multi_seller: 0.025,
+    relocation: 0.03,
+    event_planning: 0.01,
   },
 };
 

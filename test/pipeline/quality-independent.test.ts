@@ -21,14 +21,15 @@ import {
 } from '../../bench/quality/independent/corpus.js';
 import { expectWithinFloors, type QualityFloors } from '../fixtures/quality-floors.js';
 
-// Measured by `npm run quality` when the floors were set (2026-12-02): recall mean 0.7988,
-// stopped within 3 0.8542, false declines 0.0237 (62 of 2,611); per kind and per archetype below.
+// Measured by `npm run quality` when the floors were first set (2026-12-02): recall mean 0.7988,
+// stopped within 3 0.8542, false declines 0.0237 (62 of 2,611); raised after the gate changes of
+// issue 26 (recall 0.8292, stopped within 3 0.9167, false declines 0.0153); per kind and per archetype below.
 // The replays of one process are not all alike (the third may count a false decline more than
 // the first), so the floors keep a margin.
 const FLOORS = {
-  recallMean: 0.78,
-  stoppedWithin3: 0.83,
-  falseDeclinesMax: 0.03,
+  recallMean: 0.81,
+  stoppedWithin3: 0.89,
+  falseDeclinesMax: 0.018,
   /** Measured: 0.686, 1, 0.7778, 0.8276, 0.5682, 0.875, 0.8992 (0.6555 before the pace rule), 1. */
   recallPerKind: {
     slow_drip: 0.65,
@@ -40,17 +41,17 @@ const FLOORS = {
     rapid_fire: 0.87,
     cash_out: 0.95,
   } satisfies Record<IndependentKind, number>,
-  /** Ceilings. Measured: 0.0262, 0.0241, 0.0423, 0.004, 0.0174, 0.0206, 0, 0.0586, 0.0405. */
+  /** Ceilings. Measured: 0.0262, 0.0241, 0.0329, 0.004, 0.0116, 0.0034, 0, 0.034, 0.0116 (issue 26; before: 0.0423 marketplace, 0.0174 delegate, 0.0206 bursts, 0.0586 relocation, 0.0405 event_planning). */
   falseDeclinesPerArchetypeMax: {
     subscriptions: 0.035,
     travel: 0.035,
-    marketplace: 0.055,
+    marketplace: 0.04,
     procurement: 0.015,
-    delegate: 0.025,
-    bursts: 0.03,
+    delegate: 0.015,
+    bursts: 0.01,
     errands: 0.01,
-    relocation: 0.07,
-    event_planning: 0.05,
+    relocation: 0.04,
+    event_planning: 0.02,
   } satisfies Record<IndependentArchetype, number>,
 } satisfies QualityFloors;
 
