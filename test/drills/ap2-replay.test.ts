@@ -5,6 +5,7 @@
 // lives in a process). The claim is the primary key of ap2_presentations. Stale PENDING claims
 // are settled by the background sweep that both instances run at once: each once.
 import { randomBytes } from 'node:crypto';
+import { connect } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   agentWithKey,
@@ -17,7 +18,7 @@ import {
   openMandate,
 } from '../fixtures/ap2.js';
 import { joinInstance, startPair } from '../fixtures/drills/instances.js';
-import { deleteStream, ownStream } from '../fixtures/drills/nats-stream.js';
+import { deleteStream, ownStream, storedMessages } from '../fixtures/drills/nats-stream.js';
 import { query } from '../fixtures/engine-setup.js';
 import { principal } from '../fixtures/holds.js';
 import { request, type TestServer } from '../fixtures/server.js';
@@ -83,7 +84,7 @@ describe('a closed mandate presented to two instances, then after a restart', ()
       present(b.url, p.apiKey, agentId, chain),
     ]);
     const answers = [x, y].map((r) => (r.status === 200 ? (r.body.decision as string) : (r.body.error as string)));
-    expect(answers.sort()).toEqual(['APPROVE', 'ap2_mandate_already_consumed']);
+    expect(answers.sort(), `${x.text}\n${y.text}`).toEqual(['APPROVE', 'ap2_mandate_already_consumed']);
     const approved = (x.status === 200 ? x : y).body.authorization_id as string;
 
     // The instance that refused, asked again.
@@ -104,6 +105,37 @@ describe('a closed mandate presented to two instances, then after a restart', ()
       expect(status.body).toMatchObject({ kind: 'closed', consumed: true, authorization_id: approved });
     } finally {
       await c.close();
+    }
+
+    // On NATS: the import, the one consumption and the refusals of the replays, each published
+    // once on the stream (both instances relay through one lease), on the subject of its type.
+    const nc = await connect({ servers: env.NATS_URL });
+    try {
+      type Published = { subject: string; event_type: string; data: Record<string, unknown> };
+      let mine: Published[] = [];
+      for (let i = 0; i < 50; i++) {
+        mine = (await storedMessages(nc, env.NATS_STREAM))
+          .map((m) => ({
+            subject: m.subject,
+            ...(JSON.parse(new TextDecoder().decode(m.data)) as Omit<Published, 'subject'>),
+          }))
+          .filter((e) => e.data?.agent_id === agentId);
+        if (mine.filter((e) => e.event_type === 'ap2_mandate.refused').length >= 3) break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      const of = (t: string) => mine.filter((e) => e.event_type === t);
+      expect(of('ap2_mandate.imported').map((e) => e.data.credential_hash)).toEqual([hashOf(open)]);
+      expect(of('ap2_mandate.consumed').map((e) => [e.data.closed_mandate_hash, e.data.authorization_id])).toEqual([
+        [hashOf(closed), approved],
+      ]);
+      expect(of('ap2_mandate.refused').map((e) => e.data.error)).toEqual([
+        'ap2_mandate_already_consumed',
+        'ap2_mandate_already_consumed',
+        'ap2_mandate_already_consumed',
+      ]);
+      for (const e of mine) expect(e.subject.endsWith(`.${e.event_type}`), e.subject).toBe(true);
+    } finally {
+      await nc.close();
     }
   }, 120_000);
 });
