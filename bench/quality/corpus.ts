@@ -1590,7 +1590,8 @@ function extraCompromised(rng: Rng, id: string, kind: ExtraKind, startMs: number
       const n = rng.int(3, 6);
       const abroad = rng.chance(0.5);
       for (let i = 0; i < n; i++) {
-        const real = p.merchants.find((x) => x.name === rng.pick(paid)) ?? usual;
+        const name = rng.pick(paid);
+        const real = p.merchants.find((x) => x.name === name) ?? usual;
         const x = m(lookalikeOf(real.name, rng), real.mcc, abroad ? rng.pick(JUMP_COUNTRIES_ORDINARY) : real.country);
         push(
           b,

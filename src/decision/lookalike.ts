@@ -5,6 +5,26 @@
 // words are not judged ("Amazon UK" and "Amazon US" are two honest shops).
 import { normalizeText, skeletonOf, wordsOf } from './injection.js';
 
+/**
+ * Words a payment page adds to a merchant's name: the known name with one of them appended
+ * ("Figma Billing", "Chewy Payments") at a merchant the agent never paid is an imitation.
+ */
+const PAYMENT_WORDS: ReadonlySet<string> = new Set([
+  'billing',
+  'payment',
+  'payments',
+  'pay',
+  'invoice',
+  'invoices',
+  'checkout',
+  'renewal',
+  'subscription',
+  'secure',
+  'verify',
+]);
+/** Letters a name must have for its spacing and punctuation alone to make an imitation. */
+const MIN_COMPACT = 6;
+
 /** Words shorter than this are not judged (country codes, initials). */
 const MIN_WORD = 4;
 const DIGITS = /^\d+$/;
@@ -45,12 +65,20 @@ function imitates(x: string, y: string): boolean {
 
 /**
  * Whether the name `words` (nameWords) imitates one of `known` (the names of merchants the agent
- * paid): the same number of words, all the same but one, and that one imitates its counterpart.
- * A name the agent paid under is never a lookalike.
+ * paid): the same number of words, all the same but one, and that one imitates its counterpart;
+ * the same letters split into other words; or the known name with a payment word appended
+ * (PAYMENT_WORDS). A name the agent paid under is never a lookalike.
  */
 export function imitatesKnown(words: readonly string[], known: ReadonlyMap<string, readonly string[]>): boolean {
   if (words.length === 0 || known.size === 0 || known.has(words.join(' '))) return false;
+  const compact = words.join('');
+  const last = words[words.length - 1] as string;
+  const suffixed = words.length > 1 && PAYMENT_WORDS.has(last);
   for (const k of known.values()) {
+    // The same letters split otherwise ("Booksho.porg" for "Bookshop.org").
+    if (compact.length >= MIN_COMPACT && compact === k.join('')) return true;
+    // The known name with a payment word appended.
+    if (suffixed && k.length === words.length - 1 && k.every((w, i) => w === words[i])) return true;
     if (k.length !== words.length) continue;
     let differing = -1;
     for (let i = 0; i < k.length; i++) {

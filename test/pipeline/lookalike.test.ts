@@ -31,7 +31,16 @@ describe('merchant lookalikes', () => {
     expect(imitatesKnown(nameWords('Walgreens #1299'), paid)).toBe(false); // another store
     expect(imitatesKnown(nameWords('Amazon UK'), paid)).toBe(false); // short words are not judged
     expect(imitatesKnown(nameWords('Cornerstone Bakery'), paid)).toBe(false);
-    expect(imitatesKnown(nameWords('Gitloom Billing'), paid)).toBe(false);
+    // The paid name with a payment word appended imitates it; another word does not.
+    expect(imitatesKnown(nameWords('Gitloom Billing'), paid)).toBe(true);
+    expect(imitatesKnown(nameWords('Cornerstone Foods Payments'), paid)).toBe(true);
+    expect(imitatesKnown(nameWords('Gitloom Studio'), paid)).toBe(false);
+    expect(imitatesKnown(nameWords('Billing'), paid)).toBe(false);
+    // The same letters split otherwise (a moved dot in a domain), long enough to judge.
+    expect(imitatesKnown(nameWords('Bookshop.org'), known('Booksho.porg'))).toBe(true);
+    expect(imitatesKnown(nameWords('Gitlo om'), paid)).toBe(true);
+    expect(imitatesKnown(nameWords('Ama zonus'), known('Amazon US'))).toBe(true);
+    expect(imitatesKnown(nameWords('A mz'), known('Am z'))).toBe(false);
     expect(imitatesKnown([], paid)).toBe(false);
   });
 

@@ -14,7 +14,7 @@ import { expectWithinFloors, type QualityFloors } from '../fixtures/quality-floo
 // and per archetype, a small margin below the measurement (docs/decision-engine.md "Corpus figures").
 const FLOORS: QualityFloors = {
   recallMean: 0.8,
-  /** Measured: 0.9538, 1, 0.8913, 1, 0.963, 0.913, 1, 0.8618, 0.75, 0.3654, 0.3333. */
+  /** Measured: 0.9538, 1, 0.8913, 1, 0.963, 0.913, 1, 0.8618, 0.9574, 0.1593, 0.3375. */
   recallPerKind: {
     rapid_fire: 0.93,
     prompt_injection: 0.98,
@@ -24,8 +24,8 @@ const FLOORS: QualityFloors = {
     country_jump: 0.89,
     slow_drip: 0.98,
     rapid_fire_seconds: 0.84,
-    merchant_mimicry: 0.72,
-    drip_small: 0.34,
+    merchant_mimicry: 0.93,
+    drip_small: 0.14,
     mimic_then_deviate: 0.31,
   },
   stoppedWithin3: 0.83,

@@ -27,14 +27,14 @@ import { expectWithinFloors, type QualityFloors } from '../fixtures/quality-floo
 // The replays of one process are not all alike (the third may count a false decline more than
 // the first), so the floors keep a margin.
 const FLOORS = {
-  recallMean: 0.81,
+  recallMean: 0.82,
   stoppedWithin3: 0.89,
   falseDeclinesMax: 0.018,
-  /** Measured: 0.686, 1, 0.7778, 0.8276, 0.5682, 0.875, 0.8992 (0.6555 before the pace rule), 1. */
+  /** Measured: 0.686, 1, 0.8611 (0.7778 before the payment-word and spacing rules), 0.8276, 0.5682, 0.875, 0.8992 (0.6555 before the pace rule), 1. */
   recallPerKind: {
     slow_drip: 0.65,
     cap_probing: 0.95,
-    merchant_mimicry: 0.75,
+    merchant_mimicry: 0.83,
     prompt_injection: 0.8,
     mimic_then_deviate: 0.5,
     coordinated_drain: 0.8,
