@@ -6,10 +6,10 @@
 // happen.
 // One server and one fixture for every kind of security action, so each action's record is
 // checked in the same way.
-import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertPrincipalRow } from '../fixtures/provision.js';
 import { expectEnvelope, type HttpResult, request, startTestServer, type TestServer } from '../fixtures/server.js';
+import { sqlOn, type TestSql } from '../fixtures/test-db.js';
 
 interface Entry {
   id: string;
@@ -34,8 +34,8 @@ interface Expected {
 }
 
 let server: TestServer;
-let live: postgres.Sql;
-let sandbox: postgres.Sql;
+let live: TestSql;
+let sandbox: TestSql;
 const expected: Expected[] = [];
 /** Every raw key and secret the test saw: none may appear in any record. */
 const secrets: string[] = [];
@@ -48,12 +48,10 @@ function nextIp(): string {
 
 beforeAll(async () => {
   server = await startTestServer({ TRUSTED_PROXIES: '127.0.0.1/32' });
-  live = postgres(server.dbUrls.live, { max: 1, onnotice: () => {} });
-  sandbox = postgres(server.dbUrls.sandbox, { max: 1, onnotice: () => {} });
+  live = sqlOn(server, 'live');
+  sandbox = sqlOn(server, 'sandbox');
 });
 afterAll(async () => {
-  await live?.end({ timeout: 5 });
-  await sandbox?.end({ timeout: 5 });
   await server?.close();
 });
 
