@@ -1,21 +1,19 @@
 // The operator plane of CONTRACT.md over HTTP: shapes, X-Admin-Key, both databases, errors.
-import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertPrincipalRow } from '../fixtures/provision.js';
 import { expectEnvelope, request, startTestServer, type TestServer } from '../fixtures/server.js';
+import { sqlOn, type TestSql } from '../fixtures/test-db.js';
 
 let server: TestServer;
-let live: postgres.Sql;
-let sandbox: postgres.Sql;
+let live: TestSql;
+let sandbox: TestSql;
 
 beforeAll(async () => {
   server = await startTestServer();
-  live = postgres(server.dbUrls.live, { max: 1, onnotice: () => {} });
-  sandbox = postgres(server.dbUrls.sandbox, { max: 1, onnotice: () => {} });
+  live = sqlOn(server, 'live');
+  sandbox = sqlOn(server, 'sandbox');
 });
 afterAll(async () => {
-  await live?.end({ timeout: 5 });
-  await sandbox?.end({ timeout: 5 });
   await server?.close();
 });
 
