@@ -1,15 +1,15 @@
-import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ed25519FromDidKey } from '../../src/domain/did.js';
 import { agentBody, principalBody } from '../fixtures/onboarding.js';
 import { insertPrincipalRow, type ProvisionedClient, provisionClient } from '../fixtures/provision.js';
 import { expectEnvelope, request, startTestServer, type TestServer } from '../fixtures/server.js';
+import { sqlOn, type TestSql } from '../fixtures/test-db.js';
 
 let server: TestServer;
 let client: ProvisionedClient;
 let other: ProvisionedClient;
 let programB: string;
-let live: postgres.Sql;
+let live: TestSql;
 
 beforeAll(async () => {
   server = await startTestServer();
@@ -20,10 +20,9 @@ beforeAll(async () => {
     body: { name: 'Second program' },
   });
   programB = second.body.id as string;
-  live = postgres(server.dbUrls.live, { max: 1, onnotice: () => {} });
+  live = sqlOn(server, 'live');
 });
 afterAll(async () => {
-  await live?.end({ timeout: 5 });
   await server?.close();
 });
 
