@@ -1,8 +1,8 @@
-import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentBody, mandateBody, onboardBody, principalBody } from '../fixtures/onboarding.js';
 import { type ProvisionedClient, provisionClient } from '../fixtures/provision.js';
 import { expectEnvelope, request, startTestServer, type TestServer } from '../fixtures/server.js';
+import { sqlOn, type TestSql } from '../fixtures/test-db.js';
 
 const DIST = new URL(`../../${process.env.DIST_DIR ?? 'dist'}/src/`, import.meta.url).href;
 const { requestHash } = (await import(
@@ -12,19 +12,17 @@ const { requestHash } = (await import(
 let server: TestServer;
 let client: ProvisionedClient;
 let other: ProvisionedClient;
-let live: postgres.Sql;
-let sandbox: postgres.Sql;
+let live: TestSql;
+let sandbox: TestSql;
 
 beforeAll(async () => {
   server = await startTestServer();
   client = await provisionClient(server);
   other = await provisionClient(server, { name: 'Other Client' });
-  live = postgres(server.dbUrls.live, { max: 1, onnotice: () => {} });
-  sandbox = postgres(server.dbUrls.sandbox, { max: 1, onnotice: () => {} });
+  live = sqlOn(server, 'live');
+  sandbox = sqlOn(server, 'sandbox');
 });
 afterAll(async () => {
-  await live?.end({ timeout: 5 });
-  await sandbox?.end({ timeout: 5 });
   await server?.close();
 });
 
@@ -35,7 +33,7 @@ function post(path: string, body: unknown, key: string, apiKey = client.liveKey)
   return request(server, 'POST', path, { apiKey, body, headers: { 'idempotency-key': key } });
 }
 
-async function principalsWithRef(db: postgres.Sql, ref: string): Promise<number> {
+async function principalsWithRef(db: TestSql, ref: string): Promise<number> {
   const [row] = await db<{ n: number }[]>`select count(*)::int as n from principals where client_customer_ref = ${ref}`;
   return row?.n ?? -1;
 }
