@@ -1,16 +1,16 @@
 import { createHash } from 'node:crypto';
-import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mandateBody, onboardAgent } from '../fixtures/onboarding.js';
 import { type ProvisionedClient, provisionClient } from '../fixtures/provision.js';
 import { expectEnvelope, request, startTestServer, type TestServer } from '../fixtures/server.js';
+import { sqlOn, type TestSql } from '../fixtures/test-db.js';
 
 let server: TestServer;
 let client: ProvisionedClient;
 let other: ProvisionedClient;
 let agentId: string;
 let principalId: string;
-let live: postgres.Sql;
+let live: TestSql;
 
 beforeAll(async () => {
   server = await startTestServer();
@@ -19,10 +19,9 @@ beforeAll(async () => {
   const o = await onboardAgent(server, client.liveKey, client.programId);
   agentId = o.agentId;
   principalId = o.principalId;
-  live = postgres(server.dbUrls.live, { max: 1, onnotice: () => {} });
+  live = sqlOn(server, 'live');
 });
 afterAll(async () => {
-  await live?.end({ timeout: 5 });
   await server?.close();
 });
 
