@@ -1,20 +1,19 @@
-import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mandateBody, onboardBody, principalBody } from '../fixtures/onboarding.js';
 import { issuePrincipalKey, type ProvisionedClient, provisionClient } from '../fixtures/provision.js';
 import { expectEnvelope, request, startTestServer, type TestServer } from '../fixtures/server.js';
+import { sqlOn, type TestSql } from '../fixtures/test-db.js';
 
 let server: TestServer;
 let client: ProvisionedClient;
-let live: postgres.Sql;
+let live: TestSql;
 
 beforeAll(async () => {
   server = await startTestServer();
   client = await provisionClient(server);
-  live = postgres(server.dbUrls.live, { max: 1, onnotice: () => {} });
+  live = sqlOn(server, 'live');
 });
 afterAll(async () => {
-  await live?.end({ timeout: 5 });
   await server?.close();
 });
 
