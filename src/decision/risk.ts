@@ -30,6 +30,7 @@ import {
   G_LUXURY,
   G_RETAIL,
   G_TRAVEL,
+  currencyOfCountry,
   groupsOfIntent,
   groupsOfMcc,
   HIGH_RISK_GROUPS,
@@ -141,6 +142,13 @@ export const JUMP_SPREE_MS = 2 * 3_600_000;
 export const JUMP_NEW_REGION = 0.25;
 /** Discount of a travel or dining merchant for an agent whose intent or capabilities name travel. */
 export const JUMP_TRIP = 0.45;
+/**
+ * Discount of a payment in the new country's own currency under a mandate the Principal granted
+ * in that currency, when the agent has paid little in it so far (fewer than
+ * amount_outlier_min_history approvals): the Principal expected it to pay there (a trip, a move).
+ * Not added to JUMP_TRIP: the larger of the two applies.
+ */
+export const JUMP_GRANTED_CURRENCY = 0.45;
 
 /**
  * Jurisdictions with elevated card-not-present fraud or sanctions exposure (ISO 3166 alpha-3),
@@ -416,7 +424,13 @@ export function assessRisk(
         j += JUMP_NEW_REGION * Math.max(0, 1 - (2 * k) / (n + k));
       }
     }
-    if ((mccGroups & (G_TRAVEL | G_DINING)) !== 0 && (purpose & G_TRAVEL) !== 0) j -= JUMP_TRIP;
+    const trip = (mccGroups & (G_TRAVEL | G_DINING)) !== 0 && (purpose & G_TRAVEL) !== 0 ? JUMP_TRIP : 0;
+    const granted =
+      currencyOfCountry(request.country) === request.currency &&
+      (baseline === undefined || baseline.count < t.amount_outlier_min_history)
+        ? JUMP_GRANTED_CURRENCY
+        : 0;
+    j -= Math.max(trip, granted);
     r.countryJump = round4(Math.max(0, j));
     if (r.countryJump >= COUNTRY_JUMP_THRESHOLD + COUNTRY_JUMP_TRUST * trust) {
       r.jump = true;

@@ -319,3 +319,43 @@ const REGION_OTHER = regionBit;
 export function regionOf(country: string): number {
   return REGION_OF.get(country) ?? REGION_OTHER;
 }
+
+// The currency a country's shops charge in (ISO 4217 by alpha-3 country; countries not listed:
+// none known). A payment in a country's own currency under a mandate the Principal granted in it
+// is a payment where the Principal expected the agent to pay (risk.ts country jump).
+const CURRENCY_OF = new Map<string, string>();
+for (const [currency, countries] of [
+  ['EUR', 'AUT BEL CYP EST FIN FRA DEU GRC IRL ITA LVA LTU LUX MLT NLD PRT SVK SVN ESP HRV'],
+  ['USD', 'USA ECU SLV PAN PRI'],
+  ['GBP', 'GBR'],
+  ['CAD', 'CAN'],
+  ['JPY', 'JPN'],
+  ['CHF', 'CHE LIE'],
+  ['AUD', 'AUS'],
+  ['NZD', 'NZL'],
+  ['SEK', 'SWE'],
+  ['NOK', 'NOR'],
+  ['DKK', 'DNK'],
+  ['ISK', 'ISL'],
+  ['PLN', 'POL'],
+  ['CZK', 'CZE'],
+  ['HUF', 'HUN'],
+  ['MXN', 'MEX'],
+  ['BRL', 'BRA'],
+  ['SGD', 'SGP'],
+  ['HKD', 'HKG'],
+  ['THB', 'THA'],
+  ['KRW', 'KOR'],
+  ['CNY', 'CHN'],
+  ['INR', 'IND'],
+  ['TRY', 'TUR'],
+  ['AED', 'ARE'],
+  ['ZAR', 'ZAF'],
+] as const) {
+  for (const c of countries.split(' ')) CURRENCY_OF.set(c, currency);
+}
+
+/** The currency shops of an alpha-3 country charge in (undefined: not known). */
+export function currencyOfCountry(country: string): string | undefined {
+  return CURRENCY_OF.get(country);
+}

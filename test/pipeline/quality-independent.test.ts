@@ -23,14 +23,14 @@ import { expectWithinFloors, type QualityFloors } from '../fixtures/quality-floo
 
 // Measured by `npm run quality` when the floors were first set (2026-12-02): recall mean 0.7988,
 // stopped within 3 0.8542, false declines 0.0237 (62 of 2,611); raised after the gate changes of
-// issue 26 (recall 0.8292, stopped within 3 0.9167, false declines 0.0153); per kind and per archetype below.
+// issue 26 (recall 0.8368, stopped within 3 0.9167, false declines 0.0077); per kind and per archetype below.
 // The replays of one process are not all alike (the third may count a false decline more than
 // the first), so the floors keep a margin.
 const FLOORS = {
   recallMean: 0.82,
   stoppedWithin3: 0.89,
-  falseDeclinesMax: 0.018,
-  /** Measured: 0.686, 1, 0.8611 (0.7778 before the payment-word and spacing rules), 0.8276, 0.5682, 0.875, 0.8992 (0.6555 before the pace rule), 1. */
+  falseDeclinesMax: 0.01,
+  /** Measured: 0.686, 1, 0.8611 (0.7778 before the payment-word and spacing rules), 0.8276, 0.5455, 0.875, 0.8992 (0.6555 before the pace rule), 1. */
   recallPerKind: {
     slow_drip: 0.65,
     cap_probing: 0.95,
@@ -41,16 +41,16 @@ const FLOORS = {
     rapid_fire: 0.87,
     cash_out: 0.95,
   } satisfies Record<IndependentKind, number>,
-  /** Ceilings. Measured: 0.0262, 0.0241, 0.0329, 0.004, 0.0116, 0.0034, 0, 0.034, 0.0116 (issue 26; before: 0.0423 marketplace, 0.0174 delegate, 0.0206 bursts, 0.0586 relocation, 0.0405 event_planning). */
+  /** Ceilings. Measured: 0.0209, 0.0027, 0.0329, 0, 0.0087, 0.0034, 0, 0.0062, 0.0116 (issue 26; before: 0.0262, 0.0241, 0.0423, 0.004, 0.0174, 0.0206, 0, 0.0586, 0.0405). */
   falseDeclinesPerArchetypeMax: {
-    subscriptions: 0.035,
-    travel: 0.035,
+    subscriptions: 0.03,
+    travel: 0.01,
     marketplace: 0.04,
     procurement: 0.015,
-    delegate: 0.015,
+    delegate: 0.012,
     bursts: 0.01,
     errands: 0.01,
-    relocation: 0.04,
+    relocation: 0.015,
     event_planning: 0.02,
   } satisfies Record<IndependentArchetype, number>,
 } satisfies QualityFloors;
