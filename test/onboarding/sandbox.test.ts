@@ -1,25 +1,23 @@
-import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentBody, mandateBody, onboardAgent, principalBody } from '../fixtures/onboarding.js';
 import { type ProvisionedClient, provisionClient } from '../fixtures/provision.js';
 import { expectEnvelope, request, startTestServer, type TestServer } from '../fixtures/server.js';
+import { sqlOn, type TestSql } from '../fixtures/test-db.js';
 
 let server: TestServer;
 let client: ProvisionedClient;
 let other: ProvisionedClient;
-let live: postgres.Sql;
-let sandbox: postgres.Sql;
+let live: TestSql;
+let sandbox: TestSql;
 
 beforeAll(async () => {
   server = await startTestServer();
   client = await provisionClient(server);
   other = await provisionClient(server, { name: 'Other Client' });
-  live = postgres(server.dbUrls.live, { max: 1, onnotice: () => {} });
-  sandbox = postgres(server.dbUrls.sandbox, { max: 1, onnotice: () => {} });
+  live = sqlOn(server, 'live');
+  sandbox = sqlOn(server, 'sandbox');
 });
 afterAll(async () => {
-  await live?.end({ timeout: 5 });
-  await sandbox?.end({ timeout: 5 });
   await server?.close();
 });
 
