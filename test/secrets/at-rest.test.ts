@@ -2,18 +2,18 @@
 // stored sealed under SECRETS_KEY (AES-256-GCM, docs/secrets.md), never in plaintext; tokens
 // still verify and webhooks are still signed so that a receiver's check passes.
 import { createPrivateKey, createPublicKey } from 'node:crypto';
-import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { envelope, insertOutbox } from '../fixtures/outbox.js';
 import { insertPrincipalRow, issuePrincipalKey, provisionClient } from '../fixtures/provision.js';
 import { keyIdOf, newSecretsKey, openEnvelope, signedWith } from '../fixtures/secrets.js';
 import { request, startTestServer, type TestServer } from '../fixtures/server.js';
+import { sqlOn, type TestSql } from '../fixtures/test-db.js';
 import { type Receiver, startReceiver } from '../fixtures/webhook-receiver.js';
 
 const KEY = newSecretsKey();
 let server: TestServer;
 let receiver: Receiver;
-let live: postgres.Sql;
+let live: TestSql;
 let clientId: string;
 let principalId: string;
 let principalKey: string;
@@ -21,13 +21,12 @@ let principalKey: string;
 beforeAll(async () => {
   server = await startTestServer({ SECRETS_KEY: KEY });
   receiver = await startReceiver();
-  live = postgres(server.dbUrls.live, { max: 1, onnotice: () => {} });
+  live = sqlOn(server, 'live');
   clientId = (await provisionClient(server)).clientId;
   principalId = await insertPrincipalRow(server, 'live', clientId);
   principalKey = (await issuePrincipalKey(server, principalId, 'live')).apiKey;
 });
 afterAll(async () => {
-  await live?.end({ timeout: 5 });
   await receiver?.close();
   await server?.close();
 });
