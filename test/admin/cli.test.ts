@@ -7,10 +7,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertPrincipalRow } from '../fixtures/provision.js';
 import { request, startTestServer, type TestServer } from '../fixtures/server.js';
+import { sqlOn } from '../fixtures/test-db.js';
 
 const run = promisify(execFile);
 const CLI = fileURLToPath(new URL(`../../${process.env.DIST_DIR ?? 'dist'}/src/admin/cli.js`, import.meta.url));
@@ -57,15 +57,12 @@ describe('generated admin key', () => {
     expect(
       (await request(server, 'POST', '/admin/v1/clients', { adminKey: server.adminKey, body: { name: 'x' } })).status,
     ).toBe(403);
-    const sql = postgres(server.dbUrls.live, { max: 1, onnotice: () => {} });
-    try {
-      const rows = await sql<{ value_hash: Buffer }[]>`select value_hash from service_secrets where name = 'admin_key'`;
-      expect(rows.length).toBe(1);
-      expect(rows[0]?.value_hash.length).toBe(32);
-      expect(rows[0]?.value_hash.toString('utf8')).not.toContain(key);
-    } finally {
-      await sql.end({ timeout: 5 });
-    }
+    const rows = await sqlOn(server, 'live')<
+      { value_hash: Buffer }[]
+    >`select value_hash from service_secrets where name = 'admin_key'`;
+    expect(rows.length).toBe(1);
+    expect(rows[0]?.value_hash.length).toBe(32);
+    expect(rows[0]?.value_hash.toString('utf8')).not.toContain(key);
   });
 });
 
