@@ -1,10 +1,10 @@
 // SPEC.md rules 1 and 5: missing, unknown, malformed, expired, revoked and wrong-plane
 // credentials, and an id/secret mismatch at /oauth/token, all get the same 401.
-import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPrincipal, expectUnauthorized, unknownKey } from '../fixtures/auth-modules.js';
 import { issuePrincipalKey, type ProvisionedClient, provisionClient } from '../fixtures/provision.js';
 import { type HttpResult, request, startTestServer, type TestServer } from '../fixtures/server.js';
+import { sqlOn } from '../fixtures/test-db.js';
 
 let server: TestServer;
 let tenant: ProvisionedClient;
@@ -28,9 +28,8 @@ beforeAll(async () => {
   });
   expiredKey = expiring.apiKey;
   // Move its expiry into the past directly: the key has never been used, so nothing is cached.
-  const sql = postgres(server.dbUrls.live, { max: 1, onnotice: () => {} });
-  await sql`update credentials set expires_at = now() - interval '1 second' where id = ${expiring.credentialId}`;
-  await sql.end({ timeout: 5 });
+  await sqlOn(server, 'live')`update credentials set expires_at = now() - interval '1 second'
+    where id = ${expiring.credentialId}`;
   const revoked = await issuePrincipalKey(server, principalId, 'live');
   revokedKey = revoked.apiKey;
   await request(server, 'POST', `/admin/v1/credentials/${revoked.credentialId}/revoke`, { adminKey: server.adminKey });
