@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPrincipal, expectUnauthorized } from '../fixtures/auth-modules.js';
 import { issuePrincipalKey, type ProvisionedClient, provisionClient } from '../fixtures/provision.js';
 import { expectEnvelope, request, startTestServer, type TestServer } from '../fixtures/server.js';
+import { sqlOn } from '../fixtures/test-db.js';
 
 let server: TestServer;
 let tenant: ProvisionedClient;
@@ -71,16 +72,10 @@ describe('sandbox/live isolation', () => {
 
 describe('legacy mdt_ keys', () => {
   it('without an environment segment authenticate against the live database', async () => {
-    const { default: postgres } = await import('postgres');
     const { createHash } = await import('node:crypto');
     const legacy = `mdt_${'L'.repeat(8)}${Date.now()}abcdefghijklmnopqrstuvwx`;
-    const sql = postgres(server.dbUrls.live, { max: 1, onnotice: () => {} });
-    try {
-      await sql`insert into credentials (id, client_id, environment, key_hash)
-        values (${`acr_legacy${Date.now()}`}, ${tenant.clientId}, 'live', ${createHash('sha256').update(legacy).digest()})`;
-    } finally {
-      await sql.end({ timeout: 5 });
-    }
+    await sqlOn(server, 'live')`insert into credentials (id, client_id, environment, key_hash)
+      values (${`acr_legacy${Date.now()}`}, ${tenant.clientId}, 'live', ${createHash('sha256').update(legacy).digest()})`;
     expect((await agentsOf(livePrincipal, legacy)).status).toBe(200);
     expectEnvelope(await agentsOf(sandboxPrincipal, legacy), 404, 'principal_not_found');
   });
