@@ -8,6 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { rawExchange } from '../fixtures/raw-http.js';
 import { envelopeProblem } from '../fixtures/schemas.js';
 import { startTestServer } from '../fixtures/server.js';
+import { sqlOn } from '../fixtures/test-db.js';
 
 const server = await startTestServer();
 afterAll(async () => {
@@ -82,13 +83,7 @@ describe('duplicate framing headers: 400 in the envelope and the connection clos
   it('no Client was created by any of these requests', async () => {
     const res = await fetch(`${server.url}/health`);
     expect(res.status).toBe(200);
-    const { default: postgres } = await import('postgres');
-    const sql = postgres(server.dbUrls.live, { max: 1, onnotice: () => {} });
-    try {
-      const rows = await sql`select count(*)::int as n from clients where name = 'Smuggled Client'`;
-      expect(rows[0]?.n).toBe(0);
-    } finally {
-      await sql.end({ timeout: 5 });
-    }
+    const rows = await sqlOn(server, 'live')`select count(*)::int as n from clients where name = 'Smuggled Client'`;
+    expect(rows[0]?.n).toBe(0);
   });
 });
