@@ -2,11 +2,11 @@
 // TCP connection: registration refuses inward URLs in every notation, and a webhook whose
 // address is (or later resolves) inward is never connected to at delivery time.
 import { createServer, type Server } from 'node:net';
-import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { envelope, insertOutbox } from '../fixtures/outbox.js';
 import { insertPrincipalRow, issuePrincipalKey, provisionClient } from '../fixtures/provision.js';
 import { expectEnvelope, request, startTestServer, type TestServer } from '../fixtures/server.js';
+import { sqlOn } from '../fixtures/test-db.js';
 
 const DIST = new URL(`../../${process.env.DIST_DIR ?? 'dist'}/src/`, import.meta.url).href;
 const { WebhookHttpClient } = (await import(
@@ -94,15 +94,11 @@ describe('delivery under policy public', () => {
   it('never connects to a webhook whose stored URL points inward (literal or a name resolving to 127.0.0.1)', async () => {
     // Rows written behind the API's back, as if the address had changed after registration.
     const urls = [`https://127.0.0.1:${port}/a`, `https://localhost:${port}/b`, `https://[::ffff:127.0.0.1]:${port}/c`];
-    const sql = postgres(server.dbUrls.live, { max: 1, onnotice: () => {} });
+    const sql = sqlOn(server, 'live');
     const ids = urls.map((_, i) => `wh_ssrf${i}${Date.now()}`);
-    try {
-      for (const [i, url] of urls.entries()) {
-        await sql`insert into webhooks (id, principal_id, client_id, url, event_types, secret)
-          values (${ids[i] as string}, ${prn}, ${clientId}, ${url}, ${['*']}, 'whsec_dGVzdA==')`;
-      }
-    } finally {
-      await sql.end();
+    for (const [i, url] of urls.entries()) {
+      await sql`insert into webhooks (id, principal_id, client_id, url, event_types, secret)
+        values (${ids[i] as string}, ${prn}, ${clientId}, ${url}, ${['*']}, 'whsec_dGVzdA==')`;
     }
     const e = envelope('gate.fired', { agent_id: 'agt_ssrf' });
     await insertOutbox(server.dbUrls.live, clientId, prn, [e]);
