@@ -25,6 +25,18 @@ const PAYMENT_WORDS: ReadonlySet<string> = new Set([
 /** Letters a name must have for its spacing and punctuation alone to make an imitation. */
 const MIN_COMPACT = 6;
 
+/** Whether `key` (words joined by spaces) holds exactly the letters of `compact`, without allocating. */
+function sameLetters(compact: string, key: string): boolean {
+  let i = 0;
+  for (let j = 0; j < key.length; j++) {
+    const c = key.charCodeAt(j);
+    if (c === 32) continue;
+    if (i >= compact.length || compact.charCodeAt(i) !== c) return false;
+    i++;
+  }
+  return i === compact.length;
+}
+
 /** Words shorter than this are not judged (country codes, initials). */
 const MIN_WORD = 4;
 const DIGITS = /^\d+$/;
@@ -74,9 +86,9 @@ export function imitatesKnown(words: readonly string[], known: ReadonlyMap<strin
   const compact = words.join('');
   const last = words[words.length - 1] as string;
   const suffixed = words.length > 1 && PAYMENT_WORDS.has(last);
-  for (const k of known.values()) {
+  for (const [key, k] of known) {
     // The same letters split otherwise ("Booksho.porg" for "Bookshop.org").
-    if (compact.length >= MIN_COMPACT && compact === k.join('')) return true;
+    if (compact.length >= MIN_COMPACT && sameLetters(compact, key)) return true;
     // The known name with a payment word appended.
     if (suffixed && k.length === words.length - 1 && k.every((w, i) => w === words[i])) return true;
     if (k.length !== words.length) continue;
