@@ -3,13 +3,13 @@
 // with a patch gives T2; Principal B, with T2 in force, decides the same traffic on fresh agents.
 // Each request goes to its own agent at its own merchant, so no decision depends on an earlier
 // one (the documented limit of a replay from stored scores) and the comparison is exact.
-import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readRange } from '../../dist/src/runtime/audit-range.js';
 import { addAgentWithMandate } from '../fixtures/engine-setup.js';
 import { newPrincipal, type TestPrincipal } from '../fixtures/runtime-principal.js';
 import { expectSchema } from '../fixtures/schemas.js';
 import { expectEnvelope, type HttpResult, request, startTestServer, type TestServer } from '../fixtures/server.js';
+import { withDb } from '../fixtures/test-db.js';
 import {
   authorizeRecorded,
   type Decided,
@@ -256,27 +256,30 @@ describe('POST /api/v1/thresholds/backtest', () => {
   });
 
   it('stops at its time budget between chunks and goes on from the cursor', async () => {
-    const sql = postgres(server.dbUrls.live, { max: 1, onnotice: () => {} });
-    try {
-      const q = {
-        principalId: a.principalId,
-        from: new Date(from),
-        to: new Date(to),
-        limit: 100,
-        shadowOnly: false,
-      };
-      const seen: string[] = [];
-      const first = await readRange(sql, { ...q, cursor: undefined, chunkRows: 3, budgetMs: 0 }, (r) =>
-        seen.push(r.id),
-      );
-      expect(first.stopped).toBe('time_budget');
-      expect(first.rows).toBe(3);
-      expect(first.next_cursor).not.toBeNull();
-      const rest = await readRange(sql, { ...q, cursor: first.next_cursor ?? undefined }, (r) => seen.push(r.id));
-      expect(rest.stopped).toBe('complete');
-      expect(seen).toEqual(underT1.map((d) => d.id));
-    } finally {
-      await sql.end({ timeout: 5 });
-    }
+    const q = {
+      principalId: a.principalId,
+      from: new Date(from),
+      to: new Date(to),
+      limit: 100,
+      shadowOnly: false,
+    };
+    // Each read through withDb (sent again whole after an interleaving on embedded PGlite, so each
+    // collects its rows afresh); `seen` is the rows of both, in order.
+    let firstSeen: string[] = [];
+    const first = await withDb(server, 'live', (sql) => {
+      firstSeen = [];
+      return readRange(sql, { ...q, cursor: undefined, chunkRows: 3, budgetMs: 0 }, (r) => firstSeen.push(r.id));
+    });
+    expect(first.stopped).toBe('time_budget');
+    expect(first.rows).toBe(3);
+    expect(first.next_cursor).not.toBeNull();
+    let restSeen: string[] = [];
+    const rest = await withDb(server, 'live', (sql) => {
+      restSeen = [];
+      return readRange(sql, { ...q, cursor: first.next_cursor ?? undefined }, (r) => restSeen.push(r.id));
+    });
+    expect(rest.stopped).toBe('complete');
+    const seen = [...firstSeen, ...restSeen];
+    expect(seen).toEqual(underT1.map((d) => d.id));
   });
 });
