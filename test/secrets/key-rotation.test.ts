@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertPrincipalRow, issuePrincipalKey, provisionClient } from '../fixtures/provision.js';
 import { keyIdOf, newSecretsKey, openEnvelope, signedWith } from '../fixtures/secrets.js';
 import { EMBEDDED, PG_BASE_URL, request } from '../fixtures/server.js';
+import { sqlOn, type TestSql, withDb } from '../fixtures/test-db.js';
 import { type Receiver, startReceiver } from '../fixtures/webhook-receiver.js';
 
 const DIST = new URL(`../../${process.env.DIST_DIR ?? 'dist'}/src/`, import.meta.url).href;
@@ -50,13 +51,11 @@ afterAll(async () => {
   }
 });
 
-async function withApp<T>(env: Record<string, string>, fn: (app: App, live: postgres.Sql) => Promise<T>): Promise<T> {
+async function withApp<T>(env: Record<string, string>, fn: (app: App, live: TestSql) => Promise<T>): Promise<T> {
   const app = await startApp(loadConfig({ ...base, ...env }));
-  const live = postgres(app.services.dbs.urls.live, { max: 1, onnotice: () => {} });
   try {
-    return await fn(app, live);
+    return await fn(app, sqlOn({ dbUrls: app.services.dbs.urls }, 'live'));
   } finally {
-    await live.end({ timeout: 5 });
     await app.close();
   }
 }
@@ -66,10 +65,11 @@ interface SealedRows {
   hooks: { id: string; secret: string | null; secret_sealed: string | null }[];
 }
 
-async function sealedRows(live: postgres.Sql): Promise<SealedRows> {
+async function sealedRows(live: TestSql): Promise<SealedRows> {
   return {
-    signing: await live`select kid, private_key_pkcs8, private_key_sealed from signing_keys order by kid`,
-    hooks: await live`select id, secret, secret_sealed from webhooks order by id`,
+    signing: await live<SealedRows['signing']>`select kid, private_key_pkcs8, private_key_sealed from signing_keys
+      order by kid`,
+    hooks: await live<SealedRows['hooks']>`select id, secret, secret_sealed from webhooks order by id`,
   };
 }
 
@@ -133,8 +133,12 @@ describe('secrets key across restarts', () => {
       legacyKid = `sk_legacy${randomBytes(4).toString('hex')}`;
       const jwk = { ...(publicKey.export({ format: 'jwk' }) as object), kid: legacyKid, use: 'sig', alg: 'EdDSA' };
       await live`update signing_keys set active = false`;
-      await live`insert into signing_keys (kid, private_key_pkcs8, public_jwk)
-        values (${legacyKid}, ${privateKey.export({ format: 'der', type: 'pkcs8' })}, ${live.json(jwk)})`;
+      await withDb(
+        { dbUrls: app.services.dbs.urls },
+        'live',
+        (sql) => sql`insert into signing_keys (kid, private_key_pkcs8, public_jwk)
+          values (${legacyKid}, ${privateKey.export({ format: 'der', type: 'pkcs8' })}, ${sql.json(jwk)})`,
+      );
       legacyHookId = `wh_legacy${randomBytes(4).toString('hex')}`;
       legacySecret = `whsec_${randomBytes(32).toString('base64')}`;
       await live`insert into webhooks (id, principal_id, client_id, url, event_types, secret)
