@@ -6,6 +6,7 @@
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../fixtures/server.js';
+import { onceMore } from '../fixtures/test-db.js';
 
 let server: TestServer;
 let sql: postgres.Sql;
@@ -21,11 +22,15 @@ afterAll(async () => {
 
 async function batchesWithin(commitBy: Date | null, marker: string): Promise<unknown> {
   try {
-    await sql.begin(async (tx) => {
-      // Marked published: the service's relay leaves these rows (not events) alone.
-      await tx`insert into outbox_batches (events, event_count, commit_by, published_at)
-        values (${JSON.stringify([[marker]])}, 1, ${commitBy}, now())`;
-    });
+    // Through onceMore: on embedded PGlite a statement interleaved with the service's own fails
+    // (34000) and rolls the transaction back, and the whole transaction is sent again.
+    await onceMore(() =>
+      sql.begin(async (tx) => {
+        // Marked published: the service's relay leaves these rows (not events) alone.
+        await tx`insert into outbox_batches (events, event_count, commit_by, published_at)
+          values (${JSON.stringify([[marker]])}, 1, ${commitBy}, now())`;
+      }),
+    );
     return null;
   } catch (err) {
     return err;
@@ -33,9 +38,9 @@ async function batchesWithin(commitBy: Date | null, marker: string): Promise<unk
 }
 
 async function stored(marker: string): Promise<number> {
-  const [r] = await sql<
-    { n: number }[]
-  >`select count(*)::int as n from outbox_batches where events like ${`%${marker}%`}`;
+  const [r] = await onceMore(
+    () => sql<{ n: number }[]>`select count(*)::int as n from outbox_batches where events like ${`%${marker}%`}`,
+  );
   return r?.n ?? -1;
 }
 
@@ -53,16 +58,16 @@ describe('the commit guard', () => {
   });
 
   it('checks at COMMIT, not at the insert: a transaction that stalls past commit_by rolls back', async () => {
-    const err = await sql
-      .begin(async (tx) => {
+    const err = await onceMore(() =>
+      sql.begin(async (tx) => {
         await tx`insert into outbox_batches (events, event_count, commit_by, published_at)
           values (${JSON.stringify([['guard-stalled']])}, 1, ${new Date(Date.now() + 300)}, now())`;
         await tx`select pg_sleep(0.5)`;
-      })
-      .then(
-        () => null,
-        (e: unknown) => e,
-      );
+      }),
+    ).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect((err as { code?: string } | null)?.code).toBe('AS001');
     expect(await stored('guard-stalled')).toBe(0);
   });
