@@ -9,7 +9,8 @@
 // instead of in the shards' queues where it would delay every other tenant's decisions; slots
 // freed while tenants wait go to them in turn (round robin). A queue holds at most `queueLimit`
 // requests and a request waits at most `maxWaitMs`: beyond either it is refused (the caller
-// answers 429 with Retry-After). A waiting request costs no CPU, so a flooding closed-loop
+// answers 429 with Retry-After; a full queue's refusal is itself held for `maxWaitMs`, up to
+// `queueLimit` of them, so a client ignoring Retry-After cannot spin on refusals). A waiting request costs no CPU, so a flooding closed-loop
 // client is slowed to its share rather than spinning on refusals.
 //
 // A share of the slots is not enough on a machine whose cores the flooder's decisions fill
@@ -177,6 +178,8 @@ interface Tenant {
   /** Slots taken in the current and the previous pacing window (who sent most, lately). */
   taken: number;
   takenBefore: number;
+  /** Refusals held back before they are answered (a full queue's, see acquire). */
+  held: number;
 }
 
 /** Why a request got no slot: its tenant's queue was full, or it waited too long. */
@@ -258,7 +261,19 @@ export class FairShare {
       this.#take(t);
       return null;
     }
-    if (t.waiting.length >= this.#queueLimit) return Promise.resolve('queue_full');
+    if (t.waiting.length >= this.#queueLimit) {
+      // A full queue's refusal is held for the longest wait (no CPU while held), up to the queue's
+      // size again: a client that sends again the moment it is refused, ignoring Retry-After,
+      // would otherwise spin on refusals and spend the cores pacing frees. Past that, at once.
+      if (t.held >= this.#queueLimit) return Promise.resolve('queue_full');
+      t.held++;
+      return new Promise<Refusal | null>((resolve) => {
+        setTimeout(() => {
+          t.held--;
+          resolve('queue_full');
+        }, this.#maxWaitMs);
+      });
+    }
     return new Promise<Refusal | null>((resolve) => {
       const waiter: Waiter = {
         admit: (admitted) => resolve(admitted ? null : 'wait_expired'),
@@ -282,7 +297,7 @@ export class FairShare {
     const now = this.#now();
     let t = this.#tenants.get(key);
     if (t === undefined) {
-      t = { key, inFlight: 0, lastMs: now, waiting: [], taken: 0, takenBefore: 0 };
+      t = { key, inFlight: 0, lastMs: now, waiting: [], taken: 0, takenBefore: 0, held: 0 };
       this.#tenants.set(key, t);
       this.#active++; // counted now; the next recount settles it
     } else {
@@ -381,7 +396,7 @@ export class FairShare {
     this.#countedAtMs = now;
     const oldest = now - this.#windowMs;
     for (const [key, t] of this.#tenants) {
-      if (t.inFlight === 0 && t.waiting.length === 0 && t.lastMs < oldest) this.#tenants.delete(key);
+      if (t.inFlight === 0 && t.waiting.length === 0 && t.held === 0 && t.lastMs < oldest) this.#tenants.delete(key);
     }
     this.#active = this.#tenants.size;
     return this.#active;

@@ -69,12 +69,19 @@ describe('FairShare', () => {
     expect(order).toEqual(['a', 'b', 'a', 'b']);
   });
 
-  it('refuses at once when the tenant queue is full, and after the longest wait', async () => {
+  it('refuses when the tenant queue is full (held for the longest wait, then at once), and after the longest wait', async () => {
     const c = clock();
     const fs = new FairShare({ capacity: 1, minShare: 1, queueLimit: 1, maxWaitMs: 20, now: c.now });
     expect(fs.acquire('a')).toBeNull();
     const queued = fs.acquire('a');
+    // The queue is full: the refusal is held for maxWaitMs (one such, the queue's size), the
+    // next one is answered at once.
+    const started = performance.now();
+    const held = fs.acquire('a');
     await expect(fs.acquire('a')).resolves.toBe('queue_full');
+    expect(performance.now() - started).toBeLessThan(15);
+    await expect(held).resolves.toBe('queue_full');
+    expect(performance.now() - started).toBeGreaterThanOrEqual(15);
     await expect(queued).resolves.toBe('wait_expired');
     expect(fs.waiting).toBe(0);
     expect(fs.inFlight).toBe(1);
