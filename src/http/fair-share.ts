@@ -21,7 +21,7 @@
 // burst), and more than one tenant is active, the tenant with most demand (slots taken lately, held and waited for: more than all the
 // others together) is paced: an in-flight limit, halved every `paceMs` the machine stays short and raised by one
 // every `paceMs` it has room (additive increase, multiplicative decrease), holds it to what
-// leaves some CPU free. Tenants sending less than all the others together are never paced.
+// leaves some CPU free. Tenants without twice the demand of all the others together are never paced.
 //
 // Memory: one small record per tenant seen within the window (idle ones are dropped when the
 // active count is recomputed, at most every `recountMs`) and at most `queueLimit` waiting
@@ -323,11 +323,12 @@ export class FairShare {
     if (this.#machineShort === null) return false;
     this.#pace();
     if (t.inFlight < this.#paceLimit) return false;
-    // The heaviest: more demand (slots taken lately, held and waited for) than all the other
-    // tenants together.
+    // The heaviest by far: more than twice the demand (slots taken lately, held and waited for)
+    // of all the other tenants together. Tenants of about equal demand are never paced, whichever
+    // of them is a request ahead at the moment.
     const own = t.taken + t.takenBefore + t.inFlight + t.waiting.length;
     const all = this.#taken + this.#takenBefore + this.#total + this.#waiting;
-    return own > all - own && this.#countActive() > 1;
+    return own > 2 * (all - own) && this.#countActive() > 1;
   }
 
   /** Moves the pacing limit once per window: halved while the machine is short, else one more. */

@@ -136,6 +136,7 @@ describe('FairShare pacing while the machine is short of CPU', () => {
     expect(fs.paceLimit).toBe(8);
     c.advance(100);
     expect(fs.acquire('b')).toBeNull(); // b is never paced, whatever the limit
+    fs.release('b');
     expect(fs.paceLimit).toBe(4);
     // a waits until it holds fewer than its limit.
     const next = fs.acquire('a');
@@ -173,6 +174,26 @@ describe('FairShare pacing while the machine is short of CPU', () => {
     expect(even.acquire('a')).toBeNull();
     expect(even.acquire('b')).toBeNull();
     expect(even.paceLimit).toBe(4);
+    // A tenant a few requests ahead of the other (5 held against 4) is not the heaviest by far:
+    // never paced, however low the limit.
+    const close = new FairShare({
+      capacity: 32,
+      now: c.now,
+      paceMs: 100,
+      paceAfterMs: 0,
+      machineShort: () => true,
+      busy: () => false,
+      pacingBusy: () => true,
+    });
+    for (let i = 0; i < 5; i++) expect(close.acquire('a')).toBeNull();
+    for (let i = 0; i < 4; i++) expect(close.acquire('b')).toBeNull();
+    for (let i = 0; i < 4; i++) {
+      c.advance(100);
+      expect(close.acquire('b')).toBeNull();
+      close.release('b');
+    }
+    expect(close.paceLimit).toBe(2);
+    expect(close.acquire('a')).toBeNull();
   });
 });
 
