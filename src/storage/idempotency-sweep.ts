@@ -24,10 +24,10 @@ const LOCK_KEY = 727_274_110;
 /**
  * Rows touched per statement; a sweep runs at most MAX_BATCHES of them per store and rule, with
  * BATCH_PAUSE_MS between two. Dropping a stored answer rewrites its audit row (~2 KB with its
- * indexes): 5,000 of them in one statement wrote ~10 MB of WAL at once, and every group commit
- * behind it waited for that WAL to be flushed first (the soak at 400/s, 4 Principals past their
- * cap: a stall of 1-1.6 s every minute, docs/benchmarks.md "Soak"). Small statements with a pause
- * between them drop the same rows over a few seconds and leave the commits room between them.
+ * indexes): 5,000 of them in one statement write an estimated ~10 MB of WAL at once, which every
+ * group commit behind it waits for. Small statements with a pause between them drop the same rows
+ * over a few seconds and leave the commits room between them. (Suspected, not shown, to cause the
+ * soak's stalls of 1-2 s at 400/s: they remained with this change, docs/benchmarks.md "Soak".)
  */
 const BATCH = 500;
 const MAX_BATCHES = 200;
