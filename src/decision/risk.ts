@@ -24,13 +24,13 @@ import type { AmountBaseline } from './rings.js';
 export { MIN_LOG_SPREAD, medianMad, PRIOR_LOG_SPREAD, PRIOR_WEIGHT } from './amount-stats.js';
 
 import {
+  currencyOfCountry,
   G_APPAREL,
   G_DINING,
   G_ELECTRONICS,
   G_LUXURY,
   G_RETAIL,
   G_TRAVEL,
-  currencyOfCountry,
   groupsOfIntent,
   groupsOfMcc,
   HIGH_RISK_GROUPS,

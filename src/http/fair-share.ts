@@ -343,7 +343,10 @@ export class FairShare {
     if (!short) this.#shortSinceMs = null;
     else if (this.#shortSinceMs === null) this.#shortSinceMs = now;
     const pacing = short && now - (this.#shortSinceMs as number) >= this.#paceAfterMs;
-    if (short && !pacing) return this.#rotate(windows);
+    if (short && !pacing) {
+      this.#rotate(windows);
+      return;
+    }
     this.#paceLimit = pacing
       ? Math.max(1, Math.floor(this.#paceLimit / 2))
       : Math.min(this.#capacity, this.#paceLimit + windows);
