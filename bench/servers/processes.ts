@@ -117,17 +117,22 @@ export async function startEcho(): Promise<Started> {
 }
 
 /**
- * The conventional peer (peer-server.ts) on its own database (bench/peer/database.ts):
- * `PEER_POOL` and `PEER_PROCESSES` from the bench's environment pass through.
+ * A bench server (a script printing "PORT <n>") on its own database: DATABASE_URL, and the
+ * named variables of the bench's own environment passed through.
  */
-export async function startPeer(databaseUrl: string): Promise<Started> {
+async function startDatabaseServer(
+  script: string,
+  name: string,
+  databaseUrl: string,
+  passThrough: readonly string[],
+): Promise<Started> {
   const env: Record<string, string> = { PATH: process.env.PATH ?? '', DATABASE_URL: databaseUrl };
-  for (const k of ['PEER_POOL', 'PEER_PROCESSES'] as const) {
+  for (const k of passThrough) {
     const v = process.env[k];
     if (v !== undefined) env[k] = v;
   }
-  const child = spawn(process.execPath, [PEER, '0'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  const port = await waitForLine(child, (l) => /^PORT (\d+)$/.exec(l)?.[1] ?? null, 'peer server');
+  const child = spawn(process.execPath, [script, '0'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const port = await waitForLine(child, (l) => /^PORT (\d+)$/.exec(l)?.[1] ?? null, name);
   child.stdout?.resume();
   child.stderr?.resume();
   return {
@@ -141,23 +146,17 @@ export async function startPeer(databaseUrl: string): Promise<Started> {
   };
 }
 
-/** The durable floor (floor-server.ts) on its own database. */
-export async function startFloor(databaseUrl: string): Promise<Started> {
-  const env: Record<string, string> = { PATH: process.env.PATH ?? '', DATABASE_URL: databaseUrl };
-  if (process.env.FLOOR_STATEMENTS !== undefined) env.FLOOR_STATEMENTS = process.env.FLOOR_STATEMENTS;
-  const child = spawn(process.execPath, [FLOOR, '0'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  const port = await waitForLine(child, (l) => /^PORT (\d+)$/.exec(l)?.[1] ?? null, 'floor server');
-  child.stdout?.resume();
-  child.stderr?.resume();
-  return {
-    url: `http://127.0.0.1:${port}`,
-    pid: child.pid as number,
-    adminKey: '',
-    database: `PostgreSQL ${new URL(databaseUrl).host}`,
-    databaseUrl,
-    rssBytes: () => rssOf(child.pid as number),
-    stop: () => stopChild(child),
-  };
+/**
+ * The conventional peer (peer-server.ts) on its own database (bench/peer/database.ts):
+ * `PEER_POOL` and `PEER_PROCESSES` from the bench's environment pass through.
+ */
+export function startPeer(databaseUrl: string): Promise<Started> {
+  return startDatabaseServer(PEER, 'peer server', databaseUrl, ['PEER_POOL', 'PEER_PROCESSES']);
+}
+
+/** The durable floor (floor-server.ts) on its own database; `FLOOR_STATEMENTS` passes through. */
+export function startFloor(databaseUrl: string): Promise<Started> {
+  return startDatabaseServer(FLOOR, 'floor server', databaseUrl, ['FLOOR_STATEMENTS']);
 }
 
 export interface ServiceOptions {
