@@ -10,18 +10,18 @@
 // freed while tenants wait go to them in turn (round robin). A queue holds at most `queueLimit`
 // requests and a request waits at most `maxWaitMs`: beyond either it is refused (the caller
 // answers 429 with Retry-After; a full queue's refusal is itself held for `maxWaitMs`, up to
-// `queueLimit` of them, so a client ignoring Retry-After cannot spin on refusals). A waiting request costs no CPU, so a flooding closed-loop
-// client is slowed to its share rather than spinning on refusals.
+// `queueLimit` of them, so a client ignoring Retry-After cannot spin on refusals). A waiting
+// request costs no CPU, so a flooding closed-loop client is slowed to its share.
 //
 // A share of the slots is not enough on a machine whose cores the flooder's decisions fill
 // (with the database, the message server and, in the drill, the flood's own load generator):
 // another tenant's decision then waits for a core at every hop. So while the whole machine has
 // less than FAIR_SHARE_IDLE_FLOOR of its CPU idle (MachineIdle), this process spends at least a
 // quarter of the cores it can use (CpuLoad), both for at least `paceAfterMs` (2 s: a flood, not a
-// burst), and more than one tenant is active, the tenant with most demand (slots taken lately, held and waited for: more than all the
-// others together) is paced: an in-flight limit, halved every `paceMs` the machine stays short and raised by one
-// every `paceMs` it has room (additive increase, multiplicative decrease), holds it to what
-// leaves some CPU free. Tenants without twice the demand of all the others together are never paced.
+// burst), and more than one tenant is active, the heaviest tenant by far (more than twice the
+// demand of all the others together: slots taken lately, held and waited for) is paced: an
+// in-flight limit, halved every `paceMs` the machine stays short and raised by one every
+// `paceMs` it has room (additive increase, multiplicative decrease), keeps some CPU free.
 //
 // Memory: one small record per tenant seen within the window (idle ones are dropped when the
 // active count is recomputed, at most every `recountMs`) and at most `queueLimit` waiting
@@ -51,9 +51,9 @@ export interface FairShareOptions {
   readonly busy?: () => boolean;
   /**
    * Whether the machine has no CPU to spare now (all processes: the service, the database, the
-   * callers' own load). While it has none and another tenant is active, the tenant that sent
-   * most of the recent decisions (more than all others together) is paced: it may hold at most
-   * an in-flight limit that halves every `paceMs` the machine stays short and grows by one every
+   * callers' own load). While it has none and another tenant is active, the heaviest tenant by
+   * far (more than twice the others' demand together) is paced: it may hold at most an in-flight
+   * limit that halves every `paceMs` the machine stays short and grows by one every
    * `paceMs` it has room, so the machine keeps some CPU free and the other tenants' decisions
    * find a core at once. Never paced when absent.
    */
