@@ -1,8 +1,9 @@
 // Merchant-name mimicry: a merchant the agent never paid whose name imitates one it did, one
 // word changed by a look-alike letter, a digit for a letter, one letter added, dropped, changed
 // or two swapped ("Cornerstone oFods", "G1tloom", "Chaapter & Verse Books", Cyrillic letters in
-// a Latin name). Store numbers do not count ("Acme 12" and "Acme 13" are one name), and short
-// words are not judged ("Amazon UK" and "Amazon US" are two honest shops).
+// a Latin name). Store codes do not count ("Acme 12" and "Acme 13", "Shop 4d6e" and "Shop 4d6a"
+// are one name), and short words are not judged ("Amazon UK" and "Amazon US" are two honest
+// shops).
 import { normalizeText, skeletonOf, wordsOf } from './injection.js';
 
 /**
@@ -39,14 +40,27 @@ function sameLetters(compact: string, key: string): boolean {
 
 /** Words shorter than this are not judged (country codes, initials). */
 const MIN_WORD = 4;
-const DIGITS = /^\d+$/;
 
-/** The words of a merchant name as it is compared: normalised, store numbers dropped. */
+/**
+ * Whether a word is a code rather than a name: at least half of it digits ("1234", "4d6e", "12b").
+ * Store, unit and branch codes do not count, whatever their letters; a digit standing in for a
+ * letter ("G1tloom") leaves a word a name.
+ */
+function isCode(word: string): boolean {
+  let digits = 0;
+  for (let i = 0; i < word.length; i++) {
+    const c = word.charCodeAt(i);
+    if (c >= 48 && c <= 57) digits++;
+  }
+  return digits * 2 >= word.length;
+}
+
+/** The words of a merchant name as it is compared: normalised, store and branch codes dropped. */
 export function nameWords(name: string | null): string[] {
   if (name === null || name === '') return [];
   const words = wordsOf(normalizeText(name));
   if (words === '') return [];
-  return words.split(' ').filter((w) => !DIGITS.test(w));
+  return words.split(' ').filter((w) => !isCode(w));
 }
 
 /**

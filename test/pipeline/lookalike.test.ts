@@ -29,6 +29,9 @@ describe('merchant lookalikes', () => {
     expect(imitatesKnown(nameWords('Cornerstone Foods'), paid)).toBe(false); // the name it paid
     expect(imitatesKnown(nameWords('CORNERSTONE   foods!'), paid)).toBe(false); // the same words
     expect(imitatesKnown(nameWords('Walgreens #1299'), paid)).toBe(false); // another store
+    // Branch and unit codes are not names, whatever letters they hold.
+    expect(imitatesKnown(nameWords('Shop 4d6a'), known('Shop 4d6e'))).toBe(false);
+    expect(imitatesKnown(nameWords('Depot 12b'), known('Depot 12a'))).toBe(false);
     expect(imitatesKnown(nameWords('Amazon UK'), paid)).toBe(false); // short words are not judged
     expect(imitatesKnown(nameWords('Cornerstone Bakery'), paid)).toBe(false);
     // The paid name with a payment word appended imitates it; another word does not.

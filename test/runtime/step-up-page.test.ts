@@ -106,6 +106,8 @@ beforeAll(async () => {
       '--disable-sync',
     ],
   });
+  // A step that does not finish fails by name, well inside the test's own timeout.
+  context.setDefaultTimeout(20_000);
   context.on('request', (r) => {
     if (!r.url().startsWith(`${server.url}/`)) foreign.push(r.url());
   });
