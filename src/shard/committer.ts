@@ -335,11 +335,17 @@ export class GroupCommitter {
     const rows: unknown[] = new Array(entries.length);
     const events: OutboxTuple[] = [];
     const updates: unknown[] = [];
+    let keyed = false;
     for (let i = 0; i < entries.length; i++) {
       const { request, evaluation } = (entries[i] as Pending).item;
       const audit = evaluation.audit;
       // The stored response serves only the idempotent replay: without a key it is not kept.
-      rows[i] = audit.idempotency_key === null ? { ...audit, response: null } : audit;
+      // With one it goes to authorization_responses (the `answers` step below), not the audit row.
+      if (audit.idempotency_key === null) rows[i] = { ...audit, response: null };
+      else {
+        rows[i] = audit;
+        keyed = true;
+      }
       const at = Date.parse(audit.created_at);
       const owner = { clientId: request.clientId, principalId: request.principalId, authorizationId: audit.id };
       for (const ev of evaluation.events) events.push(tupleOf(owner, makeEnvelope(ev.eventType, ev.data, at)));
@@ -390,22 +396,34 @@ export class GroupCommitter {
         fences === null ? null : tx`select asas_assert_fences(${fences.shards}::int[], ${fences.epochs}::bigint[])`;
       const statement = tx<{ id: string }[]>`
         with src as (
-          select ${tx.typed(eventsText, TEXT_OID)}::text as events
+          select ${tx.typed(eventsText, TEXT_OID)}::text as events, ${tx.typed(JSON.stringify(rows), TEXT_OID)}::json as rows
         ), ins as (
           insert into authorizations (id, principal_id, agent_id, mandate_id, amount, currency, mcc,
             merchant_id, merchant_name, country, decision, reason_codes, gates_fired, kya_score, trust_level,
-            trust_score, risk_score, session_id, idempotency_key, processing_time_ms, response, created_at,
+            trust_score, risk_score, session_id, idempotency_key, processing_time_ms, created_at,
             request_hash, explanation, capture_method, hold_expires_at, step_up_id, step_up_code_hash,
             step_up_expires_at, step_up_intent, shadow)
           select id, principal_id, agent_id, mandate_id, amount, currency, mcc,
             merchant_id, merchant_name, country, decision, reason_codes, gates_fired, kya_score, trust_level,
-            trust_score, risk_score, session_id, idempotency_key, processing_time_ms, response, created_at,
+            trust_score, risk_score, session_id, idempotency_key, processing_time_ms, created_at,
             request_hash, explanation, capture_method, hold_expires_at, step_up_id, step_up_code_hash,
             step_up_expires_at, step_up_intent, shadow
-          from json_populate_recordset(null::authorizations, ${tx.typed(JSON.stringify(rows), TEXT_OID)}::json)
+          from json_populate_recordset(null::authorizations, (select rows from src))
           on conflict (principal_id, idempotency_key) where idempotency_key is not null do nothing
           returning id
-        ), batch as (
+        )${
+          // The answers of keyed decisions, for their replay (migrations/0300): a batch without a
+          // key skips the step.
+          keyed
+            ? tx`, answers as (
+          insert into authorization_responses (authorization_id, principal_id, created_at, response)
+          select x.id, x.principal_id, x.created_at, x.response
+          from json_to_recordset((select rows from src))
+            as x(id text, principal_id text, created_at timestamptz, idempotency_key text, response json)
+          where x.idempotency_key is not null and x.id in (select id from ins)
+        )`
+            : tx``
+        }, batch as (
           insert into outbox_batches (events, event_count, commit_by)
           select src.events, ${events.length}::int, ${commitBy}::timestamptz from src
           where (select count(*) from ins) = ${entries.length}::int
@@ -473,10 +491,11 @@ export class GroupCommitter {
       }
     }
     const stored = await tx<({ principal_id: string; idempotency_key: string } & StoredReplay)[]>`
-      select a.principal_id, a.idempotency_key, a.response, a.request_hash
+      select a.principal_id, a.idempotency_key, coalesce(r.response, a.response::json) as response, a.request_hash
       from authorizations a
       join jsonb_to_recordset(${tx.json(wanted as never)}) as k(principal_id text, idempotency_key text)
-        on a.principal_id = k.principal_id and a.idempotency_key = k.idempotency_key`;
+        on a.principal_id = k.principal_id and a.idempotency_key = k.idempotency_key
+      left join authorization_responses r on r.authorization_id = a.id`;
     const byKey = new Map(stored.map((s) => [`${s.principal_id}\u0000${s.idempotency_key}`, s]));
     for (let i = 0; i < entries.length; i++) {
       const a = (entries[i] as Pending).item.evaluation.audit;

@@ -138,7 +138,9 @@ export function settleRepeats(
 /** The recorded answer and request fingerprint of `key`, or null when the database has none. */
 export async function storedKey(sql: Sql, principalId: string, key: string): Promise<StoredKey | null> {
   const rows = await sql<StoredKey[]>`
-    select response, request_hash from authorizations where principal_id = ${principalId} and idempotency_key = ${key}`;
+    select coalesce(r.response, a.response::json) as response, a.request_hash
+    from authorizations a left join authorization_responses r on r.authorization_id = a.id
+    where a.principal_id = ${principalId} and a.idempotency_key = ${key}`;
   return rows[0] ?? null;
 }
 

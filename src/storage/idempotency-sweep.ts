@@ -1,8 +1,9 @@
 // Bounds the idempotency stores by time and by size per owner, in the background:
-// - POST /authorize (per Principal): the replayable response kept on an authorization that
-//   carries an idempotency_key is dropped after the retention, and beyond the newest
-//   `maxStoredPerOwner` of the Principal. The audit row and its key stay, so a repeat of such a
-//   key is refused (422 idempotency_key_expired), never decided a second time.
+// - POST /authorize (per Principal): the replayable answer of an authorization that carries an
+//   idempotency_key (a row of authorization_responses, migrations/0300) is deleted after the
+//   retention, and beyond the newest `maxStoredPerOwner` of the Principal. The audit row and its
+//   key stay, so a repeat of such a key is refused (422 idempotency_key_expired), never decided a
+//   second time. An answer an earlier release kept on the audit row is cleared after the retention.
 // - Onboarding Idempotency-Key (per Client): rows past the retention are deleted (SPEC: the key
 //   may then be reused); beyond the newest `maxStoredPerOwner` stored answers of a Client the
 //   older answers are dropped and their keys, still reserved until the retention ends, answer
@@ -11,9 +12,9 @@
 // the rate limits bound). The /authorize rules read each Principal's stored answers through its
 // (principal_id, created_at) index, and the cap only for Principals that stored an answer since
 // the last sweep: a sweep costs what it drops plus a probe per Principal and up to the cap's
-// count of index entries per active one, never a pass over every stored answer (which, kept 24
-// hours at a high rate, grew into a burst of database work each interval). Each database is swept by one instance at a time: the sweep claims it
-// with a session advisory lock and skips it when another instance holds it.
+// count of index entries per active one, never a pass over every stored answer. Each database
+// is swept by one instance at a time: the sweep claims it with a session advisory lock and skips
+// it when another instance holds it.
 import type { Logger } from 'pino';
 import type { Databases, Sql } from './db.js';
 import { PeriodicJob } from './periodic-job.js';
@@ -23,11 +24,7 @@ export const IDEMPOTENCY_RETENTION_SECONDS = 24 * 60 * 60;
 const LOCK_KEY = 727_274_110;
 /**
  * Rows touched per statement; a sweep runs at most MAX_BATCHES of them per store and rule, with
- * BATCH_PAUSE_MS between two. Dropping a stored answer rewrites its audit row (~2 KB with its
- * indexes): 5,000 of them in one statement write an estimated ~10 MB of WAL at once, which every
- * group commit behind it waits for. Small statements with a pause between them drop the same rows
- * over a few seconds and leave the commits room between them. (Suspected, not shown, to cause the
- * soak's stalls of 1-2 s at 400/s: they remained with this change, docs/benchmarks.md "Soak".)
+ * BATCH_PAUSE_MS between two, so the group commits find room between the statements.
  */
 const BATCH = 500;
 const MAX_BATCHES = 200;
@@ -93,20 +90,21 @@ export class IdempotencySweep {
         const principals = (
           await conn<{ id: string }[]>`
             with recursive p(id) as (
-              (select principal_id from authorizations where response is not null order by principal_id limit 1)
+              (select principal_id from authorization_responses order by principal_id limit 1)
               union all
-              select (select a.principal_id from authorizations a
-                where a.response is not null and a.principal_id > p.id order by a.principal_id limit 1)
+              select (select r.principal_id from authorization_responses r
+                where r.principal_id > p.id order by r.principal_id limit 1)
               from p where p.id is not null)
             select id from p where id is not null`
         ).map((r) => r.id);
         if (principals.length > 0) {
           counts.expired = await repeat(
             () => conn`
-              update authorizations set response = null
-              where id in (select a.id from unnest(${principals}::text[]) as p(id)
-                cross join lateral (select id from authorizations
-                  where principal_id = p.id and response is not null
+              delete from authorization_responses
+              where authorization_id in (select a.authorization_id
+                from unnest(${principals}::text[]) as p(id)
+                cross join lateral (select authorization_id from authorization_responses
+                  where principal_id = p.id
                     and created_at < ${at}::timestamptz - make_interval(secs => ${secs})
                   order by created_at limit ${BATCH}) a
                 limit ${BATCH})`,
@@ -117,30 +115,39 @@ export class IdempotencySweep {
           const bounds = await conn<{ id: string; at: Date }[]>`
             with active as materialized (
               select p.id from unnest(${principals}::text[]) as p(id)
-              where exists (select 1 from authorizations
-                where principal_id = p.id and response is not null and created_at > ${since}))
+              where exists (select 1 from authorization_responses
+                where principal_id = p.id and created_at > ${since}))
             select active.id, b.created_at as at from active
-            cross join lateral (select created_at from authorizations
-              where principal_id = active.id and response is not null
+            cross join lateral (select created_at from authorization_responses
+              where principal_id = active.id
               order by created_at desc offset ${cap} limit 1) b`;
           for (const b of bounds) {
             counts.capped += await repeat(
               () => conn`
-                update authorizations set response = null
-                where id in (select id from authorizations
-                  where principal_id = ${b.id} and response is not null and created_at < ${b.at}
+                delete from authorization_responses
+                where authorization_id in (select authorization_id from authorization_responses
+                  where principal_id = ${b.id} and created_at < ${b.at}
                   limit ${BATCH})`,
             );
             const ties = await conn`
-              update authorizations set response = null
-              where id in (select id from authorizations
-                where principal_id = ${b.id} and response is not null and created_at = ${b.at}
-                order by id desc
-                offset greatest(0, ${cap}::int - (select count(*)::int from authorizations
-                  where principal_id = ${b.id} and response is not null and created_at > ${b.at})))`;
+              delete from authorization_responses
+              where authorization_id in (select authorization_id from authorization_responses
+                where principal_id = ${b.id} and created_at = ${b.at}
+                order by authorization_id desc
+                offset greatest(0, ${cap}::int - (select count(*)::int from authorization_responses
+                  where principal_id = ${b.id} and created_at > ${b.at})))`;
             counts.capped += ties.count;
           }
         }
+        // Answers an instance of an earlier release kept on the audit row during a rolling deploy
+        // (migrations/0300): dropped after the retention, through the partial index of such rows.
+        counts.expired += await repeat(
+          () => conn`
+            update authorizations set response = null
+            where id in (select id from authorizations
+              where response is not null and created_at < ${at}::timestamptz - make_interval(secs => ${secs})
+              limit ${BATCH})`,
+        );
         this.#checkedUpTo.set(sql, at);
         counts.keysDeleted = await repeat(
           () => conn`

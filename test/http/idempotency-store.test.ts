@@ -59,8 +59,9 @@ async function until(cond: () => Promise<boolean>, ms = 15_000): Promise<void> {
 /** Whether the authorization recorded under `key` still keeps its replayable response. */
 async function stored(key: string): Promise<boolean> {
   const rows = await sql<{ kept: boolean }[]>`
-      select response is not null as kept from authorizations
-      where principal_id = ${f.principalId} and idempotency_key = ${key}`;
+      select r.authorization_id is not null as kept from authorizations a
+      left join authorization_responses r on r.authorization_id = a.id
+      where a.principal_id = ${f.principalId} and a.idempotency_key = ${key}`;
   return rows[0]?.kept === true;
 }
 
@@ -142,8 +143,11 @@ describe('POST /authorize idempotency_key', () => {
     const key = newKey();
     const res = await authorize(server, f.apiKey, authorizeBody(f.agentId, { amount: '2.50', idempotency_key: key }));
     expect(res.status).toBe(200);
+    // The decision's time, on the audit row and on its stored answer (migrations/0300).
     await sql`update authorizations set created_at = now() - interval '25 hours'
         where principal_id = ${f.principalId} and idempotency_key = ${key}`;
+    await sql`update authorization_responses r set created_at = a.created_at from authorizations a
+        where a.id = r.authorization_id and a.principal_id = ${f.principalId} and a.idempotency_key = ${key}`;
     await until(async () => !(await stored(key)));
     await evictFixtureActor();
     const again = await authorize(server, f.apiKey, authorizeBody(f.agentId, { amount: '2.50', idempotency_key: key }));

@@ -115,8 +115,8 @@ describe('decision receipts', () => {
       server,
       'live',
       (sql) =>
-        sql<{ receipt: string }[]>`select response->>'receipt' as receipt from authorizations
-        where id = ${first.body.authorization_id as string}`,
+        sql<{ receipt: string }[]>`select response->>'receipt' as receipt from authorization_responses
+        where authorization_id = ${first.body.authorization_id as string}`,
     );
     expect(row?.receipt).toBe(first.body.receipt);
   });

@@ -26,7 +26,17 @@ afterAll(async () => {
   await admin?.end({ timeout: 5 });
 });
 
+/** A keyed decision as the group commit records it: the audit row, its answer apart (0300). */
 async function store(id: string, principalId: string, at: Date): Promise<void> {
+  await sql`insert into authorizations (id, principal_id, agent_id, amount, currency, decision, reason_codes,
+      gates_fired, processing_time_ms, created_at, idempotency_key)
+    values (${id}, ${principalId}, 'agt_a', 1, 'USD', 'APPROVE', '{}', '{}', 1, ${at}, ${`k_${id}`})`;
+  await sql`insert into authorization_responses (authorization_id, principal_id, created_at, response)
+    values (${id}, ${principalId}, ${at}, ${JSON.stringify({ id })}::json)`;
+}
+
+/** A keyed decision as an instance of the release before 0300 recorded it: the answer on the row. */
+async function storeOnRow(id: string, principalId: string, at: Date): Promise<void> {
   await sql`insert into authorizations (id, principal_id, agent_id, amount, currency, decision, reason_codes,
       gates_fired, processing_time_ms, response, created_at, idempotency_key)
     values (${id}, ${principalId}, 'agt_a', 1, 'USD', 'APPROVE', '{}', '{}', 1, ${sql.json({ id })}, ${at}, ${`k_${id}`})`;
@@ -34,7 +44,10 @@ async function store(id: string, principalId: string, at: Date): Promise<void> {
 
 async function stored(principalId: string): Promise<string[]> {
   const rows = await sql<{ id: string }[]>`
-    select id from authorizations where principal_id = ${principalId} and response is not null order by id`;
+    select authorization_id as id from authorization_responses where principal_id = ${principalId}
+    union all
+    select id from authorizations where principal_id = ${principalId} and response is not null
+    order by id`;
   return rows.map((r) => r.id);
 }
 
@@ -87,11 +100,12 @@ describe('IdempotencySweep, POST /authorize answers', () => {
     // statements of 500 (small statements leave the group commits room between them).
     const now = Date.now();
     await sql`insert into authorizations (id, principal_id, agent_id, amount, currency, decision, reason_codes,
-        gates_fired, processing_time_ms, response, created_at, idempotency_key)
+        gates_fired, processing_time_ms, created_at, idempotency_key)
       select 'd_' || lpad(i::text, 5, '0'), 'prn_4', 'agt_a', 1, 'USD', 'APPROVE', '{}', '{}', 1,
-        jsonb_build_object('i', i), ${new Date(now - 600_000)}::timestamptz + make_interval(secs => i / 10.0),
-        'k_d_' || i
+        ${new Date(now - 600_000)}::timestamptz + make_interval(secs => i / 10.0), 'k_d_' || i
       from generate_series(1, 1300) as i`;
+    await sql`insert into authorization_responses (authorization_id, principal_id, created_at, response)
+      select id, principal_id, created_at, json_build_object('id', id) from authorizations where principal_id = 'prn_4'`;
     const s = sweep(100);
     await s.run();
     await s.close();
@@ -99,5 +113,18 @@ describe('IdempotencySweep, POST /authorize answers', () => {
     expect(kept.length).toBe(100);
     expect(kept[0]).toBe('d_01201');
     expect(kept.at(-1)).toBe('d_01300');
+  });
+
+  it('drops an answer an earlier release kept on the audit row once past the retention, and keeps its key', async () => {
+    const now = Date.now();
+    await storeOnRow('e_old', 'prn_5', new Date(now - 2 * 3_600_000));
+    await storeOnRow('e_new', 'prn_5', new Date(now - 1_000));
+    const s = sweep(100);
+    await s.run();
+    await s.close();
+    expect(await stored('prn_5')).toEqual(['e_new']);
+    const keys = await sql<{ idempotency_key: string }[]>`
+      select idempotency_key from authorizations where principal_id = 'prn_5' order by id`;
+    expect(keys.map((k) => k.idempotency_key)).toEqual(['k_e_new', 'k_e_old']);
   });
 });

@@ -35,7 +35,9 @@ export interface AuthorizationRow {
   processing_time_ms: number;
   /**
    * The full POST /authorize response body, replayed for a repeated idempotency_key. Migration
-   * 0050: kept only for a request with an idempotency_key; 0110: swept (null) after retention.
+   * 0050: kept only for a request with an idempotency_key; 0110: swept (null) after retention;
+   * 0300: kept in authorization_responses instead (null on rows this release writes; set only by
+   * an instance of an earlier release during a rolling deploy).
    */
   response: Record<string, unknown> | null;
   /** The decision time. */
