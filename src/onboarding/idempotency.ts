@@ -89,10 +89,12 @@ export async function withIdempotency(
 
 /** Claims the key for this request (null) or answers from its earlier use. */
 async function claim(db: Sql, owner: string, key: string, hash: string): Promise<Reply | null> {
-  // Expired keys of this Client are forgotten (and purged) before the claim.
-  await db`delete from idempotency_keys where client_id = ${owner}
+  // This key, expired or a stale claim, is forgotten before the claim (by its primary key: the
+  // Client's other expired keys are the sweep's, src/storage/idempotency-sweep.ts; purging them
+  // here read every key of the Client on every request, a cost growing with its 24 hours of keys).
+  await db`delete from idempotency_keys where client_id = ${owner} and key = ${key}
     and (created_at < now() - make_interval(secs => ${RETENTION_SECONDS})
-      or (key = ${key} and state = 'in_flight' and created_at < now() - make_interval(secs => ${STALE_CLAIM_SECONDS})))`;
+      or (state = 'in_flight' and created_at < now() - make_interval(secs => ${STALE_CLAIM_SECONDS})))`;
   // A claim released between our insert and our read: try again (bounded).
   for (let attempt = 0; attempt < 3; attempt++) {
     const inserted = await db`insert into idempotency_keys (client_id, key, request_hash, state)
