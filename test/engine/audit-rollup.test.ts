@@ -15,7 +15,7 @@ import {
 } from '../fixtures/engine-setup.js';
 import { request, startTestServer, type TestServer } from '../fixtures/server.js';
 
-const ROLLUP_AFTER_ROWS = 5_000;
+const ROLLUP_AFTER_ROWS = 1_000;
 const DAILY_CAP = 1000;
 let server: TestServer;
 let f: EngineFixture;
