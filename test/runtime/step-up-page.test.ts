@@ -65,6 +65,19 @@ async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
 }
 
+/** `work`, or a failure naming `name` when it takes longer than `ms`. */
+async function step<T>(name: string, work: Promise<T>, ms = 20_000): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`step "${name}" did not finish in ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 function status(who: TestPrincipal, id: string) {
   return request(server, 'GET', `/api/v1/step-ups/${id}`, { apiKey: who.apiKey });
 }
@@ -292,13 +305,18 @@ describe('the confirmation page', () => {
     expect((await status(p, id)).body.status).toBe('PENDING');
   });
 
-  it('takes an answer for a merchant name with line breaks (a browser rewrites them in a form)', async () => {
+  // This test timed out at 60 s in two of three full-suite runs in CI (2026-12-02), never alone;
+  // each step is bounded and named below so the next one says where it stopped, and it is tried
+  // once more (the hang is not explained yet).
+  it('takes an answer for a merchant name with line breaks (a browser rewrites them in a form)', {
+    retry: 1,
+  }, async () => {
     // A Principal of its own: the hourly cap on confirmations counts per Principal.
-    const q = await principal(server);
-    await prepare(q);
+    const q = await step('new Principal', principal(server));
+    await step('prepare', prepare(q));
     const merchant = { merchant_name: 'Corner\rGrocery\nAnnex' };
     // Declined in the browser, whose form turns the CR into CRLF: a decline is always taken.
-    const declined = await askPerson(q, '16.00', merchant);
+    const declined = await step('first step-up and its e-mail', askPerson(q, '16.00', merchant));
     const page = await context.newPage();
     await page.goto(declined.mail.link);
     const [answer] = await Promise.all([
@@ -306,12 +324,12 @@ describe('the confirmation page', () => {
       page.getByRole('button', { name: 'Decline' }).click(),
     ]);
     expect(answer.status()).toBe(200);
-    await page.close();
-    expect((await status(q, declined.id)).body.status).toBe('DECLINED');
+    await step('close the page', page.close());
+    expect((await step('status after decline', status(q, declined.id))).body.status).toBe('DECLINED');
     // Approved: the form binds the answer by a digest, not by the merchant's text.
-    const approved = await askPerson(q, '16.00', merchant);
-    expect((await answerOnPage(approved.mail.link, 'approve')).status).toBe(200);
-    expect((await status(q, approved.id)).body.status).toBe('CONFIRMED');
+    const approved = await step('second step-up and its e-mail', askPerson(q, '16.00', merchant));
+    expect((await step('approve on the page', answerOnPage(approved.mail.link, 'approve'))).status).toBe(200);
+    expect((await step('status after approval', status(q, approved.id))).body.status).toBe('CONFIRMED');
   });
 
   it('answers on a first link after a second was opened (a CSRF cookie per link)', async () => {
