@@ -211,14 +211,21 @@ async function cutPostgres(mode: CutMode): Promise<Record<string, unknown>> {
   const takenAt = await dbNow();
   const takenAtMs = Date.now();
   // Decisions for C's former shards, made (and committed) by A and B while C is still cut.
-  await sleep(4_000);
-  const afterTakeover = answers.slice(from).filter((x) => x.at > takenAtMs + 500);
   const onCSet = new Set(onC);
   // C, cut off PostgreSQL, still answers its own clients for those agents: it forwards to the
-  // instance that took the shard over.
-  const viaCForward = afterTakeover.filter(
-    (x) => x.via === 'C' && onCSet.has(x.agentId) && !x.reasons.includes('system_unavailable'),
-  );
+  // instance that took the shard over, once it has heard who that is (over NATS; on CI's loaded
+  // machine that took more than 4 s once, so it is given up to 12 s).
+  const forwarded = () =>
+    answers
+      .slice(from)
+      .filter(
+        (x) =>
+          x.at > takenAtMs + 500 && x.via === 'C' && onCSet.has(x.agentId) && !x.reasons.includes('system_unavailable'),
+      );
+  await sleep(4_000);
+  for (const end = Date.now() + 8_000; forwarded().length === 0 && Date.now() < end; ) await sleep(250);
+  const viaCForward = forwarded();
+  const afterTakeover = answers.slice(from).filter((x) => x.at > takenAtMs + 500);
   const [made] = await db(
     (sql) => sql<{ n: number }[]>`
       select count(*)::int as n from authorizations
