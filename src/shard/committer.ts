@@ -335,16 +335,20 @@ export class GroupCommitter {
     const rows: unknown[] = new Array(entries.length);
     const events: OutboxTuple[] = [];
     const updates: unknown[] = [];
-    let keyed = false;
+    // The stored response serves only the idempotent replay: never on the audit row; with a key
+    // it goes to authorization_responses (the `answers` step below, migrations/0300).
+    const answers: { id: string; principal_id: string; created_at: string; response: unknown }[] = [];
     for (let i = 0; i < entries.length; i++) {
       const { request, evaluation } = (entries[i] as Pending).item;
       const audit = evaluation.audit;
-      // The stored response serves only the idempotent replay: without a key it is not kept.
-      // With one it goes to authorization_responses (the `answers` step below), not the audit row.
-      if (audit.idempotency_key === null) rows[i] = { ...audit, response: null };
-      else {
-        rows[i] = audit;
-        keyed = true;
+      rows[i] = { ...audit, response: undefined };
+      if (audit.idempotency_key !== null) {
+        answers.push({
+          id: audit.id,
+          principal_id: audit.principal_id,
+          created_at: audit.created_at,
+          response: audit.response,
+        });
       }
       const at = Date.parse(audit.created_at);
       const owner = { clientId: request.clientId, principalId: request.principalId, authorizationId: audit.id };
@@ -396,7 +400,7 @@ export class GroupCommitter {
         fences === null ? null : tx`select asas_assert_fences(${fences.shards}::int[], ${fences.epochs}::bigint[])`;
       const statement = tx<{ id: string }[]>`
         with src as (
-          select ${tx.typed(eventsText, TEXT_OID)}::text as events, ${tx.typed(JSON.stringify(rows), TEXT_OID)}::json as rows
+          select ${tx.typed(eventsText, TEXT_OID)}::text as events
         ), ins as (
           insert into authorizations (id, principal_id, agent_id, mandate_id, amount, currency, mcc,
             merchant_id, merchant_name, country, decision, reason_codes, gates_fired, kya_score, trust_level,
@@ -408,19 +412,18 @@ export class GroupCommitter {
             trust_score, risk_score, session_id, idempotency_key, processing_time_ms, created_at,
             request_hash, explanation, capture_method, hold_expires_at, step_up_id, step_up_code_hash,
             step_up_expires_at, step_up_intent, shadow
-          from json_populate_recordset(null::authorizations, (select rows from src))
+          from json_populate_recordset(null::authorizations, ${tx.typed(JSON.stringify(rows), TEXT_OID)}::json)
           on conflict (principal_id, idempotency_key) where idempotency_key is not null do nothing
           returning id
         )${
-          // The answers of keyed decisions, for their replay (migrations/0300): a batch without a
-          // key skips the step.
-          keyed
+          // The answers of keyed decisions, for their replay: a batch without a key skips the step.
+          answers.length > 0
             ? tx`, answers as (
           insert into authorization_responses (authorization_id, principal_id, created_at, response)
           select x.id, x.principal_id, x.created_at, x.response
-          from json_to_recordset((select rows from src))
-            as x(id text, principal_id text, created_at timestamptz, idempotency_key text, response json)
-          where x.idempotency_key is not null and x.id in (select id from ins)
+          from json_to_recordset(${tx.typed(JSON.stringify(answers), TEXT_OID)}::json)
+            as x(id text, principal_id text, created_at timestamptz, response json)
+          where x.id in (select id from ins)
         )`
             : tx``
         }, batch as (
