@@ -11,7 +11,7 @@
 // instance that committed the change asks the owner to reload the agent before answering, and
 // every live instance when the owner cannot be reached.
 import type { Logger } from 'pino';
-import type { AuthorizeRequest, DecisionEngine } from '../decision/model/contract.js';
+import type { AuthorizeRequest, BudgetCredit, DecisionEngine } from '../decision/model/contract.js';
 import type { DecisionReply } from '../decision/model/reply.js';
 import { toReply } from '../decision/model/reply.js';
 import { safeDecision } from '../decision/model/safe-decision.js';
@@ -196,20 +196,40 @@ export class ClusterEngine implements DecisionEngine {
     while (busy()) await new Promise<void>((resolve) => this.#drainWaiters.push(resolve));
   }
 
-  async invalidateAgent(env: Environment, agentId: string): Promise<void> {
+  invalidateAgent(env: Environment, agentId: string): Promise<void> {
+    return this.#toOwner('invalidateAgent', env, agentId, null);
+  }
+
+  /**
+   * As invalidateAgent, with the credit: an actor counts it at most once (its credit_seq), so
+   * telling an instance twice (the owner, then everyone when it did not answer) is harmless.
+   */
+  creditAgent(env: Environment, agentId: string, credit: BudgetCredit): Promise<void> {
+    return this.#toOwner('creditAgent', env, agentId, credit);
+  }
+
+  /** Tells the actor here, then the shard's owner, or every instance when the owner is not known. */
+  async #toOwner(
+    kind: 'invalidateAgent' | 'creditAgent',
+    env: Environment,
+    agentId: string,
+    credit: BudgetCredit | null,
+  ): Promise<void> {
     const shard = shardOf(agentId, SHARD_COUNT);
-    await this.#local.invalidateAgent(env, agentId);
+    if (credit === null) await this.#local.invalidateAgent(env, agentId);
+    else await this.#local.creditAgent(env, agentId, credit);
     if (this.#leases.holds(shard)) return;
+    const body = credit === null ? { env, agentId, shard } : { env, agentId, shard, credit };
     const owner = this.#leases.ownerOf(shard);
     if (owner !== null) {
       try {
-        const answer = await this.#transport.request(owner, 'invalidateAgent', { env, agentId, shard }, 2_000);
+        const answer = await this.#transport.request(owner, kind, body, 2_000);
         if ((answer as { held?: boolean }).held === true) return;
       } catch (err) {
         this.#log.warn({ err, owner }, 'cannot reach the shard owner; telling every instance');
       }
     }
-    await this.#everyone('invalidateAgent', { env, agentId, shard });
+    await this.#everyone(kind, body);
   }
 
   async invalidatePrincipal(env: Environment, principalId: string): Promise<void> {
@@ -219,18 +239,24 @@ export class ClusterEngine implements DecisionEngine {
 
   /** Handles an invalidation sent by another instance; says whether this instance holds the shard. */
   async serveInvalidation(
-    kind: 'invalidateAgent' | 'invalidatePrincipal',
-    body: { env: Environment; agentId?: string; principalId?: string; shard?: number },
+    kind: 'invalidateAgent' | 'creditAgent' | 'invalidatePrincipal',
+    body: { env: Environment; agentId?: string; principalId?: string; shard?: number; credit?: BudgetCredit },
   ): Promise<{ held: boolean }> {
-    if (kind === 'invalidateAgent') {
-      await this.#local.invalidateAgent(body.env, body.agentId as string);
+    if (kind === 'invalidateAgent' || kind === 'creditAgent') {
+      const agentId = body.agentId as string;
+      if (kind === 'creditAgent' && body.credit !== undefined)
+        await this.#local.creditAgent(body.env, agentId, body.credit);
+      else await this.#local.invalidateAgent(body.env, agentId);
       return { held: this.#leases.holds(body.shard as number) };
     }
     await this.#local.invalidatePrincipal(body.env, body.principalId as string);
     return { held: true };
   }
 
-  async #everyone(kind: 'invalidateAgent' | 'invalidatePrincipal', body: Record<string, unknown>): Promise<void> {
+  async #everyone(
+    kind: 'invalidateAgent' | 'creditAgent' | 'invalidatePrincipal',
+    body: Record<string, unknown>,
+  ): Promise<void> {
     const others = this.#leases.liveInstances.filter((id) => id !== this.#leases.instanceId);
     await Promise.all(
       others.map((id) =>

@@ -58,6 +58,7 @@ export async function startCluster(
       case 'authorize':
         return routing.serveForwarded(body as ForwardBatch);
       case 'invalidateAgent':
+      case 'creditAgent':
       case 'invalidatePrincipal':
         return routing.serveInvalidation(kind, body as never);
       case 'nudge':

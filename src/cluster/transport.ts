@@ -5,12 +5,18 @@
 import { connect, type NatsConnection, type Subscription } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
 
-export type ClusterMessageKind = 'authorize' | 'invalidateAgent' | 'invalidatePrincipal' | 'nudge';
+export type ClusterMessageKind = 'authorize' | 'invalidateAgent' | 'creditAgent' | 'invalidatePrincipal' | 'nudge';
 
 export type ClusterHandler = (kind: ClusterMessageKind, body: unknown) => Promise<unknown>;
 
 const SUBJECT_ROOT = '_ASAS.cluster';
-const KINDS: readonly ClusterMessageKind[] = ['authorize', 'invalidateAgent', 'invalidatePrincipal', 'nudge'];
+const KINDS: readonly ClusterMessageKind[] = [
+  'authorize',
+  'invalidateAgent',
+  'creditAgent',
+  'invalidatePrincipal',
+  'nudge',
+];
 
 export class ClusterTransport {
   #nc: NatsConnection | null = null;

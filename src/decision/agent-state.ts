@@ -215,6 +215,13 @@ export interface AgentState {
   readonly createdAtMs: number;
   /** The Principal's IANA time zone: the calendar windows of the caps (default UTC). */
   timeZone: string;
+  /**
+   * agents.credit_seq as of the budget credits the load read (migrations/0310; -1: not read,
+   * the state has no mandate): a credit numbered above it came after the load (windows.ts).
+   */
+  creditSeq: number;
+  /** Sequence numbers of the credits counted since the load (each is counted once). */
+  creditsApplied: number[];
   /** The agent's declared capabilities, lower case (goal misalignment reads them). */
   readonly capabilities: readonly string[];
   /** ACTIVE mandates, newest first. */

@@ -28,6 +28,7 @@ import { openSession } from './sessions.js';
 import { merchantKeyOf } from './state.js';
 import { declinedByPerson } from './step-up.js';
 import { replayInputsOf, shadowDecision } from './threshold-eval.js';
+import { applyCredit } from './windows.js';
 import { mark, type Work } from './work.js';
 
 /**
@@ -93,6 +94,7 @@ export const decisionCore: DecisionCore<AgentState> = {
   evaluate,
   explain: (state, req, nowMs, budgetLent) => explainDecision(state, req, nowMs, evaluate, budgetLent),
   sizeOf: estimateStateBytes,
+  credit: applyCredit,
   maintenanceDue(state) {
     if (state.auditRowsSinceRollup < ROLLUP_AFTER_ROWS) return false;
     state.auditRowsSinceRollup = 0;

@@ -118,7 +118,7 @@ export async function loadAgentState(sql: Sql, agentId: string, nowMs: number): 
     }
   }
   state.auditRowsSinceRollup = fold(rows, state.stats, (id) => mandates.find((m) => m.id === id) ?? null);
-  applyWindowSums();
+  state.creditSeq = applyWindowSums();
   applyTermsUsage();
   for (const m of mandates) markReached(m);
   state.budget = budget;

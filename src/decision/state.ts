@@ -47,6 +47,8 @@ export function newAgentState(seed: AgentSeed): AgentState {
     kyaText: seed.kyaScore === undefined || seed.kyaScore === null ? null : seed.kyaScore.toFixed(2),
     createdAtMs: seed.createdAtMs,
     timeZone: seed.timeZone ?? 'UTC',
+    creditSeq: -1,
+    creditsApplied: [],
     budget: null,
     capabilities: (seed.capabilities ?? []).map((c) => c.toLowerCase()),
     mandates: seed.mandates ?? [],

@@ -6,14 +6,26 @@
 // its first use for a whole-life cap). Then the budget credits (migrations/0160) come off every
 // window the original authorization counted in: a release or expiry gives back its amount and
 // its count, the rest of a partial capture and a refund give back their amount.
+//
+// A credit committed after the load reaches the actor as a message (src/shard/actors.ts
+// creditAgent) and comes off the same windows in memory (applyCredit), so a release does not
+// cost a reload. The credit sums are read in one statement with the agent's credit_seq
+// (migrations/0310), which every credit bumps in its own transaction: a credit numbered above
+// the loaded sequence is not in the sums, one at or below it is.
 import { fromDb, type Units } from '../domain/money.js';
 import type { Sql } from '../storage/db.js';
-import type { MandateState } from './agent-state.js';
+import type { AgentState, MandateState } from './agent-state.js';
+import { markReached } from './caps.js';
 import type { Windows } from './model/calendar.js';
+import type { BudgetCredit } from './model/contract.js';
+
+/** Credits counted in memory since a load at most; beyond, the next one reloads the state. */
+const MAX_APPLIED_CREDITS = 256;
+
 import { reads } from './reads.js';
 
 interface SumRow {
-  mandate_id: string;
+  mandate_id: string | null;
   day_sum: string;
   day_n: number;
   week_sum: string;
@@ -43,20 +55,11 @@ function earliest(ms: readonly MandateState[], w: Windows): Date | null {
   return new Date(from);
 }
 
-export async function loadWindowSums(
-  sql: Sql,
-  agentId: string,
-  mandates: readonly MandateState[],
-  w: Windows,
-  timeZone: string,
-): Promise<void> {
-  (await readWindowSums(sql, agentId, mandates, w, timeZone))();
-}
-
 /**
- * Reads what loadWindowSums sets (both reads at once where the pool allows it, see reads.ts)
+ * Reads an agent's window sums (both reads at once where the pool allows it, see reads.ts)
  * and returns the function that sets it, to be called once the rollup and the audit totals are
- * in the mandates.
+ * in the mandates; that function returns the agent's credit_seq as of the credits read (-1:
+ * nothing read).
  */
 export async function readWindowSums(
   sql: Sql,
@@ -64,8 +67,8 @@ export async function readWindowSums(
   mandates: readonly MandateState[],
   w: Windows,
   timeZone: string,
-): Promise<() => void> {
-  if (mandates.length === 0) return () => {};
+): Promise<() => number> {
+  if (mandates.length === 0) return () => -1;
   const fromLog = mandates.filter((m) => needsLog(m, timeZone));
   const logged = async (): Promise<SumRow[]> => {
     if (fromLog.length === 0) return [];
@@ -85,7 +88,11 @@ export async function readWindowSums(
       group by mandate_id`;
   };
   const from = earliest(mandates, w);
-  const credited = (): Promise<SumRow[]> => sql<SumRow[]>`
+  // One statement, one snapshot: the sums and the sequence they are as of (a row with a null
+  // mandate_id when the agent has no credits; none when the agent is gone).
+  const credited = (): Promise<(SumRow & { seq: string })[]> => sql<(SumRow & { seq: string })[]>`
+    select s.credit_seq::text as seq, c.* from (select credit_seq from agents where id = ${agentId}) s
+    left join lateral (
     select mandate_id,
       coalesce(sum(amount) filter (where authorized_at >= ${new Date(w.day)}), 0)::text as day_sum,
       coalesce(sum(count_back) filter (where authorized_at >= ${new Date(w.day)}), 0)::int as day_n,
@@ -97,7 +104,8 @@ export async function readWindowSums(
     from budget_credits
     where agent_id = ${agentId} and mandate_id in ${sql(mandates.map((m) => m.id))}
       ${from === null ? sql`` : sql`and authorized_at >= ${from}`}
-    group by mandate_id`;
+    group by mandate_id
+    ) c on true`;
   const [rows, credits] = await reads(sql, logged, credited);
   return () => {
     const byId = new Map(rows.map((r) => [r.mandate_id, r]));
@@ -112,6 +120,7 @@ export async function readWindowSums(
       m.totalAmount = r === undefined ? 0n : units(r.total_sum);
     }
     for (const c of credits) {
+      if (c.mandate_id === null) continue;
       const m = mandates.find((x) => x.id === c.mandate_id);
       if (m === undefined) continue;
       m.dayAmount -= units(c.day_sum);
@@ -122,5 +131,41 @@ export async function readWindowSums(
       m.yearAmount -= units(c.year_sum);
       m.totalAmount -= units(c.total_sum);
     }
+    const seq = credits[0]?.seq;
+    return seq === undefined ? -1 : Number(seq);
   };
+}
+
+/**
+ * Counts a budget credit committed after the load (DecisionCore.credit): off every window of
+ * its mandate the original authorization counted in, as a reload would read it, and the
+ * mandate's budget alerts recomputed as a reload would. False when the state cannot tell
+ * whether it holds the credit (no sequence read), or the credit gives back a count that the
+ * mandate's terms count (occurrences: read only at load); the actor then reloads.
+ */
+export function applyCredit(state: AgentState, credit: BudgetCredit): boolean {
+  const m = state.mandates.find((x) => x.id === credit.mandateId);
+  // A mandate the state does not hold (revoked, or an expired one not kept): no window to give back to.
+  if (m === undefined) return true;
+  if (state.creditSeq < 0) return false;
+  if (credit.seq <= state.creditSeq || state.creditsApplied.includes(credit.seq)) return true;
+  if (credit.countBack !== 0 && m.terms !== null && m.terms.counts) return false;
+  if (state.creditsApplied.length >= MAX_APPLIED_CREDITS) return false;
+  state.creditsApplied.push(credit.seq);
+  const amount = BigInt(credit.amount) as Units;
+  const at = credit.authorizedAtMs;
+  if (at >= m.dayKey) {
+    m.dayAmount -= amount;
+    m.dayCount -= credit.countBack;
+  }
+  if (at >= m.weekKey) m.weekAmount -= amount;
+  if (at >= m.monthKey) {
+    m.monthAmount -= amount;
+    m.monthCount -= credit.countBack;
+  }
+  if (at >= m.yearKey) m.yearAmount -= amount;
+  m.totalAmount -= amount;
+  m.alerted = 0;
+  markReached(m);
+  return true;
 }

@@ -9,7 +9,7 @@
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import { Piscina } from 'piscina';
-import type { AuthorizeRequest, DecisionCore, DecisionEngine } from '../decision/model/contract.js';
+import type { AuthorizeRequest, BudgetCredit, DecisionCore, DecisionEngine } from '../decision/model/contract.js';
 import { type DecisionReply, toReply } from '../decision/model/reply.js';
 import { safeDecision } from '../decision/model/safe-decision.js';
 import { shardOf } from '../decision/model/shard-of.js';
@@ -242,6 +242,11 @@ export class ShardedEngine implements DecisionEngine {
   async invalidateAgent(env: Environment, agentId: string): Promise<void> {
     const shard = this.#shards[shardOf(agentId, this.#shards.length)] as Shard;
     await shard.run({ kind: 'invalidateAgent', env, agentId });
+  }
+
+  async creditAgent(env: Environment, agentId: string, credit: BudgetCredit): Promise<void> {
+    const shard = this.#shards[shardOf(agentId, this.#shards.length)] as Shard;
+    await shard.run({ kind: 'creditAgent', env, agentId, credit });
   }
 
   async invalidatePrincipal(env: Environment, principalId: string): Promise<void> {

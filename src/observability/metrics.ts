@@ -42,6 +42,9 @@ export interface ShardMetricsSnapshot {
   readonly commits: number;
   readonly committedRows: number;
   readonly failedCommits: number;
+  /** Budget credits counted by a loaded actor in memory, and those that made it reload (cumulative). */
+  readonly creditsCounted?: number;
+  readonly creditsReloaded?: number;
   /** Per-batch figures kept with LocalHistogram(BATCH_SIZE_BUCKETS / LATENCY_BUCKETS_SECONDS). */
   readonly batchSize?: readonly LocalHistogramData[];
   readonly commitSeconds?: readonly LocalHistogramData[];
@@ -149,6 +152,11 @@ export class ServiceMetrics {
     'asas_audit_commit_failures_total',
     'Audit group commits that failed (their decisions were answered as safe declines), by shard.',
     ['shard'],
+  );
+  readonly budgetCredits = this.registry.counter(
+    'asas_budget_credits_total',
+    'Budget credits (holds released, expired or partly captured, refunds) told to an agent actor held here, by shard and outcome: counted (in memory, or already in its state) or reload (the actor reloads before its next decision).',
+    ['shard', 'outcome'],
   );
   readonly outboxBacklog = this.registry.gauge(
     'asas_outbox_backlog',
@@ -264,6 +272,8 @@ export class ServiceMetrics {
       this.auditCommits.labels(shard).value = s.commits;
       this.auditRowsCommitted.labels(shard).value = s.committedRows;
       this.auditCommitFailures.labels(shard).value = s.failedCommits;
+      if (s.creditsCounted !== undefined) this.budgetCredits.labels(shard, 'counted').value = s.creditsCounted;
+      if (s.creditsReloaded !== undefined) this.budgetCredits.labels(shard, 'reload').value = s.creditsReloaded;
       if (s.batchSize !== undefined) this.auditBatchSize.labels(shard).load(s.batchSize);
       if (s.commitSeconds !== undefined) this.auditCommitDuration.labels(shard).load(s.commitSeconds);
       if (s.waitSeconds !== undefined) this.shardWait.labels(shard).load([s.waitSeconds]);

@@ -1,7 +1,8 @@
 // The hold expiry sweep (docs/holds.md "Expiry"): every HOLD_EXPIRY_SWEEP_MS, each instance
 // expires the due holds of each database (expireDueHolds: claimed with FOR UPDATE SKIP LOCKED and
 // changed by a conditional UPDATE, so every due hold is expired exactly once, by one instance,
-// and never after a capture or release won), then makes the agents' actors reload. Holds are
+// and never after a capture or release won), then tells the agents' actors of the budget given
+// back (DecisionEngine.creditAgent). Holds are
 // rows in PostgreSQL, so expiry survives restarts: a hold that fell due while no instance ran
 // is expired by the first sweep after start.
 import type { Logger } from 'pino';
@@ -49,16 +50,20 @@ export class HoldExpirySweep {
   }
 
   async #sweep(sql: Sql, env: Environment): Promise<void> {
+    let holds = 0;
     const agents = new Set<string>();
     for (let i = 0; i < MAX_BATCHES; i++) {
       const expired = await expireDueHolds(sql, BATCH);
-      for (const a of expired) agents.add(a);
-      if (expired.length === 0) break;
+      holds += expired.length;
+      this.#nudge(env);
+      for (const { agentId, credit } of expired) {
+        agents.add(agentId);
+        if (credit !== null) await this.#engine.creditAgent(env, agentId, credit);
+      }
+      if (expired.length < BATCH) break;
     }
-    if (agents.size === 0) return;
-    this.#nudge(env);
-    for (const agentId of agents) await this.#engine.invalidateAgent(env, agentId);
-    this.#log.info({ env, agents: agents.size }, 'holds expired');
+    if (holds === 0) return;
+    this.#log.info({ env, holds, agents: agents.size }, 'holds expired');
   }
 
   close(): Promise<void> {

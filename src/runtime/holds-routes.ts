@@ -2,8 +2,8 @@
 // Only the Principal that owns the authorization may act (anyone else: 404). Each operation
 // takes an Idempotency-Key (the onboarding machinery, keys scoped to the Principal): the state
 // change, its budget credit, its event and the remembered answer commit together. After the
-// commit the agent's actor reloads before its next decision (invalidateAgent), so the budget
-// given back counts at once.
+// commit the agent's actor is told of the credit (creditAgent: counted in memory, or a reload
+// before its next decision), so the budget given back counts at once.
 import type { Services } from '../app/services.js';
 import { assertOwnAgent, boundAgent } from '../auth/agent-keys.js';
 import { currencyExponent } from '../domain/currency.js';
@@ -14,8 +14,7 @@ import { json, type Reply, type RequestContext, type RouteDef } from '../http/ty
 import { withIdempotency } from '../onboarding/idempotency.js';
 import type { AuthorizationRow } from '../storage/rows/authorizations.js';
 import { idParam } from './context.js';
-import { invalidateAgent } from './engine-handle.js';
-import { captureHold, refundAuthorization, releaseHold } from './holds-store.js';
+import { type Credited, captureHold, refundAuthorization, releaseHold } from './holds-store.js';
 
 const AMOUNT_PATH = ['amount'];
 
@@ -39,14 +38,14 @@ async function amountOf(ctx: RequestContext, currencyOf: () => Promise<string | 
 }
 
 export function holdsRoutes(services: Services): RouteDef[] {
-  /** Runs one operation under the request's Idempotency-Key, then reloads the agent's actor. */
+  /** Runs one operation under the request's Idempotency-Key, then tells the agent's actor of its credit. */
   async function operate(
     ctx: RequestContext<'principal'>,
     work: (
       tx: Parameters<Parameters<typeof withIdempotency>[1]>[0],
       principalId: string,
       id: string,
-    ) => Promise<{ agentId: string } & Record<string, unknown>>,
+    ) => Promise<Credited & Record<string, unknown>>,
   ): Promise<Reply> {
     const { auth } = ctx;
     const id = idParam(ctx, 'authorization_id', 'authorization_not_found');
@@ -56,19 +55,24 @@ export function holdsRoutes(services: Services): RouteDef[] {
         select agent_id from authorizations where id = ${id} and principal_id = ${auth.principalId}`;
       assertOwnAgent(auth, owner?.agent_id);
     }
-    let agentId: string | null = null;
+    let done: Credited | null = null;
     const reply = await withIdempotency(ctx, async (tx) => {
-      const { agentId: agent, ...body } = await work(tx, auth.principalId, id);
-      agentId = agent;
+      const { agentId, credit, ...body } = await work(tx, auth.principalId, id);
+      done = { agentId, credit };
       return json(200, body);
     });
-    if (agentId !== null) {
+    // A replayed answer (the work did not run) has nothing new to tell.
+    const changed = done as Credited | null;
+    if (changed !== null) {
       services.events.nudge(auth.environment);
-      try {
-        await invalidateAgent(services, auth.environment, agentId);
-      } catch (err) {
-        // Committed: the actor keeps counting the old (higher) usage until its next reload.
-        services.log.warn({ err, agent_id: agentId }, 'hold change committed; agent reload failed');
+      // A whole capture gives nothing back: the actor's counts stay right as they are.
+      if (changed.credit !== null) {
+        try {
+          await services.engine.creditAgent(auth.environment, changed.agentId, changed.credit);
+        } catch (err) {
+          // Committed: the actor keeps counting the old (higher) usage until its next reload.
+          services.log.warn({ err, agent_id: changed.agentId }, 'hold change committed; agent not told');
+        }
       }
     }
     return reply;

@@ -4,10 +4,12 @@
 // instance each runs on. In the same transaction the change writes what it gives back to the
 // budget (budget_credits, keyed by the original authorization's time) and its event (one
 // outbox_batches row, relayed to NATS and webhooks like a decision's), and gives the amount back
-// to the Principal's budget pool (docs/principal-budget.md). The caller then makes the
-// agent's actor reload (DecisionEngine.invalidateAgent): a change only ever gives budget back,
-// so an actor that has not reloaded yet errs on the strict side, never over a cap.
+// to the Principal's budget pool (docs/principal-budget.md). The credit bumps the agent's
+// credit_seq (migrations/0310) and is returned, and the caller tells the agent's actor
+// (DecisionEngine.creditAgent), which counts it in memory: a change only ever gives budget back,
+// so an actor that has not heard of it yet errs on the strict side, never over a cap.
 import type postgres from 'postgres';
+import type { BudgetCredit } from '../decision/model/contract.js';
 import { randomToken } from '../domain/ids.js';
 import { formatAmount, fromDb, toDb, toJsonNumber, type Units } from '../domain/money.js';
 import { ApiError } from '../errors/registry.js';
@@ -47,15 +49,34 @@ async function credit(
   amount: Units,
   countBack: number,
   id: string = `crd_${randomToken()}`,
-): Promise<void> {
-  if (amount === 0n && countBack === 0) return;
+): Promise<BudgetCredit | null> {
+  if (amount === 0n && countBack === 0) return null;
+  const mandateId = h.mandate_id;
+  // The agent's row lock orders its credits by commit: the number says which loads saw this one.
+  const [agent] = await db<{ seq: string }[]>`
+    update agents set credit_seq = credit_seq + 1 where id = ${h.agent_id} returning credit_seq::text as seq`;
   await db`insert into budget_credits (id, authorization_id, principal_id, agent_id, mandate_id, kind, amount, count_back, authorized_at)
     values (${id}, ${h.authorization_id}, ${h.principal_id}, ${h.agent_id}, ${h.mandate_id}, ${kind}, ${toDb(amount)},
       ${countBack}, ${h.authorized_at})`;
   // The Principal's budget gets it back too, in the window the authorization counted in
   // (migrations/0220 asas_budget_credit; nothing when it did not count there).
   await db`select asas_budget_credit(${h.principal_id}, ${h.currency}, ${h.authorized_at}, ${toDb(amount)}::numeric)`;
+  // An authorization under no mandate counted in no mandate's windows: nothing for the actor.
+  if (mandateId === null) return null;
+  return {
+    seq: Number(agent?.seq ?? 0),
+    mandateId,
+    authorizedAtMs: h.authorized_at.getTime(),
+    amount: amount.toString(),
+    countBack,
+  };
 }
+
+/** What a hold operation changed for its agent's actor: its agent and the credit, if any. */
+export type Credited = {
+  agentId: string;
+  credit: BudgetCredit | null;
+};
 
 function baseData(h: HeldRow): Record<string, unknown> {
   return {
@@ -99,8 +120,7 @@ export type CaptureResult = {
   status: 'CAPTURED';
   captured_amount: number;
   released_amount: number;
-  agentId: string;
-};
+} & Credited;
 
 /** Captures `amount` (default: all) of a HELD, unexpired hold and releases the rest. */
 export async function captureHold(
@@ -120,7 +140,7 @@ export async function captureHold(
     where authorization_id = ${id} and principal_id = ${principalId} and status = 'HELD' and expires_at > now()
     returning authorization_id`;
   if (rows.length === 0) throw await refusal(db, principalId, id);
-  await credit(db, h, 'capture_remainder', rest, 0);
+  const given = await credit(db, h, 'capture_remainder', rest, 0);
   await writeOutbox(db, [
     tuple(h, 'authorization.captured', {
       ...baseData(h),
@@ -135,6 +155,7 @@ export async function captureHold(
     captured_amount: num(take),
     released_amount: num(rest),
     agentId: h.agent_id,
+    credit: given,
   };
 }
 
@@ -143,7 +164,7 @@ export async function releaseHold(
   db: Db,
   principalId: string,
   id: string,
-): Promise<{ authorization_id: string; status: 'RELEASED'; released_amount: number; agentId: string }> {
+): Promise<{ authorization_id: string; status: 'RELEASED'; released_amount: number } & Credited> {
   const h = await heldRow(db, principalId, id);
   const rows = await db<Pick<HoldRow, 'authorization_id'>[]>`
     update holds set status = 'RELEASED', released_amount = amount, settled_at = now(), updated_at = now()
@@ -151,11 +172,17 @@ export async function releaseHold(
     returning authorization_id`;
   if (rows.length === 0) throw await refusal(db, principalId, id);
   const held = u(h.amount);
-  await credit(db, h, 'release', held, 1);
+  const given = await credit(db, h, 'release', held, 1);
   await writeOutbox(db, [
     tuple(h, 'authorization.released', { ...baseData(h), status: 'RELEASED', released_amount: formatAmount(held, 0) }),
   ]);
-  return { authorization_id: id, status: 'RELEASED', released_amount: num(held), agentId: h.agent_id };
+  return {
+    authorization_id: id,
+    status: 'RELEASED',
+    released_amount: num(held),
+    agentId: h.agent_id,
+    credit: given,
+  };
 }
 
 export type RefundResult = {
@@ -165,8 +192,7 @@ export type RefundResult = {
   refund_amount: number;
   refunded_amount: number;
   captured_amount: number;
-  agentId: string;
-};
+} & Credited;
 
 /**
  * Refunds `amount` (default: all not yet refunded) of a captured APPROVE: a captured hold, or an
@@ -212,7 +238,7 @@ export async function refundAuthorization(
   const r = rows[0];
   if (r === undefined) throw new ApiError('amount_exceeds_captured');
   const refundId = `rfd_${randomToken()}`;
-  await credit(db, h, 'refund', give, 0, refundId);
+  const given = await credit(db, h, 'refund', give, 0, refundId);
   await writeOutbox(db, [
     tuple(h, 'authorization.refunded', {
       ...baseData(h),
@@ -230,6 +256,7 @@ export async function refundAuthorization(
     refunded_amount: num(u(r.refunded_amount)),
     captured_amount: num(u(r.captured_amount)),
     agentId: h.agent_id,
+    credit: given,
   };
 }
 
@@ -237,9 +264,9 @@ export async function refundAuthorization(
  * Expires up to `limit` due holds (status HELD, expires_at passed), claimed with FOR UPDATE SKIP
  * LOCKED and changed by the same conditional UPDATE as a release, in one transaction with their
  * credits and events: each due hold is expired exactly once, by whichever instance claims it,
- * and never after a capture or release won. Returns the agents whose budgets came back.
+ * and never after a capture or release won. Returns the credits, each with its agent.
  */
-export async function expireDueHolds(sql: Sql, limit: number): Promise<string[]> {
+export async function expireDueHolds(sql: Sql, limit: number): Promise<Credited[]> {
   return (await sql.begin(async (tx) => {
     const rows = await tx<HeldRow[]>`
       with due as (
@@ -252,8 +279,9 @@ export async function expireDueHolds(sql: Sql, limit: number): Promise<string[]>
       )
       select ${HOLD_COLUMNS(tx)}, ag.client_id from done h join agents ag on ag.id = h.agent_id`;
     const events: OutboxTuple[] = [];
+    const credited: Credited[] = [];
     for (const h of rows) {
-      await credit(tx, h, 'expiry', u(h.amount), 1);
+      credited.push({ agentId: h.agent_id, credit: await credit(tx, h, 'expiry', u(h.amount), 1) });
       events.push(
         tuple(h, 'authorization.expired', {
           ...baseData(h),
@@ -264,6 +292,6 @@ export async function expireDueHolds(sql: Sql, limit: number): Promise<string[]>
       );
     }
     await writeOutbox(tx, events);
-    return [...new Set(rows.map((h) => h.agent_id))];
-  })) as string[];
+    return credited;
+  })) as Credited[];
 }

@@ -20,7 +20,7 @@
 import { performance } from 'node:perf_hooks';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
-import type { AuthorizeRequest, DecisionCore, Evaluation } from '../decision/model/contract.js';
+import type { AuthorizeRequest, BudgetCredit, DecisionCore, Evaluation } from '../decision/model/contract.js';
 import { shardOf } from '../decision/model/shard-of.js';
 import { STAGE_COMMITTED, STAGE_SIGNED } from '../decision/model/timing.js';
 import type { Environment } from '../domain/environment.js';
@@ -100,6 +100,9 @@ export class ActorSystem {
     return this.#lru.calculatedSize;
   }
 
+  /** Budget credits told to an actor here: counted in memory, or reloaded (creditAgent). */
+  readonly credits = { counted: 0, reloaded: 0 };
+
   get busySize(): number {
     return this.#busy.size;
   }
@@ -116,6 +119,32 @@ export class ActorSystem {
     const key = actorKey(env, agentId);
     const actor = this.#lru.peek(key) ?? this.#busy.get(key);
     if (actor !== undefined) markStale(actor);
+  }
+
+  /**
+   * A budget credit committed for the agent: a loaded actor counts it in memory
+   * (DecisionCore.credit knows from the credit's sequence whether its state already holds it);
+   * an actor loading, stale, or whose state cannot apply it reloads before its next decision.
+   * No actor here: the next load reads it.
+   */
+  creditAgent(env: Environment, agentId: string, credit: BudgetCredit): void {
+    const key = actorKey(env, agentId);
+    const actor = this.#lru.peek(key) ?? this.#busy.get(key);
+    if (actor === undefined) return;
+    const apply = this.#core.credit;
+    let applied = false;
+    if (!(actor.state === null || actor.stale || actor.reloading || actor.loading !== null || apply === undefined)) {
+      try {
+        applied = apply(actor.state, credit);
+      } catch (err) {
+        this.#log.error({ err, agent_id: agentId }, 'budget credit fault; reloading the agent');
+      }
+    }
+    if (applied) this.credits.counted++;
+    else {
+      this.credits.reloaded++;
+      markStale(actor);
+    }
   }
 
   invalidatePrincipal(env: Environment, principalId: string): void {

@@ -2,7 +2,7 @@
 // shard worker (src/shard/worker.ts). Requests that arrive for one shard in the same
 // event-loop turn travel as ONE task, and their results come back as one array in order.
 
-import type { AuthorizeRequest } from '../decision/model/contract.js';
+import type { AuthorizeRequest, BudgetCredit } from '../decision/model/contract.js';
 import { type DecisionReply, toReply } from '../decision/model/reply.js';
 import type { Environment } from '../domain/environment.js';
 import type { LocalHistogramData } from '../observability/metrics.js';
@@ -37,6 +37,8 @@ export interface ShardWorkerData {
 export type ShardTask =
   | { readonly kind: 'authorize'; readonly requests: readonly AuthorizeRequest[] }
   | { readonly kind: 'invalidateAgent'; readonly env: Environment; readonly agentId: string }
+  /** A budget credit committed for the agent: counted in memory, or the actor reloads (DecisionCore.credit). */
+  | { readonly kind: 'creditAgent'; readonly env: Environment; readonly agentId: string; readonly credit: BudgetCredit }
   | { readonly kind: 'invalidatePrincipal'; readonly env: Environment; readonly principalId: string }
   /** The actors of the Principal give the unspent part of their budget slices back (a pool ran short). */
   | { readonly kind: 'budgetRecall'; readonly env: Environment; readonly principalId: string }
@@ -103,4 +105,7 @@ export interface ShardStats {
   readonly commits: number;
   readonly committedRows: number;
   readonly failedCommits: number;
+  /** Budget credits counted in memory by an actor here, and those that made it reload. */
+  readonly creditsCounted: number;
+  readonly creditsReloaded: number;
 }

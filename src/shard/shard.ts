@@ -173,6 +173,8 @@ export async function createShard(
       commits: s.reduce((n, x) => n + x.commits, 0),
       committedRows: s.reduce((n, x) => n + x.committedRows, 0),
       failedCommits: s.reduce((n, x) => n + x.failedCommits, 0),
+      creditsCounted: actors.credits.counted,
+      creditsReloaded: actors.credits.reloaded,
       batchSize: [dbs.live.committer.batchSizes, dbs.sandbox.committer.batchSizes],
       commitSeconds: [dbs.live.committer.commitSeconds, dbs.sandbox.committer.commitSeconds],
       waitSeconds,
@@ -202,6 +204,9 @@ export async function createShard(
         }
         case 'invalidateAgent':
           actors.invalidateAgent(task.env, task.agentId);
+          return null;
+        case 'creditAgent':
+          actors.creditAgent(task.env, task.agentId, task.credit);
           return null;
         case 'invalidatePrincipal':
           actors.invalidatePrincipal(task.env, task.principalId);

@@ -147,6 +147,29 @@ export interface DecisionCore<State> {
   maintain?(sql: Sql, agentId: string, nowMs: number): Promise<void>;
   /** The agent's escrowed slice of its Principal's budget (docs/principal-budget.md), if the core has one. */
   readonly escrow?: BudgetEscrow<State>;
+  /**
+   * Applies a committed budget credit to a loaded state, as a reload would read it. Returns
+   * false when the state cannot tell whether it already holds the credit, or the credit touches
+   * what is only rebuilt by a load: the actor then reloads. Absent: every credit reloads.
+   */
+  credit?(state: State, credit: BudgetCredit): boolean;
+}
+
+/**
+ * A budget credit committed for an agent (a hold released, expired or partly captured, a
+ * refund: src/runtime/holds-store.ts), sent to the agent's actor so that it counts at once
+ * without a reload (docs/holds.md). Plain JSON: it may cross to the owning instance.
+ */
+export interface BudgetCredit {
+  /** The agent's credit_seq after this credit (migrations/0310): orders its credits by commit. */
+  readonly seq: number;
+  readonly mandateId: string;
+  /** The original authorization's time: the credit comes off the windows it counted in. */
+  readonly authorizedAtMs: number;
+  /** Units (10^-8 of the currency) given back to the amount windows, as an integer string. */
+  readonly amount: string;
+  /** Approvals given back to the count caps and occurrences (1 for a release or expiry). */
+  readonly countBack: number;
 }
 
 /** A slice of a Principal's budget taken out of an agent's state, to be given back to the pool. */
@@ -197,6 +220,11 @@ export interface DecisionEngine {
   authorize(request: AuthorizeRequest): Promise<DecisionReply>;
   /** Makes the owning actor reload the agent (status, mandates) before its next decision. */
   invalidateAgent(env: Environment, agentId: string): Promise<void>;
+  /**
+   * Tells the owning actor of a committed budget credit: it counts it in memory, or reloads
+   * before its next decision when it cannot (DecisionCore.credit).
+   */
+  creditAgent(env: Environment, agentId: string, credit: BudgetCredit): Promise<void>;
   /** Makes every actor of the Principal reload its thresholds before its next decision. */
   invalidatePrincipal(env: Environment, principalId: string): Promise<void>;
   /** Finishes queued decisions, flushes the audit log, stops the workers. */
