@@ -2,7 +2,10 @@
 # Samples, beside a soak or bench run (docs/benchmarks.md "Soak"): every second the CPU (% of one
 # core) of PostgreSQL, NATS, the service and other node processes, and the service by thread; every
 # 5 s the active statements of pg_stat_activity by wait event; every 30 s the busiest tables of
-# database SAMPLER_DB (default postgres: set it to the run's database to see its tables).
+# database SAMPLER_DB (default postgres: set it to the run's database to see its tables); every
+# second PostgreSQL's WAL figures of that second (pg_stat_wal: bytes, full-page images, syncs and,
+# with track_wal_io_timing on, the milliseconds spent writing and syncing WAL: a disk that
+# stalls an fsync shows here as a second of sync time).
 # Usage: python3 scripts/soak-sampler.py /tmp/sampler.jsonl  (one JSON line a second; stop it with
 # kill). For time per statement, load pg_stat_statements (shared_preload_libraries) and read it.
 import os, sys, time, subprocess, collections, json
@@ -39,7 +42,11 @@ def psql(q):
     try:
         return subprocess.run(['psql','-h','127.0.0.1','-U','root','-d',os.environ.get('SAMPLER_DB','postgres'),'-AtF','\t','-c',q],capture_output=True,text=True,timeout=5).stdout
     except Exception as e: return str(e)
-prev = procs(); prevt = {}; t0 = time.time(); n = 0
+WAL_Q = "select wal_bytes, wal_fpi, wal_sync, wal_write_time, wal_sync_time from pg_stat_wal"
+def wal():
+    try: return [float(x) for x in psql(WAL_Q).strip().split('\t')]
+    except Exception: return None
+prev = procs(); prevt = {}; t0 = time.time(); n = 0; prevwal = wal()
 while True:
     time.sleep(1); n += 1
     cur = procs()
@@ -55,6 +62,11 @@ while True:
             if tid in prevt: tc[comm] += (t - prevt[tid][1]) * 100 / HZ
         prevt = th
         rec['threads'] = {k: round(v) for k,v in tc.most_common(6) if v >= 1}
+    w = wal()
+    if w and prevwal:
+        d = [a - b for a, b in zip(w, prevwal)]
+        rec['wal'] = {'kb': round(d[0] / 1024), 'fpi': int(d[1]), 'syncs': int(d[2]), 'write_ms': round(d[3]), 'sync_ms': round(d[4])}
+    prevwal = w
     if n % 5 == 0:
         rec['pg'] = psql("select coalesce(wait_event_type,'cpu')||':'||coalesce(wait_event,'-')||' '||left(regexp_replace(query,'\\s+',' ','g'),70), count(*) from pg_stat_activity where state='active' and pid<>pg_backend_pid() group by 1 order by 2 desc limit 8").strip().split('\n')
     if n % 30 == 0:

@@ -54,10 +54,12 @@
 //   A relay 1% behind at 1,000/s gains ~700 events a minute, 20,000 over 29 minutes; one that
 //   keeps up samples a few batches in flight, and a one-off pause of a second (a spike in one
 //   sample) moves the slope by less than the bound. The webhook backlog's slope is reported.
-// - p99: the last window's p99 above 5 times the reference plus 100 ms, the reference being the
-//   median p99 of the first half of the steady windows (a median, so that one lucky quiet window
-//   does not set it). Generous: the machine is shared and one 10-s window can hold another
-//   program's burst (p99 moved between 130 and 570 ms from window to window at 100/s under a
+// - p99: the median p99 of the last quarter of the steady windows above 5 times the reference
+//   plus 100 ms, the reference being the median p99 of the first half of the steady windows
+//   (medians, so that neither one lucky quiet window sets the reference nor one stall of the
+//   disk at the end fails the run: this VM's disk, idle, has fdatasync stalls of 140 ms at its
+//   p99.9 and up to 600 ms, and every durable commit waits for one). Generous: the machine is
+//   shared and one 10-s window can hold another program's burst (p99 moved between 130 and 570 ms from window to window at 100/s under a
 //   load average of 12); a service degrading over the run (a queue, a collector working on a
 //   growing heap) exceeds it over 30 minutes.
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -444,8 +446,10 @@ it(
     const steady = samples.filter((s) => s.t > WARMUP_SECONDS);
     const pts = (f: (s: Sample) => number): Point[] => steady.map((s) => ({ t: s.t / 60, v: f(s) }));
     const rssHalves = halves(steady.map((s) => s.rssMb));
-    const firstHalf = steady.slice(0, Math.max(1, Math.floor(steady.length / 2))).map((s) => s.p99);
-    const reference = [...firstHalf].sort((a, b) => a - b)[Math.floor((firstHalf.length - 1) / 2)] ?? 0;
+    const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)] ?? 0;
+    const reference = median(steady.slice(0, Math.max(1, Math.floor(steady.length / 2))).map((s) => s.p99));
+    // The end of the run: the median p99 of its last quarter (of the steady windows, at least one).
+    const late = median(steady.slice(-Math.max(1, Math.floor(steady.length / 4))).map((s) => s.p99));
     const steadyMinutes = steady.length < 2 ? 0 : ((steady.at(-1)?.t ?? 0) - (steady[0]?.t ?? 0)) / 60;
     const last = samples[samples.length - 1];
     const receivedTypes: Record<string, number> = {};
@@ -483,7 +487,7 @@ it(
       },
       rssMeanMb: { firstHalf: rssHalves.first, secondHalf: rssHalves.second },
       sequentialScans: scans,
-      p99Ms: { reference, last: last?.p99 ?? null },
+      p99Ms: { reference, late, last: last?.p99 ?? null },
       totals: {
         sent: totals.sentTotal,
         answered: totals.answeredTotal,
@@ -537,7 +541,7 @@ it(
           s.webhooksReceived,
           s.errors,
         ]),
-      )}\nslopes per minute after the ${WARMUP_SECONDS}-s warm-up: RSS ${report.slopesPerMinute.rssMb.toFixed(2)} MB, p99 ${report.slopesPerMinute.p99Ms.toFixed(2)} ms, outbox backlog ${report.slopesPerMinute.outboxBacklog.toFixed(1)}, webhook backlog ${report.slopesPerMinute.webhookBacklog.toFixed(1)}; RSS mean ${rssHalves.first.toFixed(1)} -> ${rssHalves.second.toFixed(1)} MB; p99 reference ${reference} ms, last window ${last?.p99} ms\ntotals: ${totals.sentTotal} requests, ${totals.answeredTotal} answered, decisions p50 ${totals.decisions.p50} ms p99 ${totals.decisions.p99} ms max ${totals.decisions.max} ms; outbox drained in ${outboxDrainMs} ms, webhooks in ${webhookDrainMs} ms (${received.size}/${expected.size} events, ${duplicates} redeliveries)\nsequential scans by table: ${scans.map((x) => `${x.table} ${x.seqScans} scans, ${x.rowsReadBySeqScans} rows (${x.liveRows} live)`).join('; ')}\nsoak report ${JSON.stringify(report)}`,
+      )}\nslopes per minute after the ${WARMUP_SECONDS}-s warm-up: RSS ${report.slopesPerMinute.rssMb.toFixed(2)} MB, p99 ${report.slopesPerMinute.p99Ms.toFixed(2)} ms, outbox backlog ${report.slopesPerMinute.outboxBacklog.toFixed(1)}, webhook backlog ${report.slopesPerMinute.webhookBacklog.toFixed(1)}; RSS mean ${rssHalves.first.toFixed(1)} -> ${rssHalves.second.toFixed(1)} MB; p99 reference ${reference} ms, last quarter ${late} ms, last window ${last?.p99} ms\ntotals: ${totals.sentTotal} requests, ${totals.answeredTotal} answered, decisions p50 ${totals.decisions.p50} ms p99 ${totals.decisions.p99} ms max ${totals.decisions.max} ms; outbox drained in ${outboxDrainMs} ms, webhooks in ${webhookDrainMs} ms (${received.size}/${expected.size} events, ${duplicates} redeliveries)\nsequential scans by table: ${scans.map((x) => `${x.table} ${x.seqScans} scans, ${x.rowsReadBySeqScans} rows (${x.liveRows} live)`).join('; ')}\nsoak report ${JSON.stringify(report)}`,
     );
     if (process.env.SOAK_REPORT) writeFileSync(process.env.SOAK_REPORT, `${JSON.stringify(report, null, 2)}\n`);
 
@@ -570,7 +574,7 @@ it(
     expect(Math.max(...samples.map((s) => s.webhookBacklog))).toBeLessThanOrEqual(RATE * 5);
     expect(report.slopesPerMinute.outboxBacklog * steadyMinutes).toBeLessThanOrEqual(RATE * 2);
     expect(reference).toBeGreaterThan(0);
-    expect(last?.p99).toBeLessThanOrEqual(reference * 5 + 100);
+    expect(late).toBeLessThanOrEqual(reference * 5 + 100);
     expect(mean(steady.map((s) => s.decisions))).toBeGreaterThan(0);
   },
   (SECONDS + 900) * 1000,
