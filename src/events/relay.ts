@@ -16,6 +16,7 @@
 // event_id, duplicate window 2 minutes >> the lease). docs/background-claims.md.
 import type { Logger } from 'pino';
 import type { Environment } from '../domain/environment.js';
+import { asyncCommit } from '../storage/async-commit.js';
 import type { Sql } from '../storage/db.js';
 import type { EventBus, OutgoingEvent } from './bus.js';
 import { subjectFor } from './envelope.js';
@@ -251,7 +252,8 @@ export class OutboxRelay {
       start = end;
     });
     if (seqs.length > 0) {
-      await sql`update outbox_batches set published_at = now() where seq = any(${seqs}::bigint[])`;
+      // Lost in a crash of PostgreSQL, the mark makes the batch go out again: the duplicate window drops it.
+      await sql`update outbox_batches set published_at = now() from ${asyncCommit(sql)} where seq = any(${seqs}::bigint[])`;
       this.published += publishedEvents;
     }
     return { fetched: rows.length, published: seqs.length, held: true };

@@ -13,6 +13,7 @@ import type postgres from 'postgres';
 import { canonicalJson } from '../domain/mandate-hash.js';
 import { ApiError } from '../errors/registry.js';
 import type { Reply, RequestContext } from '../http/types.js';
+import { asyncCommit } from '../storage/async-commit.js';
 import type { Sql } from '../storage/db.js';
 import { IDEMPOTENCY_RETENTION_SECONDS } from '../storage/idempotency-sweep.js';
 
@@ -97,8 +98,10 @@ async function claim(db: Sql, owner: string, key: string, hash: string): Promise
       or (state = 'in_flight' and created_at < now() - make_interval(secs => ${STALE_CLAIM_SECONDS})))`;
   // A claim released between our insert and our read: try again (bounded).
   for (let attempt = 0; attempt < 3; attempt++) {
+    // Committed without waiting for the disk: the work's own commit, which waits, flushes it too.
     const inserted = await db`insert into idempotency_keys (client_id, key, request_hash, state)
-      values (${owner}, ${key}, ${hash}, 'in_flight') on conflict (client_id, key) do nothing returning key`;
+      select ${owner}, ${key}, ${hash}, 'in_flight' from ${asyncCommit(db)}
+      on conflict (client_id, key) do nothing returning key`;
     if (inserted.length === 1) return null;
     const [row] = await db<StoredKey[]>`select request_hash, state, response_status, response_json
       from idempotency_keys where client_id = ${owner} and key = ${key}`;

@@ -20,6 +20,7 @@ import type { IncomingEvent } from '../events/bus.js';
 import { DECIDED_EVENT_TYPE, subscriptionMatches } from '../events/catalog.js';
 import { parseSubject } from '../events/envelope.js';
 import type { SecretBox } from '../secrets/box.js';
+import { asyncCommit } from '../storage/async-commit.js';
 import type { Sql } from '../storage/db.js';
 import type { WebhookDeliveryRow } from '../storage/rows/webhook-deliveries.js';
 import type { WebhookRow } from '../storage/rows/webhooks.js';
@@ -309,7 +310,8 @@ export class WebhookDispatcher {
           where id = ${job.id} and status = 'pending' and attempts = ${job.attempts}
             and (claimed_by = ${this.#o.holder} or claimed_by is null or lease_until < now())
           returning webhook_id)
-        select ${sql.unsafe(SECRET_SELECT)}, w.url, w.active from webhooks w join slot on w.id = slot.webhook_id`,
+        select ${sql.unsafe(SECRET_SELECT)}, w.url, w.active from webhooks w join slot on w.id = slot.webhook_id,
+          ${asyncCommit(sql)}`,
     );
     const hook = hooks[0];
     if (hook === undefined) {
@@ -440,7 +442,7 @@ export class WebhookDispatcher {
             lease_until = null, last_status_code = ${r.statusCode}, last_error = ${r.error}, last_attempt_at = now()
           where id = ${job.id} and claimed_by = ${this.#o.holder} and attempts = ${job.attempts}
           returning 1)
-        select count(*)::int as n from done`,
+        select count(*)::int as n from done, ${asyncCommit(sql)}`,
     );
     return rows[0]?.n === 1 ? 'succeeded' : 'lost';
   }
