@@ -94,8 +94,11 @@ describe('budget credits in a warm actor', () => {
     const once = await caps(agentId);
     expect(once).toMatchObject({ max_daily_amount: { used: 0, remaining: 30 } });
 
-    const [row] = await query(server, 'live', (sql) =>
-      sql<{ seq: string; amount_units: string; authorized_at: Date }[]>`
+    const [row] = await query(
+      server,
+      'live',
+      (sql) =>
+        sql<{ seq: string; amount_units: string; authorized_at: Date }[]>`
         select a.credit_seq::text as seq, (c.amount * 100000000)::bigint::text as amount_units, c.authorized_at
         from budget_credits c join agents a on a.id = c.agent_id where c.authorization_id = ${held}`,
     );
