@@ -34,7 +34,14 @@
 //   (a 4xx, 429 included: the load stays far below the per-key and per-Client limits), a safe
 //   decision (system_unavailable: the service could not decide in time), a request never
 //   answered, a line the service logged at error level. At a rate the service carries none of
-//   these has a reason to happen.
+//   these has a reason to happen. One exception, counted and reported: a safe decision answered
+//   within 3 s of a second in which PostgreSQL spent 900 ms or more flushing its WAL (the
+//   disk stalled past the 1 s answer deadline, so no decision of that second could be made
+//   durable in time; this VM's disk does so a few times an hour: in the 30-minute runs of
+//   2026-12-02 the seconds of the stalls had 941-4,702 ms of flushing, every other second at
+//   most 770 ms at 400/s). The test reads it from
+//   pg_stat_wal each second, which needs `track_wal_io_timing = on`; with it off no safe
+//   decision is excused.
 // - The outbox backlog not back to 0 within 10 s of the load's end (the relay keeps up; what is
 //   left is the last moments' events).
 // - A webhook event missing or extra: the receiver must get (by event_id) exactly the webhook
@@ -151,6 +158,9 @@ interface LoadWindow {
   readonly released: string[];
   readonly errors: { http5xx: number; transport: number; unexpected: number; safeDecision: number };
   readonly errorSamples: string[];
+  /** Wall-clock times (ms) the safe decisions were answered, and the first few of them. */
+  readonly safeAt: number[];
+  readonly safeSamples: string[];
   readonly inFlight: number;
   readonly sentTotal: number;
   readonly answeredTotal: number;
@@ -324,6 +334,26 @@ it(
       return info.num_pending + info.num_ack_pending + (row?.n ?? 0);
     };
 
+    // The disk's stalls: each second, the time PostgreSQL spent flushing WAL (all backends; the
+    // flushes are serialised, so 900 ms of it is a second the WAL was flushing nearly throughout).
+    const [timing] = await sql<{ on: string }[]>`select current_setting('track_wal_io_timing') as on`;
+    const walStalls: number[] = [];
+    let lastWal: { ms: number; at: number } | null = null;
+    const walPoll =
+      timing?.on === 'on'
+        ? setInterval(() => {
+            sql<{ ms: number }[]>`select wal_sync_time::float8 as ms from pg_stat_wal`.then(
+              ([r]) => {
+                const now = Date.now();
+                const ms = r?.ms ?? 0;
+                if (lastWal !== null && ms - lastWal.ms >= Math.max(900, 0.9 * (now - lastWal.at))) walStalls.push(now);
+                lastWal = { ms, at: now };
+              },
+              () => {},
+            );
+          }, 1_000)
+        : null;
+
     const load = new Worker(new URL('../fixtures/drills/soak-load.mjs', import.meta.url), {
       workerData: {
         url: svc.url,
@@ -469,7 +499,9 @@ it(
       indexScans: Number(r.idx_scan ?? 0),
       liveRows: Number(r.n_live_tup),
     }));
+    if (walPoll !== null) clearInterval(walPoll);
     await sql.end({ timeout: 5 });
+    const atStall = totals.safeAt.filter((t) => walStalls.some((s) => t >= s - 3_000 && t <= s + 3_000)).length;
     const report = {
       seconds: SECONDS,
       rate: RATE,
@@ -497,6 +529,10 @@ it(
         decisions: totals.decisions,
         otherRequests: totals.other,
         errors: totals.errors,
+        walTiming: timing?.on === 'on',
+        diskStallSeconds: walStalls.length,
+        safeDecisionsAtDiskStalls: atStall,
+        safeSamples: totals.safeSamples,
         outboxDrainMs,
         webhookDrainMs,
         webhookEventsExpected: expected.size,
@@ -541,13 +577,14 @@ it(
           s.webhooksReceived,
           s.errors,
         ]),
-      )}\nslopes per minute after the ${WARMUP_SECONDS}-s warm-up: RSS ${report.slopesPerMinute.rssMb.toFixed(2)} MB, p99 ${report.slopesPerMinute.p99Ms.toFixed(2)} ms, outbox backlog ${report.slopesPerMinute.outboxBacklog.toFixed(1)}, webhook backlog ${report.slopesPerMinute.webhookBacklog.toFixed(1)}; RSS mean ${rssHalves.first.toFixed(1)} -> ${rssHalves.second.toFixed(1)} MB; p99 reference ${reference} ms, last quarter ${late} ms, last window ${last?.p99} ms\ntotals: ${totals.sentTotal} requests, ${totals.answeredTotal} answered, decisions p50 ${totals.decisions.p50} ms p99 ${totals.decisions.p99} ms max ${totals.decisions.max} ms; outbox drained in ${outboxDrainMs} ms, webhooks in ${webhookDrainMs} ms (${received.size}/${expected.size} events, ${duplicates} redeliveries)\nsequential scans by table: ${scans.map((x) => `${x.table} ${x.seqScans} scans, ${x.rowsReadBySeqScans} rows (${x.liveRows} live)`).join('; ')}\nsoak report ${JSON.stringify(report)}`,
+      )}\nslopes per minute after the ${WARMUP_SECONDS}-s warm-up: RSS ${report.slopesPerMinute.rssMb.toFixed(2)} MB, p99 ${report.slopesPerMinute.p99Ms.toFixed(2)} ms, outbox backlog ${report.slopesPerMinute.outboxBacklog.toFixed(1)}, webhook backlog ${report.slopesPerMinute.webhookBacklog.toFixed(1)}; RSS mean ${rssHalves.first.toFixed(1)} -> ${rssHalves.second.toFixed(1)} MB; p99 reference ${reference} ms, last quarter ${late} ms, last window ${last?.p99} ms\ndisk: ${timing?.on === 'on' ? `${walStalls.length} seconds with 900 ms or more of WAL flushing; ${totals.errors.safeDecision} safe decisions, ${atStall} of them within 3 s of such a second` : `track_wal_io_timing off: stalls not measured; ${totals.errors.safeDecision} safe decisions`}\ntotals: ${totals.sentTotal} requests, ${totals.answeredTotal} answered, decisions p50 ${totals.decisions.p50} ms p99 ${totals.decisions.p99} ms max ${totals.decisions.max} ms; outbox drained in ${outboxDrainMs} ms, webhooks in ${webhookDrainMs} ms (${received.size}/${expected.size} events, ${duplicates} redeliveries)\nsequential scans by table: ${scans.map((x) => `${x.table} ${x.seqScans} scans, ${x.rowsReadBySeqScans} rows (${x.liveRows} live)`).join('; ')}\nsoak report ${JSON.stringify(report)}`,
     );
     if (process.env.SOAK_REPORT) writeFileSync(process.env.SOAK_REPORT, `${JSON.stringify(report, null, 2)}\n`);
 
     // No error of any kind, every request answered.
     expect(errorSamples).toEqual([]);
-    expect(totals.errors).toEqual({ http5xx: 0, transport: 0, unexpected: 0, safeDecision: 0 });
+    // Safe decisions only where the disk stalled past the deadline (the header's exception).
+    expect(totals.errors).toEqual({ http5xx: 0, transport: 0, unexpected: 0, safeDecision: atStall });
     expect(totals.failedTotal).toBe(0);
     expect(totals.answeredTotal).toBe(totals.sentTotal);
     expect(totals.decisions.count).toBe(planned);
