@@ -18,11 +18,10 @@ import type { AgentState, MandateState } from './agent-state.js';
 import { markReached } from './caps.js';
 import type { Windows } from './model/calendar.js';
 import type { BudgetCredit } from './model/contract.js';
+import { reads } from './reads.js';
 
 /** Credits counted in memory since a load at most; beyond, the next one reloads the state. */
 const MAX_APPLIED_CREDITS = 256;
-
-import { reads } from './reads.js';
 
 interface SumRow {
   mandate_id: string | null;

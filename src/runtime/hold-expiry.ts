@@ -55,7 +55,7 @@ export class HoldExpirySweep {
     for (let i = 0; i < MAX_BATCHES; i++) {
       const expired = await expireDueHolds(sql, BATCH);
       holds += expired.length;
-      this.#nudge(env);
+      if (expired.length > 0) this.#nudge(env);
       for (const { agentId, credit } of expired) {
         agents.add(agentId);
         if (credit !== null) await this.#engine.creditAgent(env, agentId, credit);

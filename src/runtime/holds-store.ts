@@ -51,10 +51,6 @@ async function credit(
   id: string = `crd_${randomToken()}`,
 ): Promise<BudgetCredit | null> {
   if (amount === 0n && countBack === 0) return null;
-  const mandateId = h.mandate_id;
-  // The agent's row lock orders its credits by commit: the number says which loads saw this one.
-  const [agent] = await db<{ seq: string }[]>`
-    update agents set credit_seq = credit_seq + 1 where id = ${h.agent_id} returning credit_seq::text as seq`;
   await db`insert into budget_credits (id, authorization_id, principal_id, agent_id, mandate_id, kind, amount, count_back, authorized_at)
     values (${id}, ${h.authorization_id}, ${h.principal_id}, ${h.agent_id}, ${h.mandate_id}, ${kind}, ${toDb(amount)},
       ${countBack}, ${h.authorized_at})`;
@@ -62,7 +58,11 @@ async function credit(
   // (migrations/0220 asas_budget_credit; nothing when it did not count there).
   await db`select asas_budget_credit(${h.principal_id}, ${h.currency}, ${h.authorized_at}, ${toDb(amount)}::numeric)`;
   // An authorization under no mandate counted in no mandate's windows: nothing for the actor.
+  const mandateId = h.mandate_id;
   if (mandateId === null) return null;
+  // The agent's row lock orders its credits by commit: the number says which loads saw this one.
+  const [agent] = await db<{ seq: string }[]>`
+    update agents set credit_seq = credit_seq + 1 where id = ${h.agent_id} returning credit_seq::text as seq`;
   return {
     seq: Number(agent?.seq ?? 0),
     mandateId,
