@@ -16,6 +16,12 @@
 // Access tokens name the key they were minted with (a tag of its hash, claim `kh`): a token
 // lives only while that key authenticates, so it dies when the key's rotation grace ends, not
 // at its own TTL. The id entry carries the current and previous key tags for that check.
+//
+// Refresh ahead: a key in use is looked up again in the background once its entry is past half
+// the TTL, while the cached entry goes on serving until its own TTL (so staleness is bounded as
+// before). A key in steady use then never waits for the database at the edge: on a slow
+// database (docs/engine-durability.md "Slow PostgreSQL") a miss cost a whole round trip out of
+// the decision's deadline every TTL.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type postgres from 'postgres';
@@ -123,10 +129,40 @@ export class CredentialStore {
     sandbox: new Breaker(0),
   };
   #epoch = 0;
+  /** Past this remaining TTL a cache hit starts a background lookup (half the TTL). */
+  readonly #refreshBelowMs: number;
+  /** Cache keys with a background lookup in flight (one per key at a time). */
+  readonly #refreshing = new Set<string>();
 
   constructor(dbs: Databases, options: CredentialStoreOptions = {}) {
     this.#dbs = dbs;
-    this.#cache = new LRUCache({ max: options.max ?? 10_000, ttl: options.ttlMs ?? 10_000 });
+    const ttl = options.ttlMs ?? 10_000;
+    this.#cache = new LRUCache({ max: options.max ?? 10_000, ttl });
+    this.#refreshBelowMs = ttl / 2;
+  }
+
+  /** A cache hit past half its TTL with no background lookup in flight (checked before allocating one). */
+  #refreshDue(cacheKey: string): boolean {
+    return this.#cache.getRemainingTTL(cacheKey) <= this.#refreshBelowMs && !this.#refreshing.has(cacheKey);
+  }
+
+  /**
+   * Looks a cached entry up again in the background and replaces it, or drops it when it no
+   * longer authenticates; unless an eviction happened meanwhile (epoch), as for a lookup on a
+   * miss. A failed lookup leaves the entry to its TTL.
+   */
+  #refreshAhead(cacheKey: string, lookup: () => Promise<ResolvedCredential | null>): void {
+    this.#refreshing.add(cacheKey);
+    const epoch = this.#epoch;
+    lookup().then(
+      (found) => {
+        this.#refreshing.delete(cacheKey);
+        if (epoch !== this.#epoch) return;
+        if (found === null) this.#cache.delete(cacheKey);
+        else this.#cache.set(cacheKey, found);
+      },
+      () => this.#refreshing.delete(cacheKey),
+    );
   }
 
   /**
@@ -166,10 +202,18 @@ export class CredentialStore {
     const looked = cred === undefined;
     if (cred === undefined) {
       const epoch = this.#epoch;
-      const found = await this.#availability[env].run(() => this.#lookupHash(this.#dbs.forEnv(env), env, hash));
+      const found = await this.#lookupKey(env, hash);
       if (isRejected(found)) return found;
       if (epoch === this.#epoch) this.#cache.set(cacheKey, found);
       cred = found;
+    } else if (this.#refreshDue(cacheKey)) {
+      this.#refreshAhead(cacheKey, () =>
+        this.#lookupKey(env, hash).then((found) => {
+          if (isRejected(found)) return null;
+          this.#proven.set(cacheKey, true);
+          return found;
+        }),
+      );
     }
     if (Date.now() >= cred.notAfterMs) {
       this.#cache.delete(cacheKey);
@@ -200,16 +244,11 @@ export class CredentialStore {
     let cred = this.#cache.get(cacheKey);
     if (cred === undefined) {
       const epoch = this.#epoch;
-      const sql = this.#dbs.forEnv(env);
-      const [row] = await this.#availability[env].run(
-        () => sql<CredentialRow[]>`select ${sql(CREDENTIAL_COLUMNS)} from credentials where id = ${id}`,
-      );
-      const resolved = row === undefined ? null : resolve(row, env, row.key_hash, false);
-      const found = resolved === null || isRejected(resolved) ? null : resolved;
+      const found = await this.#lookupId(env, id);
       if (found === null) return null;
       if (epoch === this.#epoch) this.#cache.set(cacheKey, found);
       cred = found;
-    }
+    } else if (this.#refreshDue(cacheKey)) this.#refreshAhead(cacheKey, () => this.#lookupId(env, id));
     if (Date.now() >= cred.notAfterMs) {
       this.#cache.delete(cacheKey);
       return null;
@@ -292,6 +331,20 @@ export class CredentialStore {
     if (row.previous_key_hash !== null) {
       this.#cache.delete(`k:${row.environment}:${row.previous_key_hash.toString('base64')}`);
     }
+  }
+
+  #lookupKey(env: Environment, hash: Buffer): Promise<ResolvedCredential | KeyRejected> {
+    return this.#availability[env].run(() => this.#lookupHash(this.#dbs.forEnv(env), env, hash));
+  }
+
+  /** The active credential with this id, or null (findById's lookup). */
+  async #lookupId(env: Environment, id: string): Promise<ResolvedCredential | null> {
+    const sql = this.#dbs.forEnv(env);
+    const [row] = await this.#availability[env].run(
+      () => sql<CredentialRow[]>`select ${sql(CREDENTIAL_COLUMNS)} from credentials where id = ${id}`,
+    );
+    const resolved = row === undefined ? null : resolve(row, env, row.key_hash, false);
+    return resolved === null || isRejected(resolved) ? null : resolved;
   }
 
   /**

@@ -6,7 +6,10 @@
 //
 // Batching: a batch is flushed at once when no commit is in flight (an idle service adds no
 // delay), otherwise when `batchRows` rows are waiting or `batchDelayMs` after the first one,
-// with at most `maxInFlight` concurrent transactions.
+// with at most `maxInFlight` concurrent transactions; `maxInFlightSlow` while the last batch's
+// round trip took SLOW_ROUND_TRIP_MS or more (a network or a stalled server: time a batch waits
+// for, not work the database does, so more batches in flight shorten each one's wait for a slot
+// without adding to the database's work; docs/engine-durability.md "Slow PostgreSQL").
 //
 // Deadline: a batch that has not been sent by its deadline (`deadlineMs`, or
 // `relaxedDeadlineMs` while the database has behaved: see Breaker) after its oldest request was
@@ -67,6 +70,8 @@ export interface CommitterOptions {
   readonly relaxedDeadlineMs: number;
   /** Concurrent transactions at most. */
   readonly maxInFlight: number;
+  /** Concurrent transactions at most while the round trip is slow (SLOW_ROUND_TRIP_MS); absent: maxInFlight. */
+  readonly maxInFlightSlow?: number | undefined;
   /**
    * The edge answers by this time after receipt whatever the engine does (AUTHORIZE_DEADLINE_MS),
    * in milliseconds: the batch's commit_by (checked by the database at COMMIT) is this less the
@@ -84,6 +89,13 @@ export const COMMIT_TOO_LATE = 'AS001';
 
 /** The way back from the database counted into commit_by at most (half a round trip), in ms. */
 const MAX_RETURN_MS = 250;
+
+/**
+ * A batch round trip this long or longer makes the committer allow maxInFlightSlow batches in
+ * flight, in milliseconds. A healthy database commits a batch in about a millisecond, and one
+ * saturated by a flood in tens of milliseconds (its commit p99 20-25 ms in the fair-share drill).
+ */
+const SLOW_ROUND_TRIP_MS = 100;
 
 /** Sent as text and cast to json in SQL: postgres.js would re-serialise a value it thinks is json. */
 const TEXT_OID = 25;
@@ -183,8 +195,8 @@ export class GroupCommitter {
   }
 
   #schedule(): void {
-    const { batchRows, batchDelayMs, maxInFlight } = this.#options;
-    if (this.#pending.length === 0 || this.#inFlight >= maxInFlight) return;
+    const { batchRows, batchDelayMs } = this.#options;
+    if (this.#pending.length === 0 || this.#inFlight >= this.#maxInFlight()) return;
     if (this.#pending.length >= batchRows) {
       this.#flush();
       return;
@@ -212,7 +224,8 @@ export class GroupCommitter {
       clearImmediate(this.#immediate);
       this.#immediate = null;
     }
-    while (this.#pending.length > 0 && this.#inFlight < this.#options.maxInFlight) {
+    const maxInFlight = this.#maxInFlight();
+    while (this.#pending.length > 0 && this.#inFlight < maxInFlight) {
       const entries = this.#pending.splice(0, this.#options.batchRows);
       this.#inFlight++;
       void this.#commit(newBatch(entries)).finally(() => {
@@ -221,6 +234,20 @@ export class GroupCommitter {
         else if (this.#inFlight === 0) this.#notifyIdle();
       });
     }
+  }
+
+  /**
+   * Batches allowed in flight now: more while the last round trip was slow and the database
+   * answers nonetheless. Not once it missed a deadline or failed and has not answered since
+   * (Breaker.troubled): a batch then likely goes unanswered, and the connections it would hold
+   * are what the probe and the loads need to find the database back (measured: with three
+   * batches held through a 2-s round trip, the first second after it cleared approved a third
+   * of the usual).
+   */
+  #maxInFlight(): number {
+    const { maxInFlight, maxInFlightSlow } = this.#options;
+    if (maxInFlightSlow === undefined || this.#returnMs * 2 < SLOW_ROUND_TRIP_MS) return maxInFlight;
+    return this.#breaker.troubled(Date.now()) ? maxInFlight : maxInFlightSlow;
   }
 
   #notifyIdle(): void {

@@ -116,6 +116,8 @@ export async function createShard(
         // One transaction at a time on embedded PGlite; on PostgreSQL a second batch may commit
         // while the first waits for its WAL flush.
         maxInFlight: data.embedded ? 1 : 2,
+        // On a slow round trip, every connection of the pool but one (left to actor loads).
+        maxInFlightSlow: data.embedded ? 1 : Math.max(2, data.poolSize - 1),
         answerDeadlineMs: data.answerDeadlineMs,
       },
       log.child({ env }),

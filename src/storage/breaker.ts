@@ -62,8 +62,12 @@ export class Breaker {
    * since, else `relaxedMs`.
    */
   deadline(strictMs: number, relaxedMs: number, nowMs: number): number {
-    const troubled = nowMs - this.#lastTroubleAt < this.#troubleMemoryMs && this.#lastSuccessAt <= this.#lastTroubleAt;
-    return troubled ? strictMs : relaxedMs;
+    return this.troubled(nowMs) ? strictMs : relaxedMs;
+  }
+
+  /** The database failed or missed a deadline recently and has not answered since. */
+  troubled(nowMs: number): boolean {
+    return nowMs - this.#lastTroubleAt < this.#troubleMemoryMs && this.#lastSuccessAt <= this.#lastTroubleAt;
   }
 
   /** False while open: callers answer the safe decision without touching the database. */

@@ -13,16 +13,16 @@
 // every commit fails with 25006, as a full disk makes them fail, while reads go on). Requires:
 // - every POST /authorize answered 200 with a decision within AUTHORIZE_DEADLINE_MS (1 s, the
 //   default) plus slack; never a 5xx, a 429 or a transport failure;
-// - up to +200 ms: decisions go on for the warm agents (not system_unavailable); at
-//   +400 ms the share is printed (not met: docs/engine-durability.md "Slow PostgreSQL"); at +2 s,
-//   stopped, or refusing writes: only the safe DECLINE system_unavailable;
+// - up to +400 ms: decisions go on for the warm agents (more than 80 % of them not
+//   system_unavailable; cold agents' shares printed: docs/engine-durability.md "Slow
+//   PostgreSQL"); at +2 s, stopped, or refusing writes: only the safe DECLINE system_unavailable;
 // - afterwards: the first APPROVE within 2 s (plus slack) and the full rate back within 5 s;
 //   every answered decision in the audit log as answered (read from the private PostgreSQL
 //   directly); no no_active_mandate; no velocity_spike for an agent whose pace was learned
 //   before the trouble. Approvals recorded but answered as the safe DECLINE (the in-doubt
 //   window) are counted and printed.
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import postgres from 'postgres';
 import { Pool } from 'undici';
@@ -184,10 +184,10 @@ function otherStatuses(xs: readonly Answer[]): string {
   return seen.size === 0 ? '' : ` [${[...seen].map(([k, n]) => `${n}× ${k}`).join('; ')}]`;
 }
 
-/** The service's warnings and errors, counted by message. */
-function serviceTroubles(): string {
+/** The service's warnings and errors, counted by message (of its log from `from` to `to`). */
+function serviceTroubles(from = 0, to?: number): string {
   const seen = new Map<string, number>();
-  for (const line of service.stdout().split('\n')) {
+  for (const line of service.stdout().slice(from, to).split('\n')) {
     const m = /"level":(\d+).*"msg":"([^"]*)"/.exec(line);
     if (m === null || Number(m[1]) < 40) continue;
     seen.set(m[2] as string, (seen.get(m[2] as string) ?? 0) + 1);
@@ -343,21 +343,22 @@ function checkRecovery(restoredAt: number): void {
 let baselineRate = 0;
 
 describe('drill: slow, stopped and write-refusing PostgreSQL', () => {
-  it('slow round trips: decisions go on up to +200 ms (+400 ms measured), the safe decision at +2 s, nothing lost or left wrong', async () => {
+  it('slow round trips: decisions go on up to +400 ms for warm agents, the safe decision at +2 s, nothing lost or left wrong', async () => {
     const load = traffic(warm, false);
     const coldLoads: { stop(): Promise<void> }[] = [];
     const lines: string[] = [];
     // Added to every round trip (the proxy delays each way by half of it).
     const phases = [0, 50, 200, 400, 2000];
-    const windows: { delay: number; from: number; to: number }[] = [];
+    const windows: { delay: number; from: number; to: number; logFrom: number; logTo: number }[] = [];
     for (const [i, delay] of phases.entries()) {
       proxy.setDelay(delay / 2);
       const from = Date.now();
+      const logFrom = service.stdout().length;
       // Two agents never loaded before start in each phase, a second into it.
       await sleep(1000);
       coldLoads.push(traffic(cold.slice(2 * i, 2 * i + 2), true));
       await sleep(PHASE_MS - 1000);
-      windows.push({ delay, from, to: Date.now() });
+      windows.push({ delay, from, to: Date.now(), logFrom, logTo: service.stdout().length });
     }
     proxy.setDelay(0);
     const restoredAt = Date.now();
@@ -372,7 +373,11 @@ describe('drill: slow, stopped and write-refusing PostgreSQL', () => {
       // ...and answered before the next phase began.
       xs: answers.filter((a) => a.sentAt >= w.from + w.delay + 200 && a.answeredAt < w.to),
     }));
-    for (const p of phaseAnswers) lines.push(summary(`+${p.delay} ms`, p.xs));
+    for (const p of phaseAnswers) {
+      lines.push(summary(`+${p.delay} ms`, p.xs));
+      const troubles = serviceTroubles(p.logFrom, p.logTo);
+      if (troubles !== '') lines.push(`  its service warnings: ${troubles}`);
+    }
     lines.push(
       summary(
         'back to 0',
@@ -389,22 +394,22 @@ describe('drill: slow, stopped and write-refusing PostgreSQL', () => {
     );
     lines.push(`service warnings: ${serviceTroubles()}`);
     console.log(`[slow PostgreSQL]\n  ${lines.join('\n  ')}`);
+    // SLOW_PG_ANSWERS=<file>: every answer of this test with the phases' windows, as JSON.
+    if (process.env.SLOW_PG_ANSWERS) writeFileSync(process.env.SLOW_PG_ANSWERS, JSON.stringify({ windows, answers }));
 
     for (const p of phaseAnswers) {
       await checkAnswers(p.from + p.delay + 200, p.to);
       if (p.delay === 0) {
         expect(p.xs.filter((a) => a.decision !== 'APPROVE').map((a) => a.reasons.join(','))).toEqual([]);
-      } else if (p.delay <= 200) {
-        // Decisions go on (measured: all at +50 ms, 55 to 76 % at +200 ms; a loaded machine
-        // costs some, hence the lower bound here).
+      } else if (p.delay <= 400) {
+        // Decisions go on for the warm agents (measured on the quiet machine, 2026-12-03: 100 %
+        // at +200 ms and 95.5 to 100 % at +400 ms, against 87 to 98 % and 70 to 87 % before the
+        // committer kept more batches in flight on a slow round trip and the edge refreshed keys
+        // ahead; a loaded machine costs some, hence the lower bound here). A cold agent's first
+        // decision needs three round trips, past the deadline at +400 ms, so cold agents are
+        // printed, not bounded.
         const warmXs = p.xs.filter((a) => !a.cold);
-        expect(warmXs.filter((a) => !safe(a)).length / warmXs.length, `+${p.delay} ms`).toBeGreaterThan(
-          p.delay === 50 ? 0.8 : 0.25,
-        );
-      } else if (p.delay === 400) {
-        // Not met (docs/engine-durability.md "Slow PostgreSQL"): a commit is two round trips, 800
-        // of the 1 000 ms, so only what waits for nothing else fits; the share is printed above.
-        // Every answer is in time (checked above) and nothing is lost or left wrong (below).
+        expect(warmXs.filter((a) => !safe(a)).length / warmXs.length, `+${p.delay} ms`).toBeGreaterThan(0.8);
       } else {
         expect(p.xs.filter((a) => !safe(a)).map((a) => `${a.decision} ${a.reasons}`)).toEqual([]);
       }
