@@ -17,8 +17,8 @@
 // lives only while that key authenticates, so it dies when the key's rotation grace ends, not
 // at its own TTL. The id entry carries the current and previous key tags for that check.
 //
-// Refresh ahead: a key in use is looked up again in the background once its entry is past half
-// the TTL, while the cached entry goes on serving until its own TTL (so staleness is bounded as
+// Refresh ahead: a key in use is looked up again in the background once its entry is in the last
+// fifth of its TTL (not while the database is known to be away), while the cached entry goes on serving until its own TTL (so staleness is bounded as
 // before). A key in steady use then never waits for the database at the edge: on a slow
 // database (docs/engine-durability.md "Slow PostgreSQL") a miss cost a whole round trip out of
 // the decision's deadline every TTL.
@@ -129,7 +129,7 @@ export class CredentialStore {
     sandbox: new Breaker(0),
   };
   #epoch = 0;
-  /** Past this remaining TTL a cache hit starts a background lookup (half the TTL). */
+  /** Past this remaining TTL a cache hit starts a background lookup (a fifth of the TTL). */
   readonly #refreshBelowMs: number;
   /** Cache keys with a background lookup in flight (one per key at a time). */
   readonly #refreshing = new Set<string>();
@@ -138,12 +138,20 @@ export class CredentialStore {
     this.#dbs = dbs;
     const ttl = options.ttlMs ?? 10_000;
     this.#cache = new LRUCache({ max: options.max ?? 10_000, ttl });
-    this.#refreshBelowMs = ttl / 2;
+    this.#refreshBelowMs = ttl / 5;
   }
 
-  /** A cache hit past half its TTL with no background lookup in flight (checked before allocating one). */
-  #refreshDue(cacheKey: string): boolean {
-    return this.#cache.getRemainingTTL(cacheKey) <= this.#refreshBelowMs && !this.#refreshing.has(cacheKey);
+  /**
+   * A cache hit in the last fifth of its TTL with no background lookup in flight, while the
+   * database is not known to be away (a refresh would fail at once, or take the breaker's one
+   * probe); checked before allocating anything.
+   */
+  #refreshDue(env: Environment, cacheKey: string): boolean {
+    return (
+      this.#cache.getRemainingTTL(cacheKey) <= this.#refreshBelowMs &&
+      !this.#refreshing.has(cacheKey) &&
+      this.#availability[env].failures === 0
+    );
   }
 
   /**
@@ -206,7 +214,7 @@ export class CredentialStore {
       if (isRejected(found)) return found;
       if (epoch === this.#epoch) this.#cache.set(cacheKey, found);
       cred = found;
-    } else if (this.#refreshDue(cacheKey)) {
+    } else if (this.#refreshDue(env, cacheKey)) {
       this.#refreshAhead(cacheKey, () =>
         this.#lookupKey(env, hash).then((found) => {
           if (isRejected(found)) return null;
@@ -248,7 +256,7 @@ export class CredentialStore {
       if (found === null) return null;
       if (epoch === this.#epoch) this.#cache.set(cacheKey, found);
       cred = found;
-    } else if (this.#refreshDue(cacheKey)) this.#refreshAhead(cacheKey, () => this.#lookupId(env, id));
+    } else if (this.#refreshDue(env, cacheKey)) this.#refreshAhead(cacheKey, () => this.#lookupId(env, id));
     if (Date.now() >= cred.notAfterMs) {
       this.#cache.delete(cacheKey);
       return null;

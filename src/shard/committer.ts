@@ -6,8 +6,8 @@
 //
 // Batching: a batch is flushed at once when no commit is in flight (an idle service adds no
 // delay), otherwise when `batchRows` rows are waiting or `batchDelayMs` after the first one,
-// with at most `maxInFlight` concurrent transactions; `maxInFlightSlow` while the last batch's
-// round trip took SLOW_ROUND_TRIP_MS or more (a network or a stalled server: time a batch waits
+// with at most `maxInFlight` concurrent transactions; `maxInFlightSlow` while the last batch to
+// settle committed and its round trip took SLOW_ROUND_TRIP_MS or more (a network or a stalled server: time a batch waits
 // for, not work the database does, so more batches in flight shorten each one's wait for a slot
 // without adding to the database's work; docs/engine-durability.md "Slow PostgreSQL").
 //
@@ -160,6 +160,12 @@ export class GroupCommitter {
   readonly #breaker: Breaker;
   /** Half the last batch's round trip: the way back from the database, taken off commit_by. */
   #returnMs = 0;
+  /**
+   * The last batch to settle committed, and its round trip took SLOW_ROUND_TRIP_MS or more: the
+   * database is slow but answers. Any batch that fails, is abandoned or refused clears it, and so
+   * does a fast commit (#returnMs alone keeps the last success's value through an outage).
+   */
+  #slowButAnswering = false;
   readonly #options: CommitterOptions;
   readonly #log: Logger;
   #pending: Pending[] = [];
@@ -246,7 +252,7 @@ export class GroupCommitter {
    */
   #maxInFlight(): number {
     const { maxInFlight, maxInFlightSlow } = this.#options;
-    if (maxInFlightSlow === undefined || this.#returnMs * 2 < SLOW_ROUND_TRIP_MS) return maxInFlight;
+    if (maxInFlightSlow === undefined || !this.#slowButAnswering) return maxInFlight;
     return this.#breaker.troubled(Date.now()) ? maxInFlight : maxInFlightSlow;
   }
 
@@ -293,6 +299,8 @@ export class GroupCommitter {
     try {
       const replays = await this.#queue.run(() => this.#write(batch));
       clearTimeout(deadline);
+      // Slow but answering: committed in time, its round trip (measured in #write) a slow one.
+      this.#slowButAnswering = !batch.settled && this.#returnMs * 2 >= SLOW_ROUND_TRIP_MS;
       if (batch.settled) {
         // Committed before its commit_by, answered after the edge had answered: the one window
         // where a safe DECLINE may have been recorded as the original decision.
@@ -337,6 +345,7 @@ export class GroupCommitter {
   #settle(batch: Batch, replays: Map<number, StoredReplay> | null): void {
     if (batch.settled) return;
     batch.settled = true;
+    if (replays === null) this.#slowButAnswering = false;
     const entries = batch.entries;
     for (let i = 0; i < entries.length; i++) {
       const e = entries[i] as Pending;

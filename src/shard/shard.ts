@@ -116,8 +116,10 @@ export async function createShard(
         // One transaction at a time on embedded PGlite; on PostgreSQL a second batch may commit
         // while the first waits for its WAL flush.
         maxInFlight: data.embedded ? 1 : 2,
-        // On a slow round trip, every connection of the pool but one (left to actor loads).
-        maxInFlightSlow: data.embedded ? 1 : Math.max(2, data.poolSize - 1),
+        // On a slow round trip, up to 3: with the default pool of 4, every connection but one
+        // (left to actor loads and the probe); not more with a larger pool, since a slow round
+        // trip may also be a busy server.
+        maxInFlightSlow: data.embedded ? 1 : Math.max(2, Math.min(3, data.poolSize - 1)),
         answerDeadlineMs: data.answerDeadlineMs,
       },
       log.child({ env }),
