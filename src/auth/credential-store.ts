@@ -18,10 +18,10 @@
 // at its own TTL. The id entry carries the current and previous key tags for that check.
 //
 // Refresh ahead: a key in use is looked up again in the background once its entry is in the last
-// fifth of its TTL (not while the database is known to be away), while the cached entry goes on serving until its own TTL (so staleness is bounded as
-// before). A key in steady use then never waits for the database at the edge: on a slow
-// database (docs/engine-durability.md "Slow PostgreSQL") a miss cost a whole round trip out of
-// the decision's deadline every TTL.
+// fifth of its TTL (not while the database is known to be away), while the cached entry goes on
+// serving until its own TTL, so staleness is bounded as before. A key in steady use then never
+// waits for the database at the edge: on a slow database (docs/engine-durability.md "Slow
+// PostgreSQL") a miss cost a whole round trip out of the decision's deadline every TTL.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type postgres from 'postgres';

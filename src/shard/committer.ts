@@ -7,9 +7,9 @@
 // Batching: a batch is flushed at once when no commit is in flight (an idle service adds no
 // delay), otherwise when `batchRows` rows are waiting or `batchDelayMs` after the first one,
 // with at most `maxInFlight` concurrent transactions; `maxInFlightSlow` while the last batch to
-// settle committed and its round trip took SLOW_ROUND_TRIP_MS or more (a network or a stalled server: time a batch waits
-// for, not work the database does, so more batches in flight shorten each one's wait for a slot
-// without adding to the database's work; docs/engine-durability.md "Slow PostgreSQL").
+// settle committed after a round trip of SLOW_ROUND_TRIP_MS or more (a network or a stalled
+// server: time a batch waits for, not work the database does, so more batches in flight shorten
+// each one's wait for a slot; docs/engine-durability.md "Slow PostgreSQL").
 //
 // Deadline: a batch that has not been sent by its deadline (`deadlineMs`, or
 // `relaxedDeadlineMs` while the database has behaved: see Breaker) after its oldest request was
@@ -243,12 +243,12 @@ export class GroupCommitter {
   }
 
   /**
-   * Batches allowed in flight now: more while the last round trip was slow and the database
-   * answers nonetheless. Not once it missed a deadline or failed and has not answered since
-   * (Breaker.troubled): a batch then likely goes unanswered, and the connections it would hold
-   * are what the probe and the loads need to find the database back (measured: with three
-   * batches held through a 2-s round trip, the first second after it cleared approved a third
-   * of the usual).
+   * Batches allowed in flight now: maxInFlightSlow while the database is slow but answers
+   * (#slowButAnswering) and nothing of it (a load, a probe) missed a deadline or failed since
+   * its last answer (Breaker.troubled). Otherwise a batch likely goes unanswered, and the
+   * connections it would hold are what the probe and the loads need to find the database back
+   * (measured: with three batches held through a 2-s round trip, the first second after it
+   * cleared approved a third of the usual).
    */
   #maxInFlight(): number {
     const { maxInFlight, maxInFlightSlow } = this.#options;

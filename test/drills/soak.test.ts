@@ -515,6 +515,7 @@ it(
     if (walPoll !== null) clearInterval(walPoll);
     await sql.end({ timeout: 5 });
     const nearStall = (t: number) => walStalls.some((s) => t >= s.from - 3_000 && t <= s.to + 3_000);
+    const stallMs = walStalls.reduce((a, x) => a + x.to - x.from, 0);
     const atStall = totals.safeAt.filter(nearStall).length;
     const scrapesAtStall = scrapeFailures.filter((f) => nearStall(f.at)).length;
     const report = {
@@ -546,7 +547,7 @@ it(
         errors: totals.errors,
         walTiming: timing?.on === 'on',
         diskStalls: walStalls.length,
-        diskStallMs: walStalls.reduce((a, x) => a + x.to - x.from, 0),
+        diskStallMs: stallMs,
         safeDecisionsAtDiskStalls: atStall,
         scrapeFailures: scrapeFailures.length,
         scrapeFailuresAtDiskStalls: scrapesAtStall,
@@ -595,7 +596,7 @@ it(
           s.webhooksReceived,
           s.errors,
         ]),
-      )}\nslopes per minute after the ${WARMUP_SECONDS}-s warm-up: RSS ${report.slopesPerMinute.rssMb.toFixed(2)} MB, p99 ${report.slopesPerMinute.p99Ms.toFixed(2)} ms, outbox backlog ${report.slopesPerMinute.outboxBacklog.toFixed(1)}, webhook backlog ${report.slopesPerMinute.webhookBacklog.toFixed(1)}; RSS mean ${rssHalves.first.toFixed(1)} -> ${rssHalves.second.toFixed(1)} MB; p99 reference ${reference} ms, last quarter ${late} ms, last window ${last?.p99} ms\ndisk: ${timing?.on === 'on' ? `${walStalls.length} stalls (900 ms or more of WAL flushing in a second, ${walStalls.reduce((a, x) => a + x.to - x.from, 0)} ms in all); ${totals.errors.safeDecision} safe decisions, ${atStall} of them within 3 s of a stall; ${scrapeFailures.length} failed scrapes, ${scrapesAtStall} within 3 s of a stall` : `track_wal_io_timing off: stalls not measured; ${totals.errors.safeDecision} safe decisions`}\ntotals: ${totals.sentTotal} requests, ${totals.answeredTotal} answered, decisions p50 ${totals.decisions.p50} ms p99 ${totals.decisions.p99} ms max ${totals.decisions.max} ms; outbox drained in ${outboxDrainMs} ms, webhooks in ${webhookDrainMs} ms (${received.size}/${expected.size} events, ${duplicates} redeliveries)\nsequential scans by table: ${scans.map((x) => `${x.table} ${x.seqScans} scans, ${x.rowsReadBySeqScans} rows (${x.liveRows} live)`).join('; ')}\nsoak report ${JSON.stringify(report)}`,
+      )}\nslopes per minute after the ${WARMUP_SECONDS}-s warm-up: RSS ${report.slopesPerMinute.rssMb.toFixed(2)} MB, p99 ${report.slopesPerMinute.p99Ms.toFixed(2)} ms, outbox backlog ${report.slopesPerMinute.outboxBacklog.toFixed(1)}, webhook backlog ${report.slopesPerMinute.webhookBacklog.toFixed(1)}; RSS mean ${rssHalves.first.toFixed(1)} -> ${rssHalves.second.toFixed(1)} MB; p99 reference ${reference} ms, last quarter ${late} ms, last window ${last?.p99} ms\ndisk: ${timing?.on === 'on' ? `${walStalls.length} stalls (900 ms or more of WAL flushing in a second, ${stallMs} ms in all); ${totals.errors.safeDecision} safe decisions, ${atStall} of them within 3 s of a stall; ${scrapeFailures.length} failed scrapes, ${scrapesAtStall} within 3 s of a stall` : `track_wal_io_timing off: stalls not measured; ${totals.errors.safeDecision} safe decisions`}\ntotals: ${totals.sentTotal} requests, ${totals.answeredTotal} answered, decisions p50 ${totals.decisions.p50} ms p99 ${totals.decisions.p99} ms max ${totals.decisions.max} ms; outbox drained in ${outboxDrainMs} ms, webhooks in ${webhookDrainMs} ms (${received.size}/${expected.size} events, ${duplicates} redeliveries)\nsequential scans by table: ${scans.map((x) => `${x.table} ${x.seqScans} scans, ${x.rowsReadBySeqScans} rows (${x.liveRows} live)`).join('; ')}\nsoak report ${JSON.stringify(report)}`,
     );
     if (process.env.SOAK_REPORT) writeFileSync(process.env.SOAK_REPORT, `${JSON.stringify(report, null, 2)}\n`);
 
