@@ -276,9 +276,15 @@ export interface AgentState {
   recentHead: number;
   /**
    * Whether bursts at one merchant are this agent's normal pace: set when it had one while its
-   * pace was still being learned (fewer than amount_outlier_min_history approvals).
+   * pace was still being learned (recent.ts paceLearned).
    */
   burstsNormal: boolean;
+  /**
+   * Approvals made while the agent's pace was being learned but the service's answers were slow
+   * (the audit row's answers_slow): they do not count towards the amount_outlier_min_history
+   * approvals the pace is learned from, since an agent waiting for each answer was paced by us.
+   */
+  paceSkipped: number;
   /**
    * The agent's own fastest pace: the most approvals it had within PACE_WINDOW_MS (recent.ts),
    * this one included (0: none yet). A Principal's confirmation of a faster run teaches it.

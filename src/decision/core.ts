@@ -34,13 +34,15 @@ import { mark, type Work } from './work.js';
 /**
  * Decides one authorization and updates `state` as if the decision were committed. `inspect`
  * (the dry run, explain.ts) sees the verdict once the gates and a step-up confirmation ran and
- * before anything is recorded in `state`.
+ * before anything is recorded in `state`. `slowAnswers`: the service's answers are slow now
+ * (DecisionCore.evaluate).
  */
 export function evaluate(
   state: AgentState,
   req: AuthorizeRequest,
   nowMs: number,
   inspect?: (w: Work) => void,
+  slowAnswers = false,
 ): Evaluation {
   const amount = parseAmount(req.amount) ?? 0n;
   const merchant = merchantKeyOf(req.merchantId, req.merchantName);
@@ -65,6 +67,7 @@ export function evaluate(
     stepUpOpened: false,
     stepUpExpiresAtMs: 0,
     events: [],
+    slowAnswers,
     marks: new Float64Array(STAGE_SLOTS),
   };
   mark(w, STAGE_MANDATE);
@@ -91,7 +94,7 @@ export const decisionCore: DecisionCore<AgentState> = {
   load: loadAgentState,
   principalOf: (state) => state.principalId,
   decidedUpTo: (state) => state.decidedUpToMs,
-  evaluate,
+  evaluate: (state, req, nowMs, slowAnswers) => evaluate(state, req, nowMs, undefined, slowAnswers),
   explain: (state, req, nowMs, budgetLent) => explainDecision(state, req, nowMs, evaluate, budgetLent),
   sizeOf: estimateStateBytes,
   credit: applyCredit,

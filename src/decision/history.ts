@@ -32,6 +32,8 @@ export interface HistoryRow {
   stepUpId?: string | null;
   /** The mandate it was decided under (null: none). */
   mandateId?: string | null;
+  /** Migration 0320: decided while the service's answers were slow (absent: no). */
+  slowAnswers?: boolean;
 }
 
 /**
@@ -76,6 +78,7 @@ export function outcomeOfRow(state: AgentState, r: HistoryRow): Outcome {
     task: null,
     intentType: null,
     stepUpId,
+    slowAnswers: r.slowAnswers === true,
     pending:
       decision !== 'STEP_UP' || (state.stepUpByPrincipal && stepUpId !== null)
         ? null

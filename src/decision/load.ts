@@ -217,6 +217,7 @@ export type RecentRow = Pick<
   | 'trust_score'
   | 'created_at'
   | 'step_up_id'
+  | 'answers_slow'
 >;
 
 /** The HistoryRow replayHistory folds of an audit row read back. */
@@ -237,6 +238,7 @@ export function historyRowOf(r: RecentRow): HistoryRow {
     atMs: dbTimeMs(r.created_at),
     stepUpId: r.step_up_id,
     mandateId: r.mandate_id,
+    slowAnswers: r.answers_slow === true,
   };
 }
 
@@ -244,7 +246,8 @@ export function historyRowOf(r: RecentRow): HistoryRow {
 function recentRows(sql: Sql, agentId: string) {
   return sql<RecentRow[]>`
     select id, mandate_id, amount::text as amount, currency, mcc, country, decision, reason_codes, gates_fired,
-           merchant_id, merchant_name, session_id, trust_score::text as trust_score, created_at, step_up_id
+           merchant_id, merchant_name, session_id, trust_score::text as trust_score, created_at, step_up_id,
+           answers_slow
     from authorizations
     where agent_id = ${agentId}
     order by created_at desc, id desc

@@ -81,6 +81,8 @@ export interface Outcome {
   readonly intentType: string | null;
   /** The step-up of the decision (Work.stepUpId, the row's step_up_id); null: none. */
   readonly stepUpId: string | null;
+  /** Decided while the service's answers were slow (Work.slowAnswers, the row's answers_slow). */
+  readonly slowAnswers: boolean;
   /**
    * The STEP_UP the state remembers for step_up_confirmed; null: none, or (a reload under the
    * 'principal' policy) one that load.ts reads from step_ups instead.
@@ -115,14 +117,15 @@ export function applyOutcome(state: AgentState, o: Outcome, approvedBefore: numb
     state.amounts.push(o.amount);
     if (o.large && !o.confirmed) state.lastLargeMs = o.atMs;
     learnApproval(state, o.amount, o.currency, o.mcc, o.country, o.merchant, o.merchantName, o.atMs, o.cap);
+    // While the agent's pace is being learned, an approval made while our answers were slow does
+    // not count towards it: an agent that waits for each answer was paced by us, and its own,
+    // faster pace afterwards would be judged a spike (the issue of a slow database).
+    const learning = approvedBefore - state.paceSkipped < t.amount_outlier_min_history;
+    if (learning && o.slowAnswers) state.paceSkipped++;
     // Bursts are the agent's pace when it had one while its pace was being learned, or when a
     // burst was approved without a confirmed STEP_UP (else risk.ts would have stepped it up for
     // velocity_spike): what a reload still sees after the agent's first approvals left its rows.
-    if (
-      !state.burstsNormal &&
-      (approvedBefore < t.amount_outlier_min_history || !o.confirmed) &&
-      isBurst(state, o.merchant, o.atMs)
-    )
+    if (!state.burstsNormal && (learning || !o.confirmed) && isBurst(state, o.merchant, o.atMs))
       state.burstsNormal = true;
     // The agent's own pace: the most approvals it had within PACE_WINDOW_MS, this one included.
     const paced = approvalsSince(state, o.atMs - PACE_WINDOW_MS) + 1;

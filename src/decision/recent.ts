@@ -70,19 +70,12 @@ export function countBurst(t: Thresholds): number {
 }
 
 /**
- * Remembers an APPROVE in the ring of recent approvals; while the agent's pace is being learned
- * (fewer than amount_outlier_min_history approvals before this one), a burst marks bursts as
- * its normal pace.
+ * Whether the agent's pace is learned: amount_outlier_min_history approvals made while our
+ * answers were not slow (outcome.ts counts the others in paceSkipped). Until then neither bursts
+ * nor its pace are judged (risk.ts).
  */
-export function noteApproval(state: AgentState, merchant: string, nowMs: number, approvedBefore: number): void {
-  if (
-    !state.burstsNormal &&
-    approvedBefore < state.thresholds.amount_outlier_min_history &&
-    isBurst(state, merchant, nowMs)
-  ) {
-    state.burstsNormal = true;
-  }
-  noteRequest(state, merchant, nowMs);
+export function paceLearned(state: AgentState): boolean {
+  return state.stats.approved - state.paceSkipped >= state.thresholds.amount_outlier_min_history;
 }
 
 /**

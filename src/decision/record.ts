@@ -46,6 +46,7 @@ export function outcomeOfWork(req: AuthorizeRequest, w: Work, nowMs: number, pen
     task: req.intent.taskReference,
     intentType: req.intent.intentType,
     stepUpId: w.stepUpId,
+    slowAnswers: w.slowAnswers,
     pending,
   };
 }

@@ -230,5 +230,7 @@ export function respond(
       replay: w.replay ?? null,
     },
   };
+  // Decided while the answers were slow: the agent learns no pace from it (outcome.ts).
+  if (w.slowAnswers) audit.answers_slow = true;
   return { decision, response, audit, events, agentUpdate, marks: w.marks };
 }

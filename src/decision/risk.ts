@@ -17,6 +17,7 @@ import {
   countryNovelty,
   newCountryChance,
   PACE_WINDOW_MS,
+  paceLearned,
   recentNovel,
 } from './recent.js';
 import type { AmountBaseline } from './rings.js';
@@ -217,11 +218,11 @@ export function trustFactor(state: AgentState): number {
 }
 
 /**
- * Bursts are judged once the agent's pace is learned (amount_outlier_min_history approvals) and
- * only when bursts were not part of it (recent.ts noteApproval).
+ * Bursts are judged once the agent's pace is learned (recent.ts paceLearned) and only when
+ * bursts were not part of it (outcome.ts).
  */
 function judgesBursts(state: AgentState): boolean {
-  return !state.burstsNormal && state.stats.approved >= state.thresholds.amount_outlier_min_history;
+  return !state.burstsNormal && paceLearned(state);
 }
 
 /** Scores the request against the agent's own windows and baselines. Does not mutate state. */
@@ -288,7 +289,7 @@ export function assessRisk(
   // request's content allows (cash-like goods: the third within two minutes). An agent that
   // already filled the ring of recent approvals within the window has a pace the ring cannot
   // measure past: not judged.
-  if (state.stats.approved >= t.amount_outlier_min_history && state.paceMax < RECENT_SIZE) {
+  if (paceLearned(state) && state.paceMax < RECENT_SIZE) {
     r.paced = approvalsSince(state, nowMs - PACE_WINDOW_MS) + 1;
     if (r.paced > PACE_CASH_LIKE) {
       r.paceAllowed = Math.max(state.paceMax, cashLike(request) ? PACE_CASH_LIKE : PACE_ANY);

@@ -77,6 +77,7 @@ export function newAgentState(seed: AgentSeed): AgentState {
     recentMerchants: new Array<string>(RECENT_SIZE).fill(''),
     recentHead: 0,
     burstsNormal: false,
+    paceSkipped: 0,
     paceMax: 0,
     novelMs: new Float64Array(RECENT_SIZE).fill(Number.NEGATIVE_INFINITY),
     novelCountries: new Array<string>(RECENT_SIZE).fill(''),

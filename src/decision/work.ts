@@ -44,6 +44,11 @@ export interface Work {
   /** Events of the decision, in the order they are emitted. */
   readonly events: EngineEvent[];
   /**
+   * Decided while the service's answers were slow (the database: src/shard/committer.ts
+   * answersSlow): the agent's spacing may be ours, so the approval teaches no pace (outcome.ts).
+   */
+  readonly slowAnswers: boolean;
+  /**
    * After a hard decline: the trust and intent-anomaly scores the later stages would have read
    * (threshold-eval.ts scoresPastHardDecline), kept for backtests and shadow thresholds only.
    */

@@ -329,7 +329,7 @@ export class ActorSystem {
     actor.fence = request.fence;
     let evaluation: Evaluation;
     try {
-      evaluation = this.#core.evaluate(actor.state, request, at);
+      evaluation = this.#core.evaluate(actor.state, request, at, db.committer.answersSlow);
     } catch (err) {
       this.#log.error({ err, agent_id: actor.agentId }, 'decision core fault; answering the safe decision');
       markStale(actor);

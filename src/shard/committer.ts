@@ -166,6 +166,8 @@ export class GroupCommitter {
    * does a fast commit (#returnMs alone keeps the last success's value through an outage).
    */
   #slowButAnswering = false;
+  /** ms from the last committed batch's flush to its commit (its wait for a connection included). */
+  #lastCommitMs = 0;
   readonly #options: CommitterOptions;
   readonly #log: Logger;
   #pending: Pending[] = [];
@@ -243,6 +245,16 @@ export class GroupCommitter {
   }
 
   /**
+   * True while this instance's answers are slow: the last batch committed took SLOW_ROUND_TRIP_MS
+   * or more from its flush. A decision made now is marked (the audit row's answers_slow) and
+   * teaches the agent no pace: an agent that waits for each answer is paced by us
+   * (src/decision/outcome.ts).
+   */
+  get answersSlow(): boolean {
+    return this.#lastCommitMs >= SLOW_ROUND_TRIP_MS;
+  }
+
+  /**
    * Batches allowed in flight now: maxInFlightSlow while the database is slow but answers
    * (#slowButAnswering) and nothing of it (a load, a probe) missed a deadline or failed since
    * its last answer (Breaker.troubled). Otherwise a batch likely goes unanswered, and the
@@ -299,6 +311,7 @@ export class GroupCommitter {
     try {
       const replays = await this.#queue.run(() => this.#write(batch));
       clearTimeout(deadline);
+      this.#lastCommitMs = performance.now() - startedAt;
       // Slow but answering: committed in time, its round trip (measured in #write) a slow one.
       this.#slowButAnswering = !batch.settled && this.#returnMs * 2 >= SLOW_ROUND_TRIP_MS;
       if (batch.settled) {
@@ -442,12 +455,12 @@ export class GroupCommitter {
             merchant_id, merchant_name, country, decision, reason_codes, gates_fired, kya_score, trust_level,
             trust_score, risk_score, session_id, idempotency_key, processing_time_ms, created_at,
             request_hash, explanation, capture_method, hold_expires_at, step_up_id, step_up_code_hash,
-            step_up_expires_at, step_up_intent, shadow)
+            step_up_expires_at, step_up_intent, shadow, answers_slow)
           select id, principal_id, agent_id, mandate_id, amount, currency, mcc,
             merchant_id, merchant_name, country, decision, reason_codes, gates_fired, kya_score, trust_level,
             trust_score, risk_score, session_id, idempotency_key, processing_time_ms, created_at,
             request_hash, explanation, capture_method, hold_expires_at, step_up_id, step_up_code_hash,
-            step_up_expires_at, step_up_intent, shadow
+            step_up_expires_at, step_up_intent, shadow, answers_slow
           from json_populate_recordset(null::authorizations, ${tx.typed(JSON.stringify(rows), TEXT_OID)}::json)
           on conflict (principal_id, idempotency_key) where idempotency_key is not null do nothing
           returning id

@@ -18,9 +18,9 @@
 //   PostgreSQL"); at +2 s, stopped, or refusing writes: only the safe DECLINE system_unavailable;
 // - afterwards: the first APPROVE within 2 s (plus slack) and the full rate back within 5 s;
 //   every answered decision in the audit log as answered (read from the private PostgreSQL
-//   directly); no no_active_mandate; no velocity_spike for an agent whose pace was learned
-//   before the trouble. Approvals recorded but answered as the safe DECLINE (the in-doubt
-//   window) are counted and printed.
+//   directly); no no_active_mandate; no velocity_spike, neither for an agent whose pace was
+//   learned before the trouble nor for one first used during it. Approvals recorded but
+//   answered as the safe DECLINE (the in-doubt window) are counted and printed.
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -331,12 +331,11 @@ function checkRecovery(restoredAt: number): void {
   expect(firstApproval - restoredAt).toBeLessThanOrEqual(FIRST_APPROVAL_MS + SLACK_MS);
   expect(fullAt, `approvals/s after: ${rates.join(' ')} (baseline ${baselineRate})`).toBeGreaterThanOrEqual(0);
   expect((fullAt + 1) * 1000).toBeLessThanOrEqual(FULL_RATE_MS);
-  // Verdicts left wrong by the trouble: every agent has an active, roomy mandate, and the pace of
-  // an agent that learned it before the trouble is the one it had before. (An agent whose first
-  // approvals were all made while the database was slow learned that slower pace: printed.)
-  const wrong = answers.filter(
-    (a) => a.reasons.includes('no_active_mandate') || (!a.cold && a.reasons.includes('velocity_spike')),
-  );
+  // Verdicts left wrong by the trouble: every agent has an active, roomy mandate; the pace of an
+  // agent that learned it before the trouble is the one it had before, and an agent first used
+  // while the database was slow learned no pace from the answers it waited for (its approvals
+  // then are marked answers_slow), so its bursts afterwards are not a spike either.
+  const wrong = answers.filter((a) => a.reasons.includes('no_active_mandate') || a.reasons.includes('velocity_spike'));
   expect(wrong.map((a) => `${a.decision} ${a.reasons.join(',')} at +${a.sentAt - restoredAt} ms`)).toEqual([]);
 }
 

@@ -2,6 +2,7 @@
 // stay its pace when the state is rebuilt from audit rows that no longer include those first
 // approvals (a long-lived agent, reloaded after a failed commit or a database outage).
 import { describe, expect, it } from 'vitest';
+import { evaluate } from '../../src/decision/core.js';
 import { type HistoryRow, replayHistory } from '../../src/decision/history.js';
 import { merchantKeyOf } from '../../src/decision/state.js';
 import { agent, decide, request, T0 } from '../fixtures/decision-core.js';
@@ -9,8 +10,14 @@ import { agent, decide, request, T0 } from '../fixtures/decision-core.js';
 const MERCHANT = merchantKeyOf(null, 'Acme Supplies');
 
 /** Audit rows at one merchant at these times (oldest first). */
-function rows(times: number[], decision = 'APPROVE', reasonCodes: string[] = ['approved']): HistoryRow[] {
+function rows(
+  times: number[],
+  decision = 'APPROVE',
+  reasonCodes: string[] = ['approved'],
+  slowAnswers = false,
+): HistoryRow[] {
   return times.map((atMs, i) => ({
+    slowAnswers,
     id: `atz_${i}`,
     amount: 1_000_000_000n,
     currency: 'USD',
@@ -67,5 +74,51 @@ describe('the pace an agent learned survives a reload', () => {
     ];
     const s = reloaded(history);
     expect(s.burstsNormal).toBe(false);
+  });
+});
+
+/** Bursts judged within one second, as the slow-database drill does. */
+const ONE_SECOND = { rapid_fire_window_seconds: 1 };
+
+/** One purchase every 1.5 s, the spacing a client gets that waits for each answer from a slow database. */
+const SLOW_PACED = Array.from({ length: 8 }, (_, i) => T0 - 20 * MINUTE + i * 1500);
+
+describe("a pace our slow answers set is not learned as the agent's", () => {
+  it('approvals answered while the database was slow do not end the learning: a burst afterwards is its pace', () => {
+    const s = agent({ overrides: ONE_SECOND });
+    for (const t of SLOW_PACED) {
+      const ev = evaluate(s, request({ amount: '10', receivedAtMs: t }), t, undefined, true);
+      expect(ev.decision).toBe('APPROVE');
+      expect(ev.audit.answers_slow).toBe(true);
+    }
+    expect(s.stats.approved).toBe(SLOW_PACED.length);
+    expect(s.paceSkipped).toBe(SLOW_PACED.length);
+    // Answers fast again: the agent's own pace, bursts, is learned, not stepped up.
+    for (const codes of burst(s)) expect(codes).not.toContain('velocity_spike');
+    expect(s.burstsNormal).toBe(true);
+    // And a reload from the rows those decisions wrote learns the same.
+    const r = agent({ overrides: ONE_SECOND });
+    r.stats.approved = SLOW_PACED.length;
+    replayHistory(r, rows(SLOW_PACED, 'APPROVE', ['approved'], true), T0 - 1);
+    expect(r.paceSkipped).toBe(SLOW_PACED.length);
+    expect(r.burstsNormal).toBe(false);
+    for (const codes of burst(r)) expect(codes).not.toContain('velocity_spike');
+  });
+
+  it('the same approvals answered in time end the learning: a burst afterwards is stepped up', () => {
+    const s = agent({ overrides: ONE_SECOND });
+    for (const t of SLOW_PACED)
+      expect(decide(s, request({ amount: '10', receivedAtMs: t }), t).ev.decision).toBe('APPROVE');
+    expect(s.paceSkipped).toBe(0);
+    expect(burst(s)[2]).toContain('velocity_spike');
+  });
+
+  it('only the learning skips slow answers: once learned, a slow approval changes nothing', () => {
+    const s = agent({ overrides: ONE_SECOND });
+    for (const t of SLOW_PACED) decide(s, request({ amount: '10', receivedAtMs: t }), t);
+    const t = T0 - MINUTE;
+    evaluate(s, request({ amount: '10', receivedAtMs: t }), t, undefined, true);
+    expect(s.paceSkipped).toBe(0);
+    expect(burst(s)[2]).toContain('velocity_spike');
   });
 });

@@ -123,9 +123,11 @@ export interface DecisionCore<State> {
    * totals, velocity, sessions, trust). If the commit then fails the worker drops the state,
    * so it is rebuilt from the database, which stays the truth. `nowMs` is the decision time
    * (src/decision/model/decision-time.ts): the gates judge it, and it is the response's timestamp and
-   * the audit row's created_at.
+   * the audit row's created_at. `slowAnswers`: the service's answers are slow now (its commits
+   * are: src/shard/committer.ts answersSlow); the decision is marked so and the agent learns no
+   * pace from it (src/decision/outcome.ts).
    */
-  evaluate(state: State, request: AuthorizeRequest, nowMs: number): Evaluation;
+  evaluate(state: State, request: AuthorizeRequest, nowMs: number, slowAnswers?: boolean): Evaluation;
   /**
    * The dry run of POST /authorize/explain: the decision `evaluate` would give now, with each
    * gate's score, threshold and margin, the effective limits and what remains of each cap.

@@ -73,6 +73,11 @@ export interface AuthorizationRow {
   step_up_intent: StepUpIntent | null;
   /** Migration 0241: null when the Principal had no shadow thresholds. */
   shadow: ShadowDecision | null;
+  /**
+   * Migration 0320: true when the decision was made while this instance's group commits were
+   * slow (its answers paced the agent; docs/decision-engine.md "Velocity"); null otherwise.
+   */
+  answers_slow: boolean | null;
 }
 
 /** The agent's stated reason for a purchase that opened a step-up (migrations/0290). */
@@ -95,7 +100,8 @@ type WrittenApart =
   | 'step_up_code_hash'
   | 'step_up_expires_at'
   | 'step_up_intent'
-  | 'shadow';
+  | 'shadow'
+  | 'answers_slow';
 
 /**
  * A row as the decision builds it (src/decision/respond.ts) and the group commit writes it:
@@ -115,4 +121,6 @@ export type AuthorizationWrite = Omit<AuthorizationRow, WrittenApart> &
     step_up_expires_at?: string | null;
     step_up_intent?: StepUpIntent | null;
     shadow?: (Omit<ShadowDecision, 'gates_fired'> & { gates_fired: readonly string[] }) | null;
+    /** Set (true) only on a decision made while the answers were slow. */
+    answers_slow?: true;
   };
