@@ -13,39 +13,84 @@ import { pointsToCompromise } from './evidence.js';
 import { type HistoryRow, replayHistory } from './history.js';
 import { dbTimeMs, type LoadedMandateRow, mandateFromRow } from './mandate-row.js';
 import { readTermsUsage } from './mandate-terms.js';
-import { dayStartMs, monthStartMs, windowsOf } from './model/calendar.js';
-import { carried, fold, type JoinedRollup, rollupOf, totals } from './model/rollup.js';
+import { dayStartMs, monthStartMs, type Windows, windowsOf } from './model/calendar.js';
+import { carried, fold, type JoinedRollup, rollupOf, type TotalsRow, totals } from './model/rollup.js';
 import type { ThresholdOverrides } from './model/thresholds.js';
 import { type BudgetRow, loadBudget } from './principal-budget.js';
 import { EVIDENCE_ROWS, EVIDENCE_WINDOW_MS, evidenceDue, seedMerchantEvidence } from './principal-evidence.js';
-import { reads } from './reads.js';
+import { concurrent, literal, reads, unprepared } from './reads.js';
 import { merchantKeyOf, newAgentState } from './state.js';
 import { addPendingStepUp } from './step-up.js';
 import { shadowSetOf } from './threshold-eval.js';
-import { readWindowSums } from './windows.js';
+import { creditSums, earliest, loggedSums, needsLog, readWindowSums } from './windows.js';
 
 /** Audit rows read at load to rebuild windows, sessions, baselines and pending step-ups. */
 export const RECENT_ROWS = 200;
+
+/**
+ * Principals' time zones as this thread last loaded them (at most ZONES_SIZE): the zone a load's
+ * first round trip guesses the agent's calendar windows in (UTC for a Principal not seen yet).
+ */
+const zones = new Map<string, string>();
+const ZONES_SIZE = 4096;
+
+function rememberZone(principalId: string, timeZone: string): void {
+  if (zones.get(principalId) === timeZone) return;
+  if (zones.size >= ZONES_SIZE) zones.clear();
+  zones.set(principalId, timeZone);
+}
 
 /**
  * Loads an agent's state: the agent row with its Principal's threshold overrides (live and
  * shadow) and its audit rollup, its unexpired ACTIVE mandates and the newest expired one per
  * rail coverage and currency, today's and this month's APPROVED totals per mandate with the
  * all-time decision counts (the rollup plus the rows since its upto), and its RECENT_ROWS
- * newest audit rows. On PostgreSQL in two round trips (reads.ts): the agent row, its mandates
- * and its newest rows together, then together what needs them (the totals since the rollup, the
- * window sums and budget credits, the budget slice, the Principal's evidence when due, the open
- * step-ups under the 'principal' policy); one query after another on the embedded database. All
- * on primary keys or the authorizations (agent_id, created_at) and mandates (agent_id,
- * created_at) indexes.
+ * newest audit rows. All on primary keys or the authorizations (agent_id, created_at) and
+ * mandates (agent_id, created_at) indexes.
+ *
+ * On PostgreSQL (reads.ts) the first round trip reads the agent row, its mandates and its newest
+ * rows, and with them, speculatively, what most agents need besides: the totals since the rollup
+ * (the upto as the database has it), the budget credits in the calendar windows of `nowMs` in
+ * the time zone this thread last saw for `principalHint` (the requesting Principal; UTC when
+ * unknown) from the day's or month's start, and the Principal's evidence when due. Each is kept
+ * only when the agent row confirms its guess (the same upto; the same windows and time zone; no
+ * mandate with a week, year or whole-life cap; the same Principal); what is not kept, and what
+ * only some agents need (window sums from the audit log for another time zone or a week, year or
+ * whole-life cap, mandate terms, the budget slice, the open step-ups under the 'principal'
+ * policy) is read in a second round trip, all together. An agent of a UTC Principal, or of one
+ * this thread has loaded an agent of, with day and month caps only, no Principal budget and the
+ * default step-up policy: one round trip. One query after another on the embedded database,
+ * without the speculative reads.
  */
-export async function loadAgentState(sql: Sql, agentId: string, nowMs: number): Promise<AgentState | null> {
+export async function loadAgentState(
+  sql: Sql,
+  agentId: string,
+  nowMs: number,
+  principalHint?: string,
+): Promise<AgentState | null> {
   const now = new Date(nowMs);
-  const [agents, mandateRows, recent] = await reads(
+  const speculate = concurrent(sql);
+  const guessZone = (principalHint === undefined ? undefined : zones.get(principalHint)) ?? 'UTC';
+  const guess = windowsOf(guessZone, nowMs);
+  const guessFrom = Math.min(guess.day, guess.month);
+  const guessDay = dayStartMs(nowMs);
+  const guessMonth = monthStartMs(nowMs);
+  const evidenceRead = speculate && principalHint !== undefined && evidenceDue(principalHint, nowMs);
+  // The audit log's window sums only for a Principal known to be in another time zone: for a
+  // UTC one most agents need none (the rollup's UTC day and month are theirs).
+  const guessLogged = speculate && guessZone !== 'UTC';
+  const [agents, mandateRows, recent, earlyTotals, earlyCredits, , earlyLogged] = await reads(
     sql,
     () => agentRow(sql, agentId),
     () => mandateRowsOf(sql, agentId, now),
     () => recentRows(sql, agentId),
+    () =>
+      speculate
+        ? totalsSinceRollup(sql, agentId, { monthStart: new Date(guessMonth), dayStart: new Date(guessDay) })
+        : Promise.resolve(null),
+    () => (speculate ? creditSums(sql, agentId, null, guess, new Date(guessFrom)) : Promise.resolve(null)),
+    () => (evidenceRead ? loadPrincipalEvidence(sql, principalHint as string, nowMs) : Promise.resolve()),
+    () => (guessLogged ? loggedSums(sql, agentId, null, guess, new Date(guessFrom)) : Promise.resolve(null)),
   );
   const agent = agents[0];
   if (!agent) return null;
@@ -59,30 +104,56 @@ export async function loadAgentState(sql: Sql, agentId: string, nowMs: number): 
 
   const mandates: MandateState[] = [];
   const timeZone = agent.timezone ?? 'UTC';
+  rememberZone(agent.principal_id, timeZone);
   for (const row of mandateRows) mandates.push(mandateFromRow(row, asOfMs, timeZone));
   // The rollup summarises the rows before its upto; only the rows since are read (rollup.ts).
   const rollup = rollupOf(agent);
   const windows = windowsOf(timeZone, asOfMs);
+  // The speculative reads of the first round trip, where the agent row confirms their guesses.
+  const totalsKept =
+    earlyTotals !== null &&
+    sameTime(earlyTotals.upto, rollup?.upto ?? null) &&
+    dayStartMs(asOfMs) === guessDay &&
+    monthStartMs(asOfMs) === guessMonth
+      ? earlyTotals.rows
+      : null;
+  const windowsKept = timeZone === guessZone && sameWindows(windows, guess);
+  const creditsKept =
+    earlyCredits !== null && windowsKept && earliest(mandates, windows)?.getTime() === guessFrom
+      ? earlyCredits
+      : undefined;
+  const fromLog = mandates.filter((m) => needsLog(m, timeZone));
+  const loggedKept =
+    earlyLogged !== null && windowsKept && earliest(fromLog, windows)?.getTime() === guessFrom
+      ? earlyLogged
+      : undefined;
+  const evidenceNeeded = evidenceRead && agent.principal_id === principalHint ? false : undefined;
   const [rows, applyWindowSums, budget, openStepUps, , applyTermsUsage] = await reads(
     sql,
     () =>
-      totals(sql, agentId, {
-        from: rollup?.upto ?? null,
-        to: null,
-        monthStart: new Date(monthStartMs(asOfMs)),
-        dayStart: new Date(dayStartMs(asOfMs)),
-      }),
+      totalsKept !== null
+        ? Promise.resolve(totalsKept)
+        : totals(sql, agentId, {
+            from: rollup?.upto ?? null,
+            to: null,
+            monthStart: new Date(monthStartMs(asOfMs)),
+            dayStart: new Date(dayStartMs(asOfMs)),
+          }),
     // The UTC day and month sums of the rollup and totals are all most mandates need; windows in
     // another time zone, the week, year and whole-life caps are read from the audit log, and
     // budget credits (holds released, expired or partly captured, refunds) come off every
     // window (windows.ts).
-    () => readWindowSums(sql, agentId, mandates, windows, timeZone),
+    () =>
+      readWindowSums(sql, agentId, mandates, windows, timeZone, {
+        credited: creditsKept,
+        logged: loggedKept,
+      }),
     // The agent's slice of its Principal's budget and its spend in the window (principal-budget.ts).
     () => loadBudget(sql, agentId, agent.principal_id, agent, timeZone, asOfMs),
     () =>
       agent.step_up_confirmation === 'principal' ? openStepUpRows(sql, agentId, new Date(asOfMs)) : Promise.resolve([]),
     () =>
-      evidenceDue(agent.principal_id, asOfMs)
+      (evidenceNeeded ?? evidenceDue(agent.principal_id, asOfMs))
         ? loadPrincipalEvidence(sql, agent.principal_id, asOfMs)
         : Promise.resolve(),
     // Occurrences and the merchant lock of mandates with such terms (mandate-terms.ts).
@@ -133,6 +204,42 @@ export async function loadAgentState(sql: Sql, agentId: string, nowMs: number): 
 }
 
 /**
+ * totals() from the agent's rollup's upto as the database has it now (all rows when it has no
+ * rollup), with that upto: a load's first round trip reads it before it has the agent row
+ * (load.ts), and uses it only when the upto is the one the agent row read.
+ */
+async function totalsSinceRollup(
+  sql: Sql,
+  agentId: string,
+  window: { monthStart: Date; dayStart: Date },
+): Promise<{ upto: Date | null; rows: TotalsRow[] }> {
+  const rows = await unprepared<TotalsRow & { upto: Date | null }>(
+    sql,
+    `
+    with r as (select upto from agent_audit_rollups where agent_id = ${literal(agentId)})
+    select (select upto from r) as upto, t.* from (select 1) one left join lateral (
+      select mandate_id, decision, count(*)::int as n,
+             coalesce(sum(amount) filter (where created_at >= ${literal(window.monthStart)}), 0)::text as month_sum,
+             (count(*) filter (where created_at >= ${literal(window.monthStart)}))::int as month_n,
+             coalesce(sum(amount) filter (where created_at >= ${literal(window.dayStart)}), 0)::text as day_sum,
+             (count(*) filter (where created_at >= ${literal(window.dayStart)}))::int as day_n
+      from authorizations
+      where agent_id = ${literal(agentId)} and created_at >= coalesce((select upto from r), '-infinity'::timestamptz)
+      group by mandate_id, decision
+    ) t on true`,
+  );
+  return { upto: rows[0]?.upto ?? null, rows: rows.filter((r) => r.decision !== null) };
+}
+
+function sameTime(a: Date | null, b: Date | null): boolean {
+  return a === null || b === null ? a === b : a.getTime() === b.getTime();
+}
+
+function sameWindows(a: Windows, b: Windows): boolean {
+  return a.day === b.day && a.week === b.week && a.month === b.month && a.year === b.year;
+}
+
+/**
  * The agent row with its Principal's settings, thresholds (live and shadow), budget and the
  * agent's audit rollup, each left-joined (null: none).
  */
@@ -149,7 +256,9 @@ type AgentLoadRow = Pick<
 
 /** The agent's AgentLoadRow (none when the agent does not exist). */
 function agentRow(sql: Sql, agentId: string) {
-  return sql<AgentLoadRow[]>`
+  return unprepared<AgentLoadRow>(
+    sql,
+    `
     select a.id, a.principal_id, a.client_id, a.status, a.trust_level, a.kya_score::text as kya_score,
            a.created_at, a.capabilities, t.overrides, s.overrides as shadow_overrides, r.upto as rollup_upto,
            r.approved::text as rollup_approved,
@@ -162,7 +271,8 @@ function agentRow(sql: Sql, agentId: string) {
       left join principals p on p.id = a.principal_id
       left join shadow_thresholds s on s.principal_id = a.principal_id
       left join principal_budgets pb on pb.principal_id = a.principal_id
-    where a.id = ${agentId}`;
+    where a.id = ${literal(agentId)}`,
+  );
 }
 
 /**
@@ -175,7 +285,9 @@ function agentRow(sql: Sql, agentId: string) {
  * over the years are neither all read nor all kept.
  */
 function mandateRowsOf(sql: Sql, agentId: string, now: Date) {
-  return sql<LoadedMandateRow[]>`
+  return unprepared<LoadedMandateRow>(
+    sql,
+    `
   with m as (
     select id, rails, currency, max_amount_per_transaction::text as max_amount_per_transaction,
            max_daily_amount::text as max_daily_amount, max_monthly_amount::text as max_monthly_amount,
@@ -185,18 +297,19 @@ function mandateRowsOf(sql: Sql, agentId: string, now: Date) {
            max_total_amount::text as max_total_amount, max_daily_count, max_monthly_count,
            hold_expiry_seconds, budget_alert_share::text as budget_alert_share, terms
     from mandates
-    where agent_id = ${agentId} and status = 'ACTIVE'
+    where agent_id = ${literal(agentId)} and status = 'ACTIVE'
   ), kept as (
-    select * from m where valid_until > ${now}
+    select * from m where valid_until > ${literal(now)}
     union all
     (select distinct on (rails, crypto is null, cardinality(allowed_chains) > 0,
                          cardinality(allowed_assets) > 0, currency) *
-     from m where valid_until <= ${now}
+     from m where valid_until <= ${literal(now)}
      order by rails, crypto is null, cardinality(allowed_chains) > 0, cardinality(allowed_assets) > 0,
               currency, created_at desc, id desc)
   )
   select * from kept
-  order by created_at desc, id desc`;
+  order by created_at desc, id desc`,
+  );
 }
 
 /** An audit row as recentRows reads it. */
@@ -244,14 +357,17 @@ export function historyRowOf(r: RecentRow): HistoryRow {
 
 /** The agent's RECENT_ROWS newest audit rows, newest first. */
 function recentRows(sql: Sql, agentId: string) {
-  return sql<RecentRow[]>`
+  return unprepared<RecentRow>(
+    sql,
+    `
     select id, mandate_id, amount::text as amount, currency, mcc, country, decision, reason_codes, gates_fired,
            merchant_id, merchant_name, session_id, trust_score::text as trust_score, created_at, step_up_id,
            answers_slow
     from authorizations
-    where agent_id = ${agentId}
+    where agent_id = ${literal(agentId)}
     order by created_at desc, id desc
-    limit ${RECENT_ROWS}`;
+    limit ${literal(RECENT_ROWS)}`,
+  );
 }
 
 /**
@@ -303,11 +419,14 @@ function sanitizeOverrides(raw: Record<string, unknown> | null): ThresholdOverri
  * this thread's Principal-wide evidence (principal-evidence.ts).
  */
 async function loadPrincipalEvidence(sql: Sql, principalId: string, nowMs: number): Promise<void> {
-  const rows = await sql<Pick<AuthorizationRow, 'merchant_id' | 'merchant_name' | 'reason_codes'>[]>`
+  const rows = await unprepared<Pick<AuthorizationRow, 'merchant_id' | 'merchant_name' | 'reason_codes'>>(
+    sql,
+    `
     select merchant_id, merchant_name, reason_codes from authorizations
-    where principal_id = ${principalId} and decision = 'DECLINE'
-      and created_at > ${new Date(nowMs - EVIDENCE_WINDOW_MS)}
-    order by created_at desc limit ${EVIDENCE_ROWS}`;
+    where principal_id = ${literal(principalId)} and decision = 'DECLINE'
+      and created_at > ${literal(new Date(nowMs - EVIDENCE_WINDOW_MS))}
+    order by created_at desc limit ${literal(EVIDENCE_ROWS)}`,
+  );
   const counts = new Map<string, number>();
   for (const r of rows) {
     if (!pointsToCompromise(r.reason_codes ?? [])) continue;

@@ -20,3 +20,34 @@ export async function reads<T extends readonly unknown[]>(sql: Sql, ...fns: Read
   for (const f of fns) out.push(await f());
   return out as unknown as T;
 }
+
+/**
+ * A statement of a state load with its values written into its text, sent unnamed
+ * (prepare: false). postgres.js describes a statement with parameters before its first use on
+ * each connection (Parse and Describe, then Bind and Execute once the types are back: one more
+ * round trip, and no other query pipelined behind it meanwhile), so on a connection that has not
+ * run a load yet, a load of one round trip took two or three; a statement without parameters goes
+ * out whole (Parse, Describe, Bind, Execute) and costs one round trip on any connection. Not
+ * prepared: its text differs per agent, and would pile up in every connection's cache.
+ */
+export function unprepared<T>(sql: Sql, text: string): Promise<T[]> {
+  return sql.unsafe(text, [], { prepare: false }) as unknown as Promise<T[]>;
+}
+
+/** Characters of the values a load writes into its statements: no quote, no backslash. */
+const PLAIN = /^[A-Za-z0-9_.:+-]*$/;
+
+/**
+ * A value as an SQL literal for unprepared(): our own ids (newId: a prefix and base-62), times
+ * (ISO 8601 UTC) and integers. Anything else is refused with an error (the load fails, and the
+ * request gets the safe decision), never quoted into the text.
+ */
+export function literal(v: string | Date | number): string {
+  if (typeof v === 'number') {
+    if (!Number.isSafeInteger(v)) throw new Error(`not an integer literal: ${v}`);
+    return String(v);
+  }
+  const s = v instanceof Date ? v.toISOString() : v;
+  if (!PLAIN.test(s)) throw new Error(`not a plain literal: ${JSON.stringify(s)}`);
+  return `'${s}'`;
+}

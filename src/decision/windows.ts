@@ -18,12 +18,13 @@ import type { AgentState, MandateState } from './agent-state.js';
 import { markReached } from './caps.js';
 import type { Windows } from './model/calendar.js';
 import type { BudgetCredit } from './model/contract.js';
-import { reads } from './reads.js';
+import { literal, reads, unprepared } from './reads.js';
 
 /** Credits counted in memory since a load at most; beyond, the next one reloads the state. */
 const MAX_APPLIED_CREDITS = 256;
 
-interface SumRow {
+/** The window sums of one mandate. */
+export interface SumRow {
   mandate_id: string | null;
   day_sum: string;
   day_n: number;
@@ -38,7 +39,8 @@ function units(text: string): Units {
   return fromDb(text) ?? 0n;
 }
 
-function needsLog(m: MandateState, timeZone: string): boolean {
+/** Whether a mandate's window sums are read from the audit log (not only the rollup's UTC day and month). */
+export function needsLog(m: MandateState, timeZone: string): boolean {
   return timeZone !== 'UTC' || m.weekly !== null || m.yearly !== null || m.total !== null;
 }
 
@@ -46,7 +48,7 @@ function needsLog(m: MandateState, timeZone: string): boolean {
  * The earliest window start the caps of `ms` need (null: their whole life). The week and year
  * are read only when a mandate caps them (the sums of an uncapped window are never compared).
  */
-function earliest(ms: readonly MandateState[], w: Windows): Date | null {
+export function earliest(ms: readonly MandateState[], w: Windows): Date | null {
   if (ms.some((m) => m.total !== null)) return null;
   let from = Math.min(w.day, w.month);
   if (ms.some((m) => m.weekly !== null)) from = Math.min(from, w.week);
@@ -55,10 +57,89 @@ function earliest(ms: readonly MandateState[], w: Windows): Date | null {
 }
 
 /**
+ * The agent's APPROVE amounts per mandate in the windows `w`, from the audit log from `from`
+ * (null: their whole life), of the mandates `mandateIds` (null: of every mandate; the caller keeps
+ * those it holds).
+ */
+export function loggedSums(
+  sql: Sql,
+  agentId: string,
+  mandateIds: readonly string[] | null,
+  w: Windows,
+  from: Date | null,
+): Promise<SumRow[]> {
+  const day = literal(new Date(w.day));
+  const month = literal(new Date(w.month));
+  return unprepared<SumRow>(
+    sql,
+    `
+    select mandate_id,
+      coalesce(sum(amount) filter (where created_at >= ${day}), 0)::text as day_sum,
+      (count(*) filter (where created_at >= ${day}))::int as day_n,
+      coalesce(sum(amount) filter (where created_at >= ${literal(new Date(w.week))}), 0)::text as week_sum,
+      coalesce(sum(amount) filter (where created_at >= ${month}), 0)::text as month_sum,
+      (count(*) filter (where created_at >= ${month}))::int as month_n,
+      coalesce(sum(amount) filter (where created_at >= ${literal(new Date(w.year))}), 0)::text as year_sum,
+      coalesce(sum(amount), 0)::text as total_sum
+    from authorizations
+    where agent_id = ${literal(agentId)} and decision = 'APPROVE' and mandate_id is not null
+      ${mandateIds === null ? '' : `and mandate_id in (${inList(mandateIds)})`}
+      ${from === null ? '' : `and created_at >= ${literal(from)}`}
+    group by mandate_id`,
+  );
+}
+
+function inList(ids: readonly string[]): string {
+  return ids.length === 0 ? 'null' : ids.map(literal).join(', ');
+}
+
+/** The credit sums of one mandate in windows `w`, with the agent's credit_seq they are as of. */
+export type CreditRow = SumRow & { seq: string };
+
+/**
+ * The agent's budget credits per mandate, summed in the windows `w` from `from` (null: their
+ * whole life), of the mandates `mandateIds` (null: of every mandate; the caller keeps those it
+ * holds), read in one statement, one snapshot, with the sequence they are as of: a row with a null
+ * mandate_id when the agent has no credits; none when the agent is gone.
+ */
+export function creditSums(
+  sql: Sql,
+  agentId: string,
+  mandateIds: readonly string[] | null,
+  w: Windows,
+  from: Date | null,
+): Promise<CreditRow[]> {
+  const day = literal(new Date(w.day));
+  const month = literal(new Date(w.month));
+  return unprepared<CreditRow>(
+    sql,
+    `
+    select s.credit_seq::text as seq, c.* from (select credit_seq from agents where id = ${literal(agentId)}) s
+    left join lateral (
+    select mandate_id,
+      coalesce(sum(amount) filter (where authorized_at >= ${day}), 0)::text as day_sum,
+      coalesce(sum(count_back) filter (where authorized_at >= ${day}), 0)::int as day_n,
+      coalesce(sum(amount) filter (where authorized_at >= ${literal(new Date(w.week))}), 0)::text as week_sum,
+      coalesce(sum(amount) filter (where authorized_at >= ${month}), 0)::text as month_sum,
+      coalesce(sum(count_back) filter (where authorized_at >= ${month}), 0)::int as month_n,
+      coalesce(sum(amount) filter (where authorized_at >= ${literal(new Date(w.year))}), 0)::text as year_sum,
+      coalesce(sum(amount), 0)::text as total_sum
+    from budget_credits
+    where agent_id = ${literal(agentId)}
+      ${mandateIds === null ? '' : `and mandate_id in (${inList(mandateIds)})`}
+      ${from === null ? '' : `and authorized_at >= ${literal(from)}`}
+    group by mandate_id
+    ) c on true`,
+  );
+}
+
+/**
  * Reads an agent's window sums (both reads at once where the pool allows it, see reads.ts)
  * and returns the function that sets it, to be called once the rollup and the audit totals are
  * in the mandates; that function returns the agent's credit_seq as of the credits read (-1:
- * nothing read).
+ * nothing read). `early`: the sums already read in these windows from earliest() of the
+ * mandates they are for, of these mandates or more: the credits (creditSums) and the audit log's
+ * (loggedSums; for the mandates that need it).
  */
 export async function readWindowSums(
   sql: Sql,
@@ -66,46 +147,32 @@ export async function readWindowSums(
   mandates: readonly MandateState[],
   w: Windows,
   timeZone: string,
+  early?: { readonly credited?: readonly CreditRow[] | undefined; readonly logged?: SumRow[] | undefined },
 ): Promise<() => number> {
   if (mandates.length === 0) return () => -1;
   const fromLog = mandates.filter((m) => needsLog(m, timeZone));
-  const logged = async (): Promise<SumRow[]> => {
-    if (fromLog.length === 0) return [];
-    const from = earliest(fromLog, w);
-    return sql<SumRow[]>`
-      select mandate_id,
-        coalesce(sum(amount) filter (where created_at >= ${new Date(w.day)}), 0)::text as day_sum,
-        (count(*) filter (where created_at >= ${new Date(w.day)}))::int as day_n,
-        coalesce(sum(amount) filter (where created_at >= ${new Date(w.week)}), 0)::text as week_sum,
-        coalesce(sum(amount) filter (where created_at >= ${new Date(w.month)}), 0)::text as month_sum,
-        (count(*) filter (where created_at >= ${new Date(w.month)}))::int as month_n,
-        coalesce(sum(amount) filter (where created_at >= ${new Date(w.year)}), 0)::text as year_sum,
-        coalesce(sum(amount), 0)::text as total_sum
-      from authorizations
-      where agent_id = ${agentId} and decision = 'APPROVE' and mandate_id in ${sql(fromLog.map((m) => m.id))}
-        ${from === null ? sql`` : sql`and created_at >= ${from}`}
-      group by mandate_id`;
+  const logged = (): Promise<SumRow[]> => {
+    if (fromLog.length === 0) return Promise.resolve([]);
+    if (early?.logged !== undefined) return Promise.resolve(early.logged);
+    return loggedSums(
+      sql,
+      agentId,
+      fromLog.map((m) => m.id),
+      w,
+      earliest(fromLog, w),
+    );
   };
-  const from = earliest(mandates, w);
-  // One statement, one snapshot: the sums and the sequence they are as of (a row with a null
-  // mandate_id when the agent has no credits; none when the agent is gone).
-  const credited = (): Promise<(SumRow & { seq: string })[]> => sql<(SumRow & { seq: string })[]>`
-    select s.credit_seq::text as seq, c.* from (select credit_seq from agents where id = ${agentId}) s
-    left join lateral (
-    select mandate_id,
-      coalesce(sum(amount) filter (where authorized_at >= ${new Date(w.day)}), 0)::text as day_sum,
-      coalesce(sum(count_back) filter (where authorized_at >= ${new Date(w.day)}), 0)::int as day_n,
-      coalesce(sum(amount) filter (where authorized_at >= ${new Date(w.week)}), 0)::text as week_sum,
-      coalesce(sum(amount) filter (where authorized_at >= ${new Date(w.month)}), 0)::text as month_sum,
-      coalesce(sum(count_back) filter (where authorized_at >= ${new Date(w.month)}), 0)::int as month_n,
-      coalesce(sum(amount) filter (where authorized_at >= ${new Date(w.year)}), 0)::text as year_sum,
-      coalesce(sum(amount), 0)::text as total_sum
-    from budget_credits
-    where agent_id = ${agentId} and mandate_id in ${sql(mandates.map((m) => m.id))}
-      ${from === null ? sql`` : sql`and authorized_at >= ${from}`}
-    group by mandate_id
-    ) c on true`;
-  const [rows, credits] = await reads(sql, logged, credited);
+  const [rows, credits] = await reads(sql, logged, () =>
+    early?.credited !== undefined
+      ? Promise.resolve(early.credited)
+      : creditSums(
+          sql,
+          agentId,
+          mandates.map((m) => m.id),
+          w,
+          earliest(mandates, w),
+        ),
+  );
   return () => {
     const byId = new Map(rows.map((r) => [r.mandate_id, r]));
     for (const m of fromLog) {

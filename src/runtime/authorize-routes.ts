@@ -20,6 +20,7 @@ import { toAlpha3 } from '../domain/country.js';
 import { currencyExponent } from '../domain/currency.js';
 import type { Environment } from '../domain/environment.js';
 import { formatAmount, fromDb, parseAmount, readAmount, SCALE, toJsonNumber } from '../domain/money.js';
+import { isDeadline } from '../errors/deadline.js';
 import { ApiError, type ErrorDetail } from '../errors/registry.js';
 import { decodeCursor, encodeCursor } from '../http/cursor.js';
 import type { TenantShares } from '../http/fair-share.js';
@@ -479,7 +480,11 @@ export function authorizeRoutes(deps: AuthorizeRouteDeps): RouteDef[] {
       fieldErrors: authorizeFieldErrors,
       handler: authorize,
       onFault: (ctx, err) => {
-        log.error({ err, request_id: ctx.requestId }, 'authorize fault; answering the safe decision');
+        // The answer deadline passed (the edge's backstop: the engine or a dependency was slow):
+        // expected while the database is slow or away, a warning; anything else is a fault.
+        if (isDeadline(err))
+          log.warn({ request_id: ctx.requestId }, 'answer deadline passed; answering the safe decision');
+        else log.error({ err, request_id: ctx.requestId }, 'authorize fault; answering the safe decision');
         const reply = answer(ctx, toReply(safeDecision(faultEcho(ctx))));
         faulted.add(ctx);
         return reply;

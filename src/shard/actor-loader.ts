@@ -150,7 +150,9 @@ export class ActorLoader {
   #stateLoad(actor: Actor, db: ShardDatabase, request: AuthorizeRequest): Promise<unknown> {
     if (actor.loading !== null && actor.loadingGeneration === actor.generation) return actor.loading;
     const generation = ++actor.generation;
-    const loading = db.queue.run(() => this.#core.load(db.sql, actor.agentId, this.decisionTime(null, request)));
+    const loading = db.queue.run(() =>
+      this.#core.load(db.sql, actor.agentId, this.decisionTime(null, request), request.principalId),
+    );
     actor.loading = loading;
     actor.loadingGeneration = generation;
     loading.then(

@@ -14,8 +14,9 @@
 // - every POST /authorize answered 200 with a decision within AUTHORIZE_DEADLINE_MS (1 s, the
 //   default) plus slack; never a 5xx, a 429 or a transport failure;
 // - up to +400 ms: decisions go on for the warm agents (more than 80 % of them not
-//   system_unavailable; cold agents' shares printed: docs/engine-durability.md "Slow
-//   PostgreSQL"); at +2 s, stopped, or refusing writes: only the safe DECLINE system_unavailable;
+//   system_unavailable) and for agents never loaded before (the first request of at least 7 of
+//   the 8 decided: docs/engine-durability.md "Slow PostgreSQL"); at +2 s, stopped, or refusing
+//   writes: only the safe DECLINE system_unavailable;
 // - afterwards: the first APPROVE within 2 s (plus slack) and the full rate back within 5 s;
 //   every answered decision in the audit log as answered (read from the private PostgreSQL
 //   directly); no no_active_mandate; no velocity_spike, neither for an agent whose pace was
@@ -342,7 +343,7 @@ function checkRecovery(restoredAt: number): void {
 let baselineRate = 0;
 
 describe('drill: slow, stopped and write-refusing PostgreSQL', () => {
-  it('slow round trips: decisions go on up to +400 ms for warm agents, the safe decision at +2 s, nothing lost or left wrong', async () => {
+  it('slow round trips: decisions go on up to +400 ms for warm and cold agents, the safe decision at +2 s, nothing lost or left wrong', async () => {
     const load = traffic(warm, false);
     const coldLoads: { stop(): Promise<void> }[] = [];
     const lines: string[] = [];
@@ -404,15 +405,23 @@ describe('drill: slow, stopped and write-refusing PostgreSQL', () => {
         // Decisions go on for the warm agents (measured on the quiet machine, 2026-12-03: 100 %
         // at +200 ms and 95.5 to 100 % at +400 ms, against 87 to 98 % and 70 to 87 % before the
         // committer kept more batches in flight on a slow round trip and the edge refreshed keys
-        // ahead; a loaded machine costs some, hence the lower bound here). A cold agent's first
-        // decision needs three round trips, past the deadline at +400 ms, so cold agents are
-        // printed, not bounded.
+        // ahead; a loaded machine costs some, hence the lower bound here). Cold agents: below.
         const warmXs = p.xs.filter((a) => !a.cold);
         expect(warmXs.filter((a) => !safe(a)).length / warmXs.length, `+${p.delay} ms`).toBeGreaterThan(0.8);
       } else {
         expect(p.xs.filter((a) => !safe(a)).map((a) => `${a.decision} ${a.reasons}`)).toEqual([]);
       }
     }
+    // A cold agent's first decision: its load (one round trip for these agents: a UTC Principal,
+    // day caps, no budget; src/decision/load.ts) and its commit, 800 ms at +400 ms, within the
+    // deadline. Each of the 8 cold agents of the phases up to +400 ms gets one; one of them may
+    // miss on a loaded machine (measured on the quiet machine: 8 of 8 in each run, 2026-12-03;
+    // before the load went to one round trip, none at +400 ms).
+    const firsts = cold.slice(0, 8).map((c) => answers.find((a) => a.agent === c.id));
+    console.log(
+      `[slow PostgreSQL] cold agents' first answers: ${firsts.map((a) => (a === undefined ? 'none' : `${a.decision} in ${a.answeredAt - a.sentAt} ms`)).join('; ')}`,
+    );
+    expect(firsts.filter((a) => a !== undefined && !safe(a)).length).toBeGreaterThanOrEqual(7);
     await checkAnswers(restoredAt, end);
     checkRecovery(restoredAt);
     expect(audit.lost).toEqual([]);

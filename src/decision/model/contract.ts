@@ -106,9 +106,11 @@ export interface Evaluation {
 export interface DecisionCore<State> {
   /**
    * Builds an agent's in-memory state from the database as of `nowMs` (its calendar windows,
-   * unexpired mandates and step-ups); null when the agent does not exist.
+   * unexpired mandates and step-ups); null when the agent does not exist. `principalHint`: the
+   * Principal of the request that needs it, which the load may guess the agent's settings from
+   * (checked against the agent row: a wrong hint costs time, never a wrong state).
    */
-  load(sql: Sql, agentId: string, nowMs: number): Promise<State | null>;
+  load(sql: Sql, agentId: string, nowMs: number, principalHint?: string): Promise<State | null>;
   /** The Principal that owns the agent (requests of any other Principal get 404). */
   principalOf(state: State): string;
   /**
