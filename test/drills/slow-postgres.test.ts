@@ -71,6 +71,62 @@ const warm: Agent[] = [];
 /** Agents never used before, handed out per phase. */
 const cold: Agent[] = [];
 const answers: Answer[] = [];
+/** The Principal whose agents are created during the slow phases (kept apart from the others'). */
+let lateKey = '';
+
+/**
+ * An agent created through the API during a slow phase, sending purchases from the moment it
+ * exists, before and while its mandate is created: the answers sent after the mandate's 201 must
+ * never be no_active_mandate (a state loaded before the mandate committed and kept after it).
+ */
+interface Late {
+  readonly id: string;
+  /** When the mandate's 201 came back (null: not yet). */
+  mandateAt: number | null;
+  readonly answers: Answer[];
+  stop(): Promise<void>;
+}
+const lates: Late[] = [];
+
+/** POST, tried again while the service answers 503 (its request deadline, on a slow database). */
+async function create(path: string, body: Record<string, unknown>): Promise<Record<string, unknown>> {
+  for (let i = 0; ; i++) {
+    const res = await request(service, 'POST', path, { apiKey: lateKey, body });
+    if (res.status === 201) return res.body;
+    if (res.status !== 503 || i >= 10) throw new Error(`POST ${path}: ${res.status} ${res.text}`);
+  }
+}
+
+async function lateAgent(): Promise<void> {
+  const created = await create('/api/v1/agents', { display_name: 'late agent', capabilities: ['PURCHASE'] });
+  const agent = { id: created.id as string, key: lateKey };
+  let stopped = false;
+  const late: Late = {
+    id: agent.id,
+    mandateAt: null,
+    answers: [],
+    async stop() {
+      stopped = true;
+      await running;
+    },
+  };
+  const running = (async () => {
+    while (!stopped) {
+      const a = await send(agent, true);
+      late.answers.push(a);
+      await sleep(Math.max(0, a.sentAt + PACE_MS - Date.now()));
+    }
+  })();
+  lates.push(late);
+  await create('/api/v1/mandates', {
+    agent_id: agent.id,
+    valid_until: new Date(Date.now() + 86_400_000).toISOString(),
+    max_amount_per_transaction: '250.00',
+    max_daily_amount: '100000.00',
+    currency: 'USD',
+  });
+  late.mandateAt = Date.now();
+}
 
 async function send(agent: Agent, isCold: boolean): Promise<Answer> {
   const sentAt = Date.now();
@@ -228,6 +284,7 @@ beforeAll(async () => {
   pool = new Pool(service.url, { connections: 64, pipelining: 1, keepAliveTimeout: 60_000 });
   const principals: AuthorizeSetup[] = [];
   for (let i = 0; i < 3; i++) principals.push(await authorizeSetup(service));
+  lateKey = (await authorizeSetup(service)).principalKey;
   for (const p of principals) {
     // Bursts (3 approvals at one merchant within 1 s) are judged, and learned as the agent's
     // pace while its first approvals are made; no count of approvals is too many.
@@ -296,7 +353,7 @@ async function checkAudit(): Promise<{ recorded: number; unanswered: number; los
   const recorded = new Map(rows.map((r) => [r.id, r.decision]));
   const answered = new Set<string>();
   const lost: string[] = [];
-  for (const a of answers) {
+  for (const a of [...answers, ...lates.flatMap((l) => l.answers)]) {
     if (a.id === null) continue;
     answered.add(a.id);
     if (recorded.get(a.id) !== a.decision) lost.push(`${a.decision} ${a.id} recorded as ${recorded.get(a.id)}`);
@@ -346,6 +403,7 @@ describe('drill: slow, stopped and write-refusing PostgreSQL', () => {
   it('slow round trips: decisions go on up to +400 ms for warm and cold agents, the safe decision at +2 s, nothing lost or left wrong', async () => {
     const load = traffic(warm, false);
     const coldLoads: { stop(): Promise<void> }[] = [];
+    const lateCreations: Promise<void>[] = [];
     const lines: string[] = [];
     // Added to every round trip (the proxy delays each way by half of it).
     const phases = [0, 50, 200, 400, 2000];
@@ -357,6 +415,8 @@ describe('drill: slow, stopped and write-refusing PostgreSQL', () => {
       // Two agents never loaded before start in each phase, a second into it.
       await sleep(1000);
       coldLoads.push(traffic(cold.slice(2 * i, 2 * i + 2), true));
+      // An agent created now, its purchases sent while its mandate is being created.
+      if (delay > 0 && delay <= 400) lateCreations.push(lateAgent());
       await sleep(PHASE_MS - 1000);
       windows.push({ delay, from, to: Date.now(), logFrom, logTo: service.stdout().length });
     }
@@ -364,7 +424,10 @@ describe('drill: slow, stopped and write-refusing PostgreSQL', () => {
     const restoredAt = Date.now();
     coldLoads.push(traffic(cold.slice(10, 12), true));
     await sleep(10_000);
-    await Promise.all([load.stop(), ...coldLoads.map((c) => c.stop())]);
+    // Their traffic goes on for 3 s at least after the last mandate is in.
+    await Promise.all(lateCreations);
+    await sleep(Math.max(0, Math.max(...lates.map((l) => l.mandateAt ?? 0)) + 3000 - Date.now()));
+    await Promise.all([load.stop(), ...coldLoads.map((c) => c.stop()), ...lates.map((l) => l.stop())]);
     const end = Date.now();
 
     // Requests sent in a phase after its delay had settled (chunks in flight keep the old delay).
@@ -392,6 +455,14 @@ describe('drill: slow, stopped and write-refusing PostgreSQL', () => {
     lines.push(
       `audit: ${audit.recorded} rows, ${audit.lost.length} answered decisions missing, ${audit.unanswered} approvals recorded but answered otherwise`,
     );
+    for (const l of lates) {
+      const after = l.answers.filter((a) => l.mandateAt !== null && a.sentAt > l.mandateAt);
+      lines.push(
+        `agent created at +${(l.answers[0]?.sentAt ?? 0) - base.from} ms: mandate 201 at +${(l.mandateAt ?? 0) - base.from} ms; ` +
+          `before it ${l.answers.length - after.length} answers (${l.answers.filter((a) => a.reasons.includes('no_active_mandate')).length} no_active_mandate), ` +
+          `after it ${after.length} (APPROVE ${after.filter((a) => a.decision === 'APPROVE').length}, no_active_mandate ${after.filter((a) => a.reasons.includes('no_active_mandate')).length})`,
+      );
+    }
     lines.push(`service warnings: ${serviceTroubles()}`);
     console.log(`[slow PostgreSQL]\n  ${lines.join('\n  ')}`);
     // SLOW_PG_ANSWERS=<file>: every answer of this test with the phases' windows, as JSON.
@@ -422,6 +493,19 @@ describe('drill: slow, stopped and write-refusing PostgreSQL', () => {
       `[slow PostgreSQL] cold agents' first answers: ${firsts.map((a) => (a === undefined ? 'none' : `${a.decision} in ${a.answeredAt - a.sentAt} ms`)).join('; ')}`,
     );
     expect(firsts.filter((a) => a !== undefined && !safe(a)).length).toBeGreaterThanOrEqual(7);
+    // Agents created during the trouble: once their mandate's 201 is back, never no_active_mandate,
+    // and approved once the database is back.
+    expect(lates).toHaveLength(3);
+    for (const l of lates) {
+      expect(l.mandateAt).not.toBeNull();
+      const after = l.answers.filter((a) => a.sentAt > (l.mandateAt as number));
+      expect(
+        after.filter((a) => a.reasons.includes('no_active_mandate')).map((a) => a.sentAt - (l.mandateAt as number)),
+      ).toEqual([]);
+      expect(
+        after.filter((a) => a.sentAt >= restoredAt + FULL_RATE_MS && a.decision === 'APPROVE').length,
+      ).toBeGreaterThan(0);
+    }
     await checkAnswers(restoredAt, end);
     checkRecovery(restoredAt);
     expect(audit.lost).toEqual([]);
