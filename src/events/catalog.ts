@@ -18,6 +18,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'authorization.released',
   'authorization.expired',
   'authorization.refunded',
+  'authorization.voided',
   'budget.threshold_reached',
   'budget.exhausted',
   'mandate.updated',
@@ -291,6 +292,21 @@ const CATALOG: readonly CatalogEntry[] = [
       refund_amount: '20',
       refunded_amount: '20',
       captured_amount: '60',
+    },
+  },
+  {
+    type: 'authorization.voided',
+    description:
+      'A decision was recorded after the service had answered it with the safe DECLINE system_unavailable (its commit was slow to come back): it is voided. An APPROVE gives its amount and count back to the windows it counted in and its status becomes VOIDED; nobody was told of it, so nothing may be captured under it.',
+    sample_payload: {
+      authorization_id: SAMPLE_AUTH,
+      agent_id: SAMPLE_AGENT,
+      mandate_id: SAMPLE_MANDATE,
+      decision: 'APPROVE',
+      currency: 'USD',
+      amount: '60',
+      status: 'VOIDED',
+      reason: 'answered_safe_decline',
     },
   },
   {

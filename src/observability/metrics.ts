@@ -42,6 +42,8 @@ export interface ShardMetricsSnapshot {
   readonly commits: number;
   readonly committedRows: number;
   readonly failedCommits: number;
+  /** Decisions recorded after their answer was the safe DECLINE, then voided (cumulative). */
+  readonly voided?: number;
   /** Budget credits counted by a loaded actor in memory, and those that made it reload (cumulative). */
   readonly creditsCounted?: number;
   readonly creditsReloaded?: number;
@@ -151,6 +153,11 @@ export class ServiceMetrics {
   readonly auditCommitFailures = this.registry.counter(
     'asas_audit_commit_failures_total',
     'Audit group commits that failed (their decisions were answered as safe declines), by shard.',
+    ['shard'],
+  );
+  readonly auditVoids = this.registry.counter(
+    'asas_audit_voids_total',
+    'Decisions a group commit recorded after the edge had answered them with the safe DECLINE (the in-doubt window), voided since: an APPROVE gave its amount and count back (authorization.voided), by shard.',
     ['shard'],
   );
   readonly budgetCredits = this.registry.counter(
@@ -272,6 +279,7 @@ export class ServiceMetrics {
       this.auditCommits.labels(shard).value = s.commits;
       this.auditRowsCommitted.labels(shard).value = s.committedRows;
       this.auditCommitFailures.labels(shard).value = s.failedCommits;
+      if (s.voided !== undefined) this.auditVoids.labels(shard).value = s.voided;
       if (s.creditsCounted !== undefined) this.budgetCredits.labels(shard, 'counted').value = s.creditsCounted;
       if (s.creditsReloaded !== undefined) this.budgetCredits.labels(shard, 'reload').value = s.creditsReloaded;
       if (s.batchSize !== undefined) this.auditBatchSize.labels(shard).load(s.batchSize);

@@ -9,6 +9,7 @@
 // (DecisionEngine.creditAgent), which counts it in memory: a change only ever gives budget back,
 // so an actor that has not heard of it yet errs on the strict side, never over a cap.
 import type postgres from 'postgres';
+import { creditBudget as credit } from '../audit/budget-credit.js';
 import type { BudgetCredit } from '../decision/model/contract.js';
 import { randomToken } from '../domain/ids.js';
 import { formatAmount, fromDb, toDb, toJsonNumber, type Units } from '../domain/money.js';
@@ -40,36 +41,6 @@ function tuple(h: HeldRow, eventType: string, data: Record<string, unknown>): Ou
     eventType,
     data,
   );
-}
-
-async function credit(
-  db: Db,
-  h: HeldRow,
-  kind: 'capture_remainder' | 'release' | 'expiry' | 'refund',
-  amount: Units,
-  countBack: number,
-  id: string = `crd_${randomToken()}`,
-): Promise<BudgetCredit | null> {
-  if (amount === 0n && countBack === 0) return null;
-  await db`insert into budget_credits (id, authorization_id, principal_id, agent_id, mandate_id, kind, amount, count_back, authorized_at)
-    values (${id}, ${h.authorization_id}, ${h.principal_id}, ${h.agent_id}, ${h.mandate_id}, ${kind}, ${toDb(amount)},
-      ${countBack}, ${h.authorized_at})`;
-  // The Principal's budget gets it back too, in the window the authorization counted in
-  // (migrations/0220 asas_budget_credit; nothing when it did not count there).
-  await db`select asas_budget_credit(${h.principal_id}, ${h.currency}, ${h.authorized_at}, ${toDb(amount)}::numeric)`;
-  // An authorization under no mandate counted in no mandate's windows: nothing for the actor.
-  const mandateId = h.mandate_id;
-  if (mandateId === null) return null;
-  // The agent's row lock orders its credits by commit: the number says which loads saw this one.
-  const [agent] = await db<{ seq: string }[]>`
-    update agents set credit_seq = credit_seq + 1 where id = ${h.agent_id} returning credit_seq::text as seq`;
-  return {
-    seq: Number(agent?.seq ?? 0),
-    mandateId,
-    authorizedAtMs: h.authorized_at.getTime(),
-    amount: amount.toString(),
-    countBack,
-  };
 }
 
 /** What a hold operation changed for its agent's actor: its agent and the credit, if any. */

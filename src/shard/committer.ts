@@ -34,6 +34,7 @@ import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type postgres from 'postgres';
 import { entryFromAudit } from '../audit/entry.js';
+import { type AnsweredOtherwise, voidAnswered } from '../audit/voids.js';
 import type { AuthorizeRequest, Evaluation } from '../decision/model/contract.js';
 import { DeadlineError } from '../errors/deadline.js';
 import { makeEnvelope } from '../events/envelope.js';
@@ -134,7 +135,16 @@ export interface CommitterStats {
   failedCommits: number;
   /** Batches split because the database refused one of their rows (see isRowFault). */
   isolations: number;
+  /** Decisions recorded after their answer was the safe DECLINE, and voided (src/audit/voids.ts). */
+  voided: number;
 }
+
+/** Decisions waiting to be voided at most; beyond, the oldest are dropped (and logged). */
+const MAX_PENDING_VOIDS = 100_000;
+/** Decisions voided in one transaction at most. */
+const VOIDS_PER_TRANSACTION = 500;
+/** Wait before trying a failed void transaction again, in milliseconds. */
+const VOID_RETRY_MS = 1000;
 
 function newBatch(entries: Pending[]): Batch {
   return { entries, answerBy: Number.POSITIVE_INFINITY, abandoned: false, committing: false, settled: false };
@@ -175,7 +185,11 @@ export class GroupCommitter {
   #timer: NodeJS.Timeout | null = null;
   #immediate: NodeJS.Immediate | null = null;
   #idleWaiters: (() => void)[] = [];
-  readonly stats: CommitterStats = { commits: 0, committedRows: 0, failedCommits: 0, isolations: 0 };
+  readonly stats: CommitterStats = { commits: 0, committedRows: 0, failedCommits: 0, isolations: 0, voided: 0 };
+  /** Told the agents whose decisions were voided (their actors reload: the void gave budget back). */
+  onVoided: ((agentIds: readonly string[]) => void) | null = null;
+  #voids: AnsweredOtherwise[] = [];
+  #voiding = false;
   /** Rows per successful group commit (read by /metrics through the shard's stats). */
   readonly batchSizes = new LocalHistogram(BATCH_SIZE_BUCKETS);
   /** Seconds from sending a batch to its transaction's outcome, successful or not. */
@@ -316,11 +330,12 @@ export class GroupCommitter {
       this.#slowButAnswering = !batch.settled && this.#returnMs * 2 >= SLOW_ROUND_TRIP_MS;
       if (batch.settled) {
         // Committed before its commit_by, answered after the edge had answered: the one window
-        // where a safe DECLINE may have been recorded as the original decision.
+        // where a safe DECLINE was recorded as the original decision. Voided (src/audit/voids.ts).
         this.#log.warn(
           { rows: batch.entries.length },
-          'audit batch committed after its decisions were answered as failed',
+          'audit batch committed after its decisions were answered as failed; voiding them',
         );
+        this.#voidLater(batch, replays);
       }
       this.commitSeconds.observe((performance.now() - startedAt) / 1000);
       this.batchSizes.observe(batch.entries.length - replays.size);
@@ -352,6 +367,62 @@ export class GroupCommitter {
       this.#log.error({ err, rows: batch.entries.length }, 'audit commit failed; answering safe decisions');
       this.#settle(batch, null);
     }
+  }
+
+  /** Queues the decisions a batch recorded (not its replays) to be voided, and starts the voiding. */
+  #voidLater(batch: Batch, replays: Map<number, StoredReplay>): void {
+    batch.entries.forEach((e, i) => {
+      if (replays.has(i)) return;
+      const a = e.item.evaluation.audit;
+      this.#voids.push({
+        id: a.id,
+        clientId: e.item.request.clientId,
+        principalId: a.principal_id,
+        agentId: a.agent_id,
+        decision: a.decision,
+      });
+    });
+    if (this.#voids.length > MAX_PENDING_VOIDS) {
+      const dropped = this.#voids.splice(0, this.#voids.length - MAX_PENDING_VOIDS);
+      this.#log.error(
+        { dropped: dropped.length, ids: dropped.slice(0, 10).map((v) => v.id) },
+        'too many decisions waiting to be voided; the oldest stay recorded as decided',
+      );
+    }
+    void this.#drainVoids();
+  }
+
+  /**
+   * Voids the queued decisions, VOIDS_PER_TRANSACTION at a time, in the background (never on a
+   * decision's path); a transaction that fails is tried again VOID_RETRY_MS later, while the
+   * breaker allows the database. Held in memory only: a process that dies before its voids
+   * commit leaves those decisions recorded as decided (docs/engine-durability.md "Voids").
+   */
+  async #drainVoids(): Promise<void> {
+    if (this.#voiding) return;
+    this.#voiding = true;
+    try {
+      while (this.#voids.length > 0) {
+        const take = this.#voids.slice(0, VOIDS_PER_TRANSACTION);
+        try {
+          if (!this.#breaker.allows(Date.now())) throw new Error('database unavailable (breaker open)');
+          await this.#queue.run(() => voidAnswered(this.#sql, take));
+          this.#voids.splice(0, take.length);
+          this.stats.voided += take.length;
+          this.onVoided?.([...new Set(take.map((v) => v.agentId))]);
+        } catch (err) {
+          this.#log.warn({ err, decisions: take.length }, 'cannot void decisions answered as failed yet; retrying');
+          await new Promise((resolve) => setTimeout(resolve, VOID_RETRY_MS).unref());
+        }
+      }
+    } finally {
+      this.#voiding = false;
+    }
+  }
+
+  /** Resolves once no decision waits to be voided (tests, shutdown). */
+  async voidsIdle(): Promise<void> {
+    while (this.#voids.length > 0 || this.#voiding) await new Promise((resolve) => setTimeout(resolve, 50));
   }
 
   /** Answers every decision of the batch: committed, replayed, or failed when `replays` is null. */

@@ -105,6 +105,8 @@ export interface ShardStats {
   readonly commits: number;
   readonly committedRows: number;
   readonly failedCommits: number;
+  /** Decisions recorded after their answer was the safe DECLINE, voided since (src/audit/voids.ts). */
+  readonly voided: number;
   /** Budget credits counted in memory by an actor here, and those that made it reload. */
   readonly creditsCounted: number;
   readonly creditsReloaded: number;

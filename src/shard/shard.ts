@@ -125,6 +125,10 @@ export async function createShard(
       log.child({ env }),
     );
     breaker.onFailure = probeWhileFailing(sql, queue, breaker);
+    // A decision voided after its late commit gave budget back: its actor reloads.
+    committer.onVoided = (agentIds) => {
+      for (const id of agentIds) actors.invalidateAgent(env, id);
+    };
     return { sql, queue, breaker, committer };
   }
 
@@ -177,6 +181,7 @@ export async function createShard(
       commits: s.reduce((n, x) => n + x.commits, 0),
       committedRows: s.reduce((n, x) => n + x.committedRows, 0),
       failedCommits: s.reduce((n, x) => n + x.failedCommits, 0),
+      voided: s.reduce((n, x) => n + x.voided, 0),
       creditsCounted: actors.credits.counted,
       creditsReloaded: actors.credits.reloaded,
       batchSize: [dbs.live.committer.batchSizes, dbs.sandbox.committer.batchSizes],

@@ -348,8 +348,12 @@ async function recordedIds(ids: readonly string[]): Promise<Set<string>> {
 }
 
 /** Every answered decision is recorded and nothing is recorded that was answered otherwise. */
-async function checkAudit(): Promise<{ recorded: number; unanswered: number; lost: string[] }> {
-  const rows = await direct((sql) => sql<{ id: string; decision: string }[]>`select id, decision from authorizations`);
+async function checkAudit(): Promise<{ recorded: number; unanswered: number; unvoided: string[]; lost: string[] }> {
+  const rows = await direct(
+    (sql) => sql<{ id: string; decision: string; voided: boolean }[]>`
+      select a.id, a.decision, v.authorization_id is not null as voided
+      from authorizations a left join authorization_voids v on v.authorization_id = a.id`,
+  );
   const recorded = new Map(rows.map((r) => [r.id, r.decision]));
   const answered = new Set<string>();
   const lost: string[] = [];
@@ -359,9 +363,21 @@ async function checkAudit(): Promise<{ recorded: number; unanswered: number; los
     if (recorded.get(a.id) !== a.decision) lost.push(`${a.decision} ${a.id} recorded as ${recorded.get(a.id)}`);
   }
   // A recorded decision nobody was told of (answered as the safe DECLINE while its commit
-  // went through): its spend would count against the agent's caps.
-  const unanswered = rows.filter((r) => !answered.has(r.id) && r.decision === 'APPROVE').length;
-  return { recorded: rows.length, unanswered, lost };
+  // went through, the in-doubt window): voided by the committer once the database answers
+  // (docs/engine-durability.md "Voids"), so its spend does not count against the agent's caps.
+  const unanswered = rows.filter((r) => !answered.has(r.id) && r.decision === 'APPROVE');
+  const unvoided = unanswered.filter((r) => !r.voided).map((r) => r.id);
+  return { recorded: rows.length, unanswered: unanswered.length, unvoided, lost };
+}
+
+/** checkAudit once the in-doubt approvals are voided (in the background, once the database answers), or 10 s on. */
+async function settledAudit(): Promise<Awaited<ReturnType<typeof checkAudit>>> {
+  let audit = await checkAudit();
+  for (let i = 0; i < 50 && audit.unvoided.length > 0; i++) {
+    await sleep(200);
+    audit = await checkAudit();
+  }
+  return audit;
 }
 
 /** After the trouble: the first approval and the approvals per second, as a line to print. */
@@ -451,9 +467,9 @@ describe('drill: slow, stopped and write-refusing PostgreSQL', () => {
     baselineRate =
       approvalRate(base.from + 1000, base.to).reduce((x, y) => x + y, 0) / ((base.to - base.from - 1000) / 1000);
     lines.push(`recovery: ${recoveryLine(restoredAt)}`);
-    const audit = await checkAudit();
+    const audit = await settledAudit();
     lines.push(
-      `audit: ${audit.recorded} rows, ${audit.lost.length} answered decisions missing, ${audit.unanswered} approvals recorded but answered otherwise`,
+      `audit: ${audit.recorded} rows, ${audit.lost.length} answered decisions missing, ${audit.unanswered} approvals recorded but answered otherwise (${audit.unanswered - audit.unvoided.length} voided)`,
     );
     for (const l of lates) {
       const after = l.answers.filter((a) => l.mandateAt !== null && a.sentAt > l.mandateAt);
@@ -509,6 +525,7 @@ describe('drill: slow, stopped and write-refusing PostgreSQL', () => {
     await checkAnswers(restoredAt, end);
     checkRecovery(restoredAt);
     expect(audit.lost).toEqual([]);
+    expect(audit.unvoided).toEqual([]);
   }, 180_000);
 
   it('stopped (SIGSTOP of the postmaster and every backend) for 10 s: safe declines, then back within seconds', async () => {
@@ -530,18 +547,19 @@ describe('drill: slow, stopped and write-refusing PostgreSQL', () => {
     const mine = answers.slice(start);
     // Sent once the stop had taken hold (a commit sent just before may still be answered).
     const during = mine.filter((a) => a.sentAt >= stoppedAt + 200 && a.answeredAt < restoredAt);
-    const audit = await checkAudit();
+    const audit = await settledAudit();
     console.log(
       `[SIGSTOP ${pids.length} processes] ${summary('stopped', during)}\n  ${summary(
         'after',
         mine.filter((a) => a.sentAt >= restoredAt),
-      )}\n  recovery: ${recoveryLine(restoredAt)}\n  audit: ${audit.recorded} rows, ${audit.unanswered} unanswered approvals`,
+      )}\n  recovery: ${recoveryLine(restoredAt)}\n  audit: ${audit.recorded} rows, ${audit.unanswered} unanswered approvals (${audit.unanswered - audit.unvoided.length} voided)`,
     );
     await checkAnswers(stoppedAt - 3000, Date.now());
     expect(during.length).toBeGreaterThan(0);
     expect(during.filter((a) => !safe(a)).map((a) => `${a.decision} ${a.reasons}`)).toEqual([]);
     checkRecovery(restoredAt);
     expect(audit.lost).toEqual([]);
+    expect(audit.unvoided).toEqual([]);
   }, 120_000);
 
   it('writes refused for 10 s: safe declines, then back within seconds', async () => {
@@ -572,13 +590,13 @@ describe('drill: slow, stopped and write-refusing PostgreSQL', () => {
     // went through: it must be in the audit log as answered (audit.lost below), and they must
     // be few.
     const during = mine.filter((a) => a.sentAt >= refusedAt + 500 && a.answeredAt < restoredAt);
-    const audit = await checkAudit();
+    const audit = await settledAudit();
     const recorded = await recordedIds(during.filter((a) => !safe(a) && a.id !== null).map((a) => a.id as string));
     console.log(
       `[writes refused] ${summary('refused', during)}\n  ${summary(
         'after',
         mine.filter((a) => a.sentAt >= restoredAt),
-      )}\n  recovery: ${recoveryLine(restoredAt)}\n  audit: ${audit.recorded} rows, ${audit.unanswered} unanswered approvals`,
+      )}\n  recovery: ${recoveryLine(restoredAt)}\n  audit: ${audit.recorded} rows, ${audit.unanswered} unanswered approvals (${audit.unanswered - audit.unvoided.length} voided)`,
     );
     await checkAnswers(refusedAt - 3000, Date.now());
     expect(during.length).toBeGreaterThan(0);
@@ -590,5 +608,6 @@ describe('drill: slow, stopped and write-refusing PostgreSQL', () => {
     expect(notRefused.length).toBeLessThanOrEqual(Math.max(2, during.length * 0.05));
     checkRecovery(restoredAt);
     expect(audit.lost).toEqual([]);
+    expect(audit.unvoided).toEqual([]);
   }, 120_000);
 });

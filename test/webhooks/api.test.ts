@@ -224,6 +224,7 @@ describe('GET /api/v1/webhooks/events', () => {
       'authorization.expired',
       'authorization.refunded',
       'authorization.released',
+      'authorization.voided',
       'budget.exhausted',
       'budget.threshold_reached',
       'cts.critical',

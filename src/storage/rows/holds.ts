@@ -3,7 +3,7 @@
 // (src/runtime/holds-store.ts). A row as postgres.js returns it: NUMERIC as exact decimal text,
 // timestamptz as Date.
 
-export type HoldStatus = 'HELD' | 'CAPTURED' | 'RELEASED' | 'EXPIRED';
+export type HoldStatus = 'HELD' | 'CAPTURED' | 'RELEASED' | 'EXPIRED' | 'VOIDED';
 
 export interface HoldRow {
   authorization_id: string;

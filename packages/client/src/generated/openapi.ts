@@ -1144,10 +1144,10 @@ export interface components {
             /** @enum {string} */
             capture_method: "automatic" | "manual";
             /**
-             * @description APPROVE only (null for DECLINE and STEP_UP): automatic approvals are CAPTURED; a manual one (a hold) is HELD, then CAPTURED, RELEASED or EXPIRED. In the authorization.decided event: the status at decision time.
+             * @description APPROVE only (null for DECLINE and STEP_UP): automatic approvals are CAPTURED; a manual one (a hold) is HELD, then CAPTURED, RELEASED or EXPIRED; VOIDED when it was recorded after the service had answered it with the safe DECLINE (authorization.voided). In the authorization.decided event: the status at decision time.
              * @enum {string|null}
              */
-            status: "HELD" | "CAPTURED" | "RELEASED" | "EXPIRED" | null;
+            status: "HELD" | "CAPTURED" | "RELEASED" | "EXPIRED" | "VOIDED" | null;
             /** @description GET /authorize/log/{id} only: what decided it, to reproduce the decision. thresholds_version (the thresholds in force), gates_fired, features (the inputs the risk gates read: request counts in their windows, amount to median, robust z, amount to the per-transaction limit, country-jump score, agent trust factor, MCC group bits; null when the pipeline stopped before risk scoring) and scores (risk_score and its signals, trust_score and its dimensions, intent_anomaly_score and its signals). replay: what the thresholds a backtest or a shadow set may change act on (risk_score, the STEP_UP findings velocity, outlier and country_jump, trust_score, intent_anomaly_score, per_transaction_limit, confirmed), or {fixed: true} when a gate no such threshold acts on decided. Null for decisions recorded before it was kept and for safe decisions. */
             explanation?: Record<string, unknown> | null;
         };
@@ -2437,7 +2437,7 @@ export interface components {
          * @description A webhook event type, an alias of one (kya.zone.red, kya.zone.critical) or the wildcard "*".
          * @enum {string}
          */
-        WebhookEventTypeName: "gate.fired" | "authorization.decline" | "cts.red" | "cts.critical" | "session.terminate" | "trust.promotion" | "step_up.created" | "step_up.confirmed" | "step_up.declined" | "webhook.delivery_exhausted" | "authorization.captured" | "authorization.released" | "authorization.expired" | "authorization.refunded" | "budget.threshold_reached" | "budget.exhausted" | "mandate.updated" | "mandate.revoked" | "principal_budget.threshold_reached" | "principal_budget.exhausted" | "ap2_mandate.imported" | "ap2_mandate.consumed" | "ap2_mandate.refused" | "kya.zone.red" | "kya.zone.critical" | "*";
+        WebhookEventTypeName: "gate.fired" | "authorization.decline" | "cts.red" | "cts.critical" | "session.terminate" | "trust.promotion" | "step_up.created" | "step_up.confirmed" | "step_up.declined" | "webhook.delivery_exhausted" | "authorization.captured" | "authorization.released" | "authorization.expired" | "authorization.refunded" | "authorization.voided" | "budget.threshold_reached" | "budget.exhausted" | "mandate.updated" | "mandate.revoked" | "principal_budget.threshold_reached" | "principal_budget.exhausted" | "ap2_mandate.imported" | "ap2_mandate.consumed" | "ap2_mandate.refused" | "kya.zone.red" | "kya.zone.critical" | "*";
         WebhookList: {
             items: components["schemas"]["Webhook"][];
             /** @description Pass as cursor for the next page; null at the end. */
@@ -8869,7 +8869,7 @@ export interface operations {
     testWebhook: {
         parameters: {
             query?: {
-                event_type?: "gate.fired" | "authorization.decline" | "cts.red" | "cts.critical" | "session.terminate" | "trust.promotion" | "step_up.created" | "authorization.captured" | "authorization.released" | "authorization.expired" | "authorization.refunded" | "budget.threshold_reached" | "budget.exhausted" | "mandate.updated" | "mandate.revoked" | "principal_budget.threshold_reached" | "principal_budget.exhausted" | "kya.zone.red" | "kya.zone.critical";
+                event_type?: "gate.fired" | "authorization.decline" | "cts.red" | "cts.critical" | "session.terminate" | "trust.promotion" | "step_up.created" | "authorization.captured" | "authorization.released" | "authorization.expired" | "authorization.refunded" | "authorization.voided" | "budget.threshold_reached" | "budget.exhausted" | "mandate.updated" | "mandate.revoked" | "principal_budget.threshold_reached" | "principal_budget.exhausted" | "kya.zone.red" | "kya.zone.critical";
             };
             header?: never;
             path: {

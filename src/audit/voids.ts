@@ -1,0 +1,97 @@
+// Voids (docs/engine-durability.md "Voids"): decisions a group commit recorded after the edge had
+// answered them with the safe DECLINE (the COMMIT reached PostgreSQL before its commit_by, its
+// answer came back too late). The agent was told system_unavailable, so what the row says it
+// decided is undone, as a card network reverses an authorization whose answer timed out: one
+// transaction writes a row in authorization_voids for each (migrations/0330), gives an APPROVE's
+// amount and count back to its windows and its Principal's budget (a budget credit of kind
+// void), VOIDs its hold (opened for an automatic APPROVE as a refund opens it) and emits an
+// authorization.voided event. A decision already voided is skipped, so the transaction can be
+// retried whole.
+import type postgres from 'postgres';
+import { formatAmount, fromDb } from '../domain/money.js';
+import { type EventOwner, type OutboxTuple, outboxEvent, writeOutbox } from '../events/outbox.js';
+import type { HoldRow } from '../storage/rows/holds.js';
+import { creditBudget } from './budget-credit.js';
+
+// biome-ignore lint/complexity/noBannedTypes: postgres.js's own default type parameter
+type Sql = postgres.Sql<{}>;
+
+/** Why a decision was voided (authorization_voids.reason). */
+export const ANSWERED_SAFE_DECLINE = 'answered_safe_decline';
+
+/** A recorded decision whose answer was the safe DECLINE. */
+export interface AnsweredOtherwise {
+  readonly id: string;
+  readonly clientId: string;
+  readonly principalId: string;
+  readonly agentId: string;
+  readonly decision: string;
+}
+
+/**
+ * Voids `rows` in one transaction; returns the agents whose windows it gave budget back to
+ * (their actors reload). Rows not in the audit log (never recorded) or voided before are skipped.
+ */
+export async function voidAnswered(sql: Sql, rows: readonly AnsweredOtherwise[]): Promise<string[]> {
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  return (await sql.begin(async (tx) => {
+    const fresh = await tx<
+      { authorization_id: string; decision: string; mandate_id: string | null; currency: string; amount: string }[]
+    >`
+      with v as (
+        insert into authorization_voids (authorization_id, principal_id, agent_id, decision, reason)
+        select a.id, a.principal_id, a.agent_id, a.decision, ${ANSWERED_SAFE_DECLINE}
+        from authorizations a where a.id in ${tx(rows.map((r) => r.id))}
+        on conflict (authorization_id) do nothing
+        returning authorization_id
+      )
+      select a.id as authorization_id, a.decision, a.mandate_id, a.currency, a.amount::text as amount
+      from authorizations a join v on v.authorization_id = a.id`;
+    const events: OutboxTuple[] = [];
+    const credited: string[] = [];
+    for (const f of fresh) {
+      const r = byId.get(f.authorization_id) as AnsweredOtherwise;
+      const owner: EventOwner = { clientId: r.clientId, principalId: r.principalId, authorizationId: r.id };
+      let status: string | null = null;
+      if (f.decision === 'APPROVE') {
+        // An automatic APPROVE has no holds row until something undoes it (as a refund opens it).
+        await tx`
+          insert into holds (authorization_id, principal_id, agent_id, mandate_id, currency, capture_method, amount,
+            captured_amount, status, authorized_at, settled_at)
+          select id, principal_id, agent_id, mandate_id, currency, 'automatic', amount, amount, 'CAPTURED', created_at, created_at
+          from authorizations where id = ${r.id} and coalesce(capture_method, 'automatic') = 'automatic'
+          on conflict (authorization_id) do nothing`;
+        // Nobody was told of it, so nothing was captured, released or refunded since; a hold the
+        // expiry sweep expired first has already given its amount back.
+        const [h] = await tx<
+          (Pick<
+            HoldRow,
+            'authorization_id' | 'principal_id' | 'agent_id' | 'mandate_id' | 'currency' | 'authorized_at'
+          > & { amount: string })[]
+        >`
+          update holds set status = 'VOIDED', released_amount = amount - refunded_amount, settled_at = now(), updated_at = now()
+          where authorization_id = ${r.id} and status in ('HELD', 'CAPTURED') and refunded_amount = 0
+          returning authorization_id, principal_id, agent_id, mandate_id, currency, authorized_at, amount::text as amount`;
+        if (h !== undefined) {
+          await creditBudget(tx, h, 'void', fromDb(h.amount) ?? 0n, 1);
+          credited.push(r.agentId);
+          status = 'VOIDED';
+        }
+      }
+      events.push(
+        outboxEvent(owner, 'authorization.voided', {
+          authorization_id: r.id,
+          agent_id: r.agentId,
+          mandate_id: f.mandate_id,
+          decision: f.decision,
+          currency: f.currency,
+          amount: formatAmount(fromDb(f.amount) ?? 0n, 0),
+          status,
+          reason: ANSWERED_SAFE_DECLINE,
+        }),
+      );
+    }
+    await writeOutbox(tx, events);
+    return credited;
+  })) as string[];
+}

@@ -1,0 +1,140 @@
+// Drill: the in-doubt window of the group commit, made on purpose. A private PostgreSQL behind a
+// latency proxy (test/fixtures/latency-proxy.ts); the service as its own process with the default
+// answer deadline (1 s). With the way to the database and back at 0, the committer learns a short
+// return; then each way is made 700 ms long: a batch's COMMIT reaches PostgreSQL 700 ms after it
+// was sent, before its commit_by (the deadline less that short return), and commits, but its
+// answer comes back 1.4 s after the request, after the edge answered the safe DECLINE. The
+// decisions are then in the audit log as APPROVE while the agent was told system_unavailable.
+// Required (docs/engine-durability.md "Voids"): once the database answers in time again, each
+// such decision is voided: a row in authorization_voids, its hold VOIDED (GET /authorize/log
+// shows it), a budget credit of kind void, an authorization.voided event in the outbox; and the
+// mandate's daily window no longer counts it (a purchase that only fits without it is approved).
+import postgres from 'postgres';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { authorizeBody, authorizeSetup } from '../fixtures/authorize-setup.js';
+import { sleep } from '../fixtures/drills/instances.js';
+import { OwnPostgres } from '../fixtures/drills/own-postgres.js';
+import { type ServiceProcess, startServiceProcess } from '../fixtures/drills/service-process.js';
+import { type LatencyProxy, startLatencyProxy } from '../fixtures/latency-proxy.js';
+import { request } from '../fixtures/server.js';
+
+let pg: OwnPostgres;
+let proxy: LatencyProxy;
+let service: ServiceProcess;
+let key = '';
+let agentId = '';
+
+async function direct<T>(fn: (sql: postgres.Sql) => Promise<T>): Promise<T> {
+  const sql = postgres(`${pg.baseUrl}/asas`, { max: 1, onnotice: () => {} });
+  try {
+    return await fn(sql);
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
+}
+
+function authorize(amount: string, over: Record<string, unknown> = {}) {
+  return request(service, 'POST', '/api/v1/authorize', {
+    apiKey: key,
+    body: authorizeBody(agentId, amount, over),
+  });
+}
+
+beforeAll(async () => {
+  pg = await OwnPostgres.create();
+  proxy = await startLatencyProxy({ host: '127.0.0.1', port: pg.port }, 0);
+  service = await startServiceProcess({
+    DATABASE_URL: `postgres://postgres@127.0.0.1:${proxy.port}/asas`,
+    WORKERS: '1',
+  });
+  const p = await authorizeSetup(service);
+  key = p.principalKey;
+  const agent = await request(service, 'POST', '/api/v1/agents', {
+    apiKey: key,
+    body: { display_name: 'in-doubt', capabilities: ['PURCHASE'] },
+  });
+  expect(agent.status, agent.text).toBe(201);
+  agentId = agent.body.id as string;
+  const mandate = await request(service, 'POST', '/api/v1/mandates', {
+    apiKey: key,
+    body: {
+      agent_id: agentId,
+      valid_until: new Date(Date.now() + 86_400_000).toISOString(),
+      max_amount_per_transaction: '100.00',
+      max_daily_amount: '150.00',
+      currency: 'USD',
+    },
+  });
+  expect(mandate.status, mandate.text).toBe(201);
+}, 120_000);
+
+afterAll(async () => {
+  await service?.cleanup();
+  await proxy?.close();
+  await pg?.destroy();
+}, 60_000);
+
+describe('drill: a decision recorded after its answer was the safe DECLINE', () => {
+  it('is voided once the database answers again: status VOIDED, amount and count back, an event', async () => {
+    // The actor warm and the committer's return short: a few approvals with no delay.
+    for (let i = 0; i < 3; i++) expect((await authorize('1.00')).body.decision).toBe('APPROVE');
+
+    proxy.setDelay(700);
+    const [automatic, held] = await Promise.all([authorize('60.00'), authorize('40.00', { capture_method: 'manual' })]);
+    for (const r of [automatic, held]) {
+      expect(r.status, r.text).toBe(200);
+      expect(r.body.decision).toBe('DECLINE');
+      expect(r.body.reason_codes).toEqual(['system_unavailable']);
+    }
+    proxy.setDelay(0);
+
+    // Recorded as APPROVE (the in-doubt window), then voided.
+    let voided: { authorization_id: string; decision: string; amount: string; status: string | null }[] = [];
+    for (let i = 0; i < 100 && voided.length < 2; i++) {
+      await sleep(200);
+      voided = await direct(
+        (sql) => sql`
+          select v.authorization_id, v.decision, a.amount::text as amount, h.status
+          from authorization_voids v join authorizations a on a.id = v.authorization_id
+            left join holds h on h.authorization_id = v.authorization_id
+          where v.agent_id = ${agentId} order by a.amount`,
+      );
+    }
+    expect(voided.map((v) => [v.decision, Number(v.amount), v.status])).toEqual([
+      ['APPROVE', 40, 'VOIDED'],
+      ['APPROVE', 60, 'VOIDED'],
+    ]);
+    const ids = voided.map((v) => v.authorization_id);
+    const credits = await direct(
+      (sql) =>
+        sql`select kind, amount::text as amount, count_back from budget_credits where authorization_id in ${sql(ids)} order by amount`,
+    );
+    expect(credits.map((c) => [c.kind, Number(c.amount), c.count_back])).toEqual([
+      ['void', 40, 1],
+      ['void', 60, 1],
+    ]);
+    const events = await direct(
+      (sql) => sql<{ events: string }[]>`select events from outbox_batches where events like '%authorization.voided%'`,
+    );
+    const voidedEvents = events.flatMap((b) =>
+      (JSON.parse(b.events) as string[][])
+        .map((t) => JSON.parse(t[5] as string) as { event_type: string; data: Record<string, unknown> })
+        .filter((e) => e.event_type === 'authorization.voided'),
+    );
+    expect(voidedEvents.map((e) => [e.data.authorization_id, e.data.status, e.data.reason]).sort()).toEqual(
+      ids.map((id) => [id, 'VOIDED', 'answered_safe_decline']).sort(),
+    );
+    for (const id of ids) {
+      const log = await request(service, 'GET', `/api/v1/authorize/log/${id}`, { apiKey: key });
+      expect(log.status, log.text).toBe(200);
+      expect(log.body.decision).toBe('APPROVE');
+      expect(log.body.status).toBe('VOIDED');
+    }
+
+    // The daily window holds the 3.00 approved before, not the 100.00 voided: 100.00 more fits
+    // the 150.00 cap (with the voided decisions counted, 163.00 would not).
+    const after = await authorize('100.00');
+    expect(after.body.decision, JSON.stringify(after.body)).toBe('APPROVE');
+    expect(after.body.daily_amount_used).toBe(103);
+  }, 120_000);
+});
