@@ -6,7 +6,8 @@
 // amount and count back to its windows and its Principal's budget (a budget credit of kind
 // void), VOIDs its hold (opened for an automatic APPROVE as a refund opens it) and emits an
 // authorization.voided event. A decision already voided is skipped, so the transaction can be
-// retried whole.
+// retried whole. Decisions of keyed requests are not voided (the committer leaves them out): a
+// retry with the same idempotency_key gets the decision recorded, which is what the key is for.
 import type postgres from 'postgres';
 import { formatAmount, fromDb } from '../domain/money.js';
 import { type EventOwner, type OutboxTuple, outboxEvent, writeOutbox } from '../events/outbox.js';
@@ -29,10 +30,11 @@ export interface AnsweredOtherwise {
 }
 
 /**
- * Voids `rows` in one transaction; returns the agents whose windows it gave budget back to
- * (their actors reload). Rows not in the audit log (never recorded) or voided before are skipped.
+ * Voids `rows` in one transaction; returns how many it voided. Rows not in the audit log (never
+ * recorded) or voided before are skipped. Keep a transaction small (its budget credits lock the
+ * agents' and Principals' rows) and its rows in (Principal, agent) order, as the committer does.
  */
-export async function voidAnswered(sql: Sql, rows: readonly AnsweredOtherwise[]): Promise<string[]> {
+export async function voidAnswered(sql: Sql, rows: readonly AnsweredOtherwise[]): Promise<number> {
   const byId = new Map(rows.map((r) => [r.id, r]));
   return (await sql.begin(async (tx) => {
     const fresh = await tx<
@@ -48,7 +50,6 @@ export async function voidAnswered(sql: Sql, rows: readonly AnsweredOtherwise[])
       select a.id as authorization_id, a.decision, a.mandate_id, a.currency, a.amount::text as amount
       from authorizations a join v on v.authorization_id = a.id`;
     const events: OutboxTuple[] = [];
-    const credited: string[] = [];
     for (const f of fresh) {
       const r = byId.get(f.authorization_id) as AnsweredOtherwise;
       const owner: EventOwner = { clientId: r.clientId, principalId: r.principalId, authorizationId: r.id };
@@ -61,8 +62,9 @@ export async function voidAnswered(sql: Sql, rows: readonly AnsweredOtherwise[])
           select id, principal_id, agent_id, mandate_id, currency, 'automatic', amount, amount, 'CAPTURED', created_at, created_at
           from authorizations where id = ${r.id} and coalesce(capture_method, 'automatic') = 'automatic'
           on conflict (authorization_id) do nothing`;
-        // Nobody was told of it, so nothing was captured, released or refunded since; a hold the
-        // expiry sweep expired first has already given its amount back.
+        // A hold still HELD, or an automatic APPROVE nothing was refunded of: anything else (a
+        // hold captured, released or expired, a refund: someone learned the id from the event or
+        // the log and acted on it) has given back what it gives back, and is left as it is.
         const [h] = await tx<
           (Pick<
             HoldRow,
@@ -70,11 +72,11 @@ export async function voidAnswered(sql: Sql, rows: readonly AnsweredOtherwise[])
           > & { amount: string })[]
         >`
           update holds set status = 'VOIDED', released_amount = amount - refunded_amount, settled_at = now(), updated_at = now()
-          where authorization_id = ${r.id} and status in ('HELD', 'CAPTURED') and refunded_amount = 0
+          where authorization_id = ${r.id} and (status = 'HELD'
+            or (status = 'CAPTURED' and capture_method = 'automatic' and refunded_amount = 0))
           returning authorization_id, principal_id, agent_id, mandate_id, currency, authorized_at, amount::text as amount`;
         if (h !== undefined) {
           await creditBudget(tx, h, 'void', fromDb(h.amount) ?? 0n, 1);
-          credited.push(r.agentId);
           status = 'VOIDED';
         }
       }
@@ -92,6 +94,6 @@ export async function voidAnswered(sql: Sql, rows: readonly AnsweredOtherwise[])
       );
     }
     await writeOutbox(tx, events);
-    return credited;
-  })) as string[];
+    return fresh.length;
+  })) as number;
 }

@@ -197,6 +197,7 @@ export async function readTermsUsage(
             where agent_id = ${agentId} and mandate_id = ${m.id} and authorized_at >= ${from})::int as period_back,
           (select merchant_id from authorizations
             where agent_id = ${agentId} and mandate_id = ${m.id} and decision = 'APPROVE' and merchant_id is not null
+              and not exists (select 1 from authorization_voids v where v.authorization_id = authorizations.id)
             order by created_at, id limit 1) as locked`;
     }),
   );

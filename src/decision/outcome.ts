@@ -120,8 +120,10 @@ export function applyOutcome(state: AgentState, o: Outcome, approvedBefore: numb
     // While the agent's pace is being learned, an approval made while our answers were slow does
     // not count towards it: an agent that waits for each answer was paced by us, and its own,
     // faster pace afterwards would be judged a spike (the issue of a slow database).
+    // At most amount_outlier_min_history are skipped: a database always that slow (far away,
+    // say) paces every answer, and the learning must end some time.
     const learning = approvedBefore - state.paceSkipped < t.amount_outlier_min_history;
-    if (learning && o.slowAnswers) state.paceSkipped++;
+    if (learning && o.slowAnswers && state.paceSkipped < t.amount_outlier_min_history) state.paceSkipped++;
     // Bursts are the agent's pace when it had one while its pace was being learned, or when a
     // burst was approved without a confirmed STEP_UP (else risk.ts would have stepped it up for
     // velocity_spike): what a reload still sees after the agent's first approvals left its rows.

@@ -68,6 +68,7 @@ export async function recordedApprove(
         and merchant_id = ${was.payee_id} and amount = ${was.amount}::numeric
         and created_at >= ${was.claimed_stamp}::text::timestamptz
         and created_at <= ${was.claimed_stamp}::text::timestamptz + make_interval(secs => ${deadlineSeconds})))
+      and not exists (select 1 from authorization_voids v where v.authorization_id = authorizations.id)
     order by created_at limit 1`;
   return approve ?? null;
 }

@@ -141,10 +141,17 @@ export interface CommitterStats {
 
 /** Decisions waiting to be voided at most; beyond, the oldest are dropped (and logged). */
 const MAX_PENDING_VOIDS = 100_000;
-/** Decisions voided in one transaction at most. */
-const VOIDS_PER_TRANSACTION = 500;
+/**
+ * Decisions voided in one transaction at most: its budget credits hold the agents' and
+ * Principals' row locks, which decisions of those agents wait for, until it commits.
+ */
+const VOIDS_PER_TRANSACTION = 20;
 /** Wait before trying a failed void transaction again, in milliseconds. */
 const VOID_RETRY_MS = 1000;
+
+function cmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
 
 function newBatch(entries: Pending[]): Batch {
   return { entries, answerBy: Number.POSITIVE_INFINITY, abandoned: false, committing: false, settled: false };
@@ -369,11 +376,16 @@ export class GroupCommitter {
     }
   }
 
-  /** Queues the decisions a batch recorded (not its replays) to be voided, and starts the voiding. */
+  /**
+   * Queues the decisions a batch recorded (not its replays) to be voided, and starts the voiding.
+   * Not those of keyed requests: a retry with the same idempotency_key gets the recorded decision
+   * (the replay), so the key's owner learns it; voiding it would contradict that answer.
+   */
   #voidLater(batch: Batch, replays: Map<number, StoredReplay>): void {
     batch.entries.forEach((e, i) => {
       if (replays.has(i)) return;
       const a = e.item.evaluation.audit;
+      if (a.idempotency_key !== null) return;
       this.#voids.push({
         id: a.id,
         clientId: e.item.request.clientId,
@@ -403,12 +415,28 @@ export class GroupCommitter {
     this.#voiding = true;
     try {
       while (this.#voids.length > 0) {
-        const take = this.#voids.slice(0, VOIDS_PER_TRANSACTION);
+        // In (Principal, agent) order: two shards' void transactions lock rows in one order.
+        const take = this.#voids
+          .slice(0, VOIDS_PER_TRANSACTION)
+          .sort((x, y) => cmp(x.principalId, y.principalId) || cmp(x.agentId, y.agentId) || cmp(x.id, y.id));
         try {
           if (!this.#breaker.allows(Date.now())) throw new Error('database unavailable (breaker open)');
-          await this.#queue.run(() => voidAnswered(this.#sql, take));
-          this.#voids.splice(0, take.length);
-          this.stats.voided += take.length;
+          try {
+            this.stats.voided += await this.#queue.run(() => voidAnswered(this.#sql, take));
+          } catch (err) {
+            if (!isRowFault(err)) throw err;
+            // The database refuses one of them: each on its own, and the one refused stays
+            // recorded as decided (logged) rather than hold up the others for ever.
+            for (const v of take) {
+              try {
+                this.stats.voided += await this.#queue.run(() => voidAnswered(this.#sql, [v]));
+              } catch (one) {
+                if (!isRowFault(one)) throw one;
+                this.#log.error({ err: one, id: v.id }, 'cannot void a decision answered as failed; left as recorded');
+              }
+            }
+          }
+          this.#dropVoids(take);
           this.onVoided?.([...new Set(take.map((v) => v.agentId))]);
         } catch (err) {
           this.#log.warn({ err, decisions: take.length }, 'cannot void decisions answered as failed yet; retrying');
@@ -418,6 +446,12 @@ export class GroupCommitter {
     } finally {
       this.#voiding = false;
     }
+  }
+
+  /** Takes `done` off the queue (by identity: the queue may have been trimmed meanwhile). */
+  #dropVoids(done: readonly AnsweredOtherwise[]): void {
+    const set = new Set(done);
+    this.#voids = this.#voids.filter((v) => !set.has(v));
   }
 
   /** Resolves once no decision waits to be voided (tests, shutdown). */

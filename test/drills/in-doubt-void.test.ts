@@ -9,6 +9,7 @@
 // such decision is voided: a row in authorization_voids, its hold VOIDED (GET /authorize/log
 // shows it), a budget credit of kind void, an authorization.voided event in the outbox; and the
 // mandate's daily window no longer counts it (a purchase that only fits without it is approved).
+// A keyed request's decision is not voided: its retry with the same key gets it.
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authorizeBody, authorizeSetup } from '../fixtures/authorize-setup.js';
@@ -80,8 +81,12 @@ describe('drill: a decision recorded after its answer was the safe DECLINE', () 
     for (let i = 0; i < 3; i++) expect((await authorize('1.00')).body.decision).toBe('APPROVE');
 
     proxy.setDelay(700);
-    const [automatic, held] = await Promise.all([authorize('60.00'), authorize('40.00', { capture_method: 'manual' })]);
-    for (const r of [automatic, held]) {
+    const [automatic, held, keyed] = await Promise.all([
+      authorize('60.00'),
+      authorize('40.00', { capture_method: 'manual' }),
+      authorize('5.00', { idempotency_key: 'in-doubt-keyed' }),
+    ]);
+    for (const r of [automatic, held, keyed]) {
       expect(r.status, r.text).toBe(200);
       expect(r.body.decision).toBe('DECLINE');
       expect(r.body.reason_codes).toEqual(['system_unavailable']);
@@ -131,10 +136,20 @@ describe('drill: a decision recorded after its answer was the safe DECLINE', () 
       expect(log.body.status).toBe('VOIDED');
     }
 
-    // The daily window holds the 3.00 approved before, not the 100.00 voided: 100.00 more fits
-    // the 150.00 cap (with the voided decisions counted, 163.00 would not).
+    // A keyed request is not voided: its retry with the same key gets the decision recorded.
+    const retried = await authorize('5.00', { idempotency_key: 'in-doubt-keyed' });
+    expect(retried.body.decision, JSON.stringify(retried.body)).toBe('APPROVE');
+    const [keyedRow] = await direct(
+      (sql) => sql`select a.id, v.authorization_id as voided from authorizations a
+        left join authorization_voids v on v.authorization_id = a.id where a.idempotency_key = 'in-doubt-keyed'`,
+    );
+    expect(keyedRow?.id).toBe(retried.body.authorization_id);
+    expect(keyedRow?.voided).toBeNull();
+
+    // The daily window holds the 3.00 approved before and the keyed 5.00, not the 100.00 voided:
+    // 100.00 more fits the 150.00 cap (with the voided decisions counted, 208.00 would not).
     const after = await authorize('100.00');
     expect(after.body.decision, JSON.stringify(after.body)).toBe('APPROVE');
-    expect(after.body.daily_amount_used).toBe(103);
+    expect(after.body.daily_amount_used).toBe(108);
   }, 120_000);
 });

@@ -440,10 +440,15 @@ describe('drill: slow, stopped and write-refusing PostgreSQL', () => {
     const restoredAt = Date.now();
     coldLoads.push(traffic(cold.slice(10, 12), true));
     await sleep(10_000);
-    // Their traffic goes on for 3 s at least after the last mandate is in.
-    await Promise.all(lateCreations);
-    await sleep(Math.max(0, Math.max(...lates.map((l) => l.mandateAt ?? 0)) + 3000 - Date.now()));
-    await Promise.all([load.stop(), ...coldLoads.map((c) => c.stop()), ...lates.map((l) => l.stop())]);
+    // The late agents' traffic goes on for 3 s at least after the last mandate is in. Every loop
+    // is stopped whatever happened (a failed creation must not leave one running into the next test).
+    try {
+      await Promise.all(lateCreations);
+      await sleep(Math.max(0, Math.max(...lates.map((l) => l.mandateAt ?? 0)) + 3000 - Date.now()));
+    } finally {
+      await Promise.allSettled(lateCreations);
+      await Promise.all([load.stop(), ...coldLoads.map((c) => c.stop()), ...lates.map((l) => l.stop())]);
+    }
     const end = Date.now();
 
     // Requests sent in a phase after its delay had settled (chunks in flight keep the old delay).
@@ -513,6 +518,11 @@ describe('drill: slow, stopped and write-refusing PostgreSQL', () => {
     // and approved once the database is back.
     expect(lates).toHaveLength(3);
     for (const l of lates) {
+      // Answered like everyone else's: 200 with a decision, in time, never a transport failure.
+      expect(l.answers.filter((a) => a.failure !== null || a.status !== 200 || a.decision === null)).toEqual([]);
+      expect(l.answers.filter((a) => a.answeredAt - a.sentAt > DEADLINE_MS + SLACK_MS)).toEqual([]);
+      // Its pace learned after the trouble as the others': no velocity_spike.
+      expect(l.answers.filter((a) => a.reasons.includes('velocity_spike'))).toEqual([]);
       expect(l.mandateAt).not.toBeNull();
       const after = l.answers.filter((a) => a.sentAt > (l.mandateAt as number));
       expect(

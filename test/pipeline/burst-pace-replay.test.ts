@@ -81,7 +81,7 @@ describe('the pace an agent learned survives a reload', () => {
 const ONE_SECOND = { rapid_fire_window_seconds: 1 };
 
 /** One purchase every 1.5 s, the spacing a client gets that waits for each answer from a slow database. */
-const SLOW_PACED = Array.from({ length: 8 }, (_, i) => T0 - 20 * MINUTE + i * 1500);
+const SLOW_PACED = Array.from({ length: 5 }, (_, i) => T0 - 20 * MINUTE + i * 1500);
 
 describe("a pace our slow answers set is not learned as the agent's", () => {
   it('approvals answered while the database was slow do not end the learning: a burst afterwards is its pace', () => {
@@ -110,6 +110,14 @@ describe("a pace our slow answers set is not learned as the agent's", () => {
     for (const t of SLOW_PACED)
       expect(decide(s, request({ amount: '10', receivedAtMs: t }), t).ev.decision).toBe('APPROVE');
     expect(s.paceSkipped).toBe(0);
+    expect(burst(s)[2]).toContain('velocity_spike');
+  });
+
+  it('a database always slow ends the learning all the same: at most amount_outlier_min_history are skipped', () => {
+    const s = agent({ overrides: ONE_SECOND });
+    const times = Array.from({ length: 10 }, (_, i) => T0 - 20 * MINUTE + i * 1500);
+    for (const t of times) evaluate(s, request({ amount: '10', receivedAtMs: t }), t, undefined, true);
+    expect(s.paceSkipped).toBe(5);
     expect(burst(s)[2]).toContain('velocity_spike');
   });
 

@@ -97,6 +97,19 @@ beforeAll(async () => {
   await seed('prn_berlin', 'Europe/Berlin', 'agt_berlin1', {});
   await seed('prn_berlin', 'Europe/Berlin', 'agt_berlin2', {});
   await seed('prn_week', 'UTC', 'agt_week', { weekly: '2000' });
+  // The UTC agent also has a revoked mandate with an approval and a credit (not held by the
+  // state: its credit must be skipped) and an expired one (kept, for mandate_expired).
+  await direct`insert into mandates (id, agent_id, principal_id, currency, max_amount_per_transaction, status,
+      valid_until, mandate_hash)
+    values ('mnd_revoked', 'agt_utc', 'prn_utc', 'USD', '100', 'REVOKED', ${new Date(NOW + 30 * 24 * HOUR)}, 'sha256:r'),
+      ('mnd_expired', 'agt_utc', 'prn_utc', 'EUR', '100', 'ACTIVE', ${new Date(NOW - 24 * HOUR)}, 'sha256:e')`;
+  await direct`insert into authorizations (id, principal_id, agent_id, mandate_id, amount, currency, merchant_name,
+      decision, reason_codes, gates_fired, processing_time_ms, response, created_at)
+    values ('auth_revoked', 'prn_utc', 'agt_utc', 'mnd_revoked', '7', 'USD', 'Acme Books', 'APPROVE', ${['approved']},
+      ${[]}, 1, '{}', ${new Date(NOW - 2 * HOUR)})`;
+  await direct`insert into budget_credits (id, authorization_id, principal_id, agent_id, mandate_id, kind, amount,
+      count_back, authorized_at)
+    values ('bcr_revoked', 'auth_revoked', 'prn_utc', 'agt_utc', 'mnd_revoked', 'release', '7', 1, ${new Date(NOW - 2 * HOUR)})`;
   // A rollup of the UTC agent's older rows: the load reads the rows since its upto.
   await refreshRollup(direct as never, 'agt_utc', NOW);
   const target = new URL(BASE);
@@ -123,7 +136,8 @@ afterAll(async () => {
 describe('a state load on PostgreSQL', () => {
   it('an agent of a UTC Principal with day and month caps: one round trip on connections that never ran a load', async () => {
     const { state, trips } = await loadSlow('agt_utc', 'prn_utc');
-    expect(state?.stats.approved).toBe(10);
+    expect(state?.stats.approved).toBe(11);
+    expect(state?.mandates.map((m) => m.id).sort()).toEqual(['mnd_agt_utc', 'mnd_expired']);
     expect(state?.auditRowsSinceRollup).toBeLessThan(12);
     expect(trips).toBe(1);
     expect(state).toEqual(await loadPlain('agt_utc'));
@@ -145,6 +159,8 @@ describe('a state load on PostgreSQL', () => {
   });
 
   it('a wrong hint costs a round trip, never a wrong state; an unknown agent one round trip', async () => {
+    // The thread knows prn_berlin's zone (from a load of one of its agents): its guess is wrong for agt_utc.
+    await loadSlow('agt_berlin2', 'prn_berlin');
     const { state, trips } = await loadSlow('agt_utc', 'prn_berlin');
     expect(trips).toBe(2);
     expect(state).toEqual(await loadPlain('agt_utc'));
