@@ -273,6 +273,15 @@ export interface AgentState {
   /** The last RECENT_SIZE approvals: time and merchant key (bursts at one merchant). */
   readonly recentMs: Float64Array;
   readonly recentMerchants: string[];
+  /** ...and the category groups of each (taxonomy.ts bits; runs in a new category, risk.ts). */
+  readonly recentGroups: Int32Array;
+  /**
+   * Per category group (taxonomy.ts bit i at index i): when the agent first paid in it once its
+   * pace was learned (NaN: never; -Infinity: before that, or a purchase in it the Principal
+   * confirmed). A run of small charges in a group an established agent began paying days ago
+   * is a drip (risk.ts newCategoryRun).
+   */
+  readonly groupFirstMs: Float64Array;
   recentHead: number;
   /**
    * Whether bursts at one merchant are this agent's normal pace: set when it had one while its

@@ -13,8 +13,8 @@ import { STAGE_INTENT, STAGE_RISK, STAGE_TRUST } from './model/timing.js';
 import { budgetExceeded } from './principal-budget.js';
 import { PROBE_MIN_TRIES, PROBE_WINDOW_MS } from './probing.js';
 import type { ReasonCode } from './reasons.js';
-import { PACE_WINDOW_MS } from './recent.js';
-import { assessRisk, COUNTRY_JUMP_THRESHOLD, type RiskResult } from './risk.js';
+import { CATEGORY_RUN_WINDOW_MS, PACE_WINDOW_MS } from './recent.js';
+import { assessRisk, CATEGORY_RUN, COUNTRY_JUMP_THRESHOLD, type RiskResult } from './risk.js';
 import { ANY_STEP_UP, CONFIRMED_STEP_UP, findPendingStepUp, UNCONFIRMED_STEP_UP } from './step-up.js';
 import { scoresPastHardDecline } from './threshold-eval.js';
 import { type CtsResult, computeCts, effectiveLimit } from './trust.js';
@@ -220,6 +220,13 @@ export function runGates(state: AgentState, req: AuthorizeRequest, w: Work, nowM
           w,
           'merchant_lookalike',
           'the merchant is new to the agent and its name imitates a merchant the agent paid',
+        );
+      }
+      if (risk.categoryRun) {
+        stepUp(
+          w,
+          'new_category_run',
+          `the agent began paying in this category (MCC ${req.mcc}) within the last ${CATEGORY_RUN_WINDOW_MS / 86_400_000} days and this is charge ${CATEGORY_RUN} or later there at no more than half its usual amount, the last one 30 minutes or more before`,
         );
       }
       if (risk.stepUp) {

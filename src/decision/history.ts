@@ -98,9 +98,11 @@ export function outcomeOfRow(state: AgentState, r: HistoryRow): Outcome {
 /**
  * Replays audit rows (oldest first) into the state, whose decision counts (stats) already hold
  * every row (the rollup and the totals since: load.ts); the step-ups expired at `nowMs` are
- * dropped.
+ * dropped. `truncated`: the agent has older rows than these (load.ts reads the newest
+ * RECENT_ROWS): a category group first seen in them may have been paid long before, so every
+ * group they show is taken as the agent's own (no run in a new category right after such a load).
  */
-export function replayHistory(state: AgentState, rows: readonly HistoryRow[], nowMs: number): void {
+export function replayHistory(state: AgentState, rows: readonly HistoryRow[], nowMs: number, truncated = false): void {
   let approvalsLeft = 0;
   for (const r of rows) if (r.decision === 'APPROVE') approvalsLeft++;
   for (const r of rows) {
@@ -108,6 +110,10 @@ export function replayHistory(state: AgentState, rows: readonly HistoryRow[], no
     // The approvals before this one: all the agent's approvals but this row's and those after.
     applyOutcome(state, o, state.stats.approved - approvalsLeft);
     if (o.decision === 'APPROVE') approvalsLeft--;
+  }
+  if (truncated) {
+    const first = state.groupFirstMs;
+    for (let i = 0; i < first.length; i++) if (!Number.isNaN(first[i] as number)) first[i] = Number.NEGATIVE_INFINITY;
   }
   dropExpiredStepUps(state, nowMs);
 }

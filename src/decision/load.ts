@@ -196,7 +196,7 @@ export async function loadAgentState(
 
   const history: HistoryRow[] = [];
   for (let i = recent.length - 1; i >= 0; i--) history.push(historyRowOf(recent[i] as RecentRow));
-  replayHistory(state, history, asOfMs);
+  replayHistory(state, history, asOfMs, recent.length >= RECENT_ROWS);
   // The calendar windows above are those of asOfMs: no decision of this state goes before it.
   if (asOfMs > state.decidedUpToMs) state.decidedUpToMs = asOfMs;
   if (state.stepUpByPrincipal) addOpenStepUps(state, openStepUps);

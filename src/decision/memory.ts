@@ -11,7 +11,7 @@
 import type { AgentState, MandateState } from './agent-state.js';
 
 /** The state of an agent without mandates or history (objects, maps, windows, thresholds). */
-export const STATE_BASE_BYTES = 4950;
+export const STATE_BASE_BYTES = 5400;
 /**
  * One mandate with no allow/block lists. The later limits (week, year and whole-life sums, the
  * extra caps, hold expiry, alert share and bits) added 240: 374 -> 612 bytes per MandateState measured with

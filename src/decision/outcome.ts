@@ -32,6 +32,7 @@ import {
   NOVEL_CONFIRMED,
   NOVEL_REFUSED,
   noteNovelCountry,
+  notePaidGroups,
   noteRequest,
   PACE_WINDOW_MS,
 } from './recent.js';
@@ -132,7 +133,9 @@ export function applyOutcome(state: AgentState, o: Outcome, approvedBefore: numb
     // The agent's own pace: the most approvals it had within PACE_WINDOW_MS, this one included.
     const paced = approvalsSince(state, o.atMs - PACE_WINDOW_MS) + 1;
     if (paced > state.paceMax) state.paceMax = paced;
-    noteRequest(state, o.merchant, o.atMs);
+    const groups = groupsOfMcc(o.mcc);
+    notePaidGroups(state, groups, o.atMs, !learning, o.confirmed);
+    noteRequest(state, o.merchant, o.atMs, groups);
     if (o.confirmed) {
       // The STEP_UP it cleared is used: by its step-up id under the 'principal' policy, else the
       // oldest unexpired one for the same amount, currency and merchant (gates.ts confirmStepUp).

@@ -162,6 +162,10 @@ export const REASONS = {
     'risk_score',
     'The merchant is new to this agent and named like one it paid before: check it is the merchant the agent meant; ask the Principal to confirm, then re-submit the same request with step_up_confirmed: true.',
   ),
+  new_category_run: r(
+    'risk_score',
+    'The agent began paying in this category days ago and keeps making small charges there: check the merchant is one the agent was meant to pay; ask the Principal to confirm, then re-submit the same request with step_up_confirmed: true.',
+  ),
   velocity_spike: r(
     'risk_velocity',
     'Spending velocity is unusually high: ask the Principal to confirm, then re-submit the same request with step_up_confirmed: true.',

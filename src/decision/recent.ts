@@ -91,10 +91,11 @@ export function isBurst(state: AgentState, merchant: string, nowMs: number): boo
   );
 }
 
-/** Remembers an APPROVE in the short ring of recent approvals (bursts at one merchant). */
-export function noteRequest(state: AgentState, merchant: string, nowMs: number): void {
+/** Remembers an APPROVE in the short ring of recent approvals (bursts at one merchant, runs in a category). */
+export function noteRequest(state: AgentState, merchant: string, nowMs: number, groups: number): void {
   state.recentMs[state.recentHead] = nowMs;
   state.recentMerchants[state.recentHead] = merchant;
+  state.recentGroups[state.recentHead] = groups;
   state.recentHead = (state.recentHead + 1) % RECENT_SIZE;
 }
 
@@ -143,4 +144,58 @@ export function newCountryChance(state: AgentState): number {
   for (const c of state.countries.values()) n += c.approvals;
   const k = state.countries.size;
   return n + k === 0 ? 1 : k / (n + k);
+}
+
+/**
+ * Notes an APPROVE in `groups` (taxonomy.ts bits) at `nowMs`: a group paid for the first time is
+ * new to the agent if its pace is already learned (`established`), else one of those it always
+ * bought in; a purchase the Principal confirmed makes its groups the agent's own.
+ */
+export function notePaidGroups(
+  state: AgentState,
+  groups: number,
+  nowMs: number,
+  established: boolean,
+  confirmed: boolean,
+): void {
+  for (let bits = groups; bits !== 0; bits &= bits - 1) {
+    const i = 31 - Math.clz32(bits & -bits);
+    if (confirmed) state.groupFirstMs[i] = Number.NEGATIVE_INFINITY;
+    else if (Number.isNaN(state.groupFirstMs[i] as number))
+      state.groupFirstMs[i] = established ? nowMs : Number.NEGATIVE_INFINITY;
+  }
+}
+
+/** Window of a run in a new category: groups first paid within it. */
+export const CATEGORY_RUN_WINDOW_MS = 7 * DAY;
+
+/**
+ * A run's charges are spread out: the last one at least this long before (a basket or a ticket
+ * drop, items minutes apart, is the pace rule's to judge, not a drip).
+ */
+export const CATEGORY_RUN_GAP_MS = 30 * 60_000;
+
+/**
+ * Approvals in the ring of recent approvals in `groups` since the agent first paid in them, when
+ * every one of them is new to it (first paid within CATEGORY_RUN_WINDOW_MS, after its pace was
+ * learned) and the last of them is CATEGORY_RUN_GAP_MS or more before `nowMs`; 0 otherwise (a
+ * group it never paid, one it has long paid, or a burst).
+ */
+export function newCategoryRun(state: AgentState, groups: number, nowMs: number): number {
+  if (groups === 0) return 0;
+  let first = Number.POSITIVE_INFINITY;
+  for (let bits = groups; bits !== 0; bits &= bits - 1) {
+    const f = state.groupFirstMs[31 - Math.clz32(bits & -bits)] as number;
+    if (Number.isNaN(f) || nowMs - f > CATEGORY_RUN_WINDOW_MS) return 0;
+    if (f < first) first = f;
+  }
+  let n = 0;
+  let last = Number.NEGATIVE_INFINITY;
+  for (let i = 0; i < RECENT_SIZE; i++) {
+    const at = state.recentMs[i] as number;
+    if (at < first || ((state.recentGroups[i] as number) & groups) === 0) continue;
+    n++;
+    if (at > last) last = at;
+  }
+  return nowMs - last < CATEGORY_RUN_GAP_MS ? 0 : n;
 }

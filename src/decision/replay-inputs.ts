@@ -21,6 +21,8 @@ export type ReplayInputs =
       readonly probing?: boolean;
       /** merchant_lookalike (absent in rows recorded before it existed). */
       readonly lookalike?: boolean;
+      /** new_category_run (absent in rows recorded before it existed). */
+      readonly category_run?: boolean;
       readonly trust_score: number;
       readonly intent_anomaly_score: number;
       /** The selected mandate's max_amount_per_transaction (exact decimal text). */

@@ -15,6 +15,7 @@ import {
   burstSize,
   countBurst,
   countryNovelty,
+  newCategoryRun,
   newCountryChance,
   PACE_WINDOW_MS,
   paceLearned,
@@ -61,6 +62,8 @@ export const RISK_WEIGHT_UNIDENTIFIED = 0.05;
 export const RISK_WEIGHT_COUNTRY_JUMP = 0.3;
 /** A new merchant whose name imitates one the agent paid (lookalike.ts): a STEP_UP finding too. */
 export const RISK_WEIGHT_LOOKALIKE = 0.3;
+/** A run of small charges in a category new to the agent (recent.ts newCategoryRun): a STEP_UP finding too. */
+export const RISK_WEIGHT_CATEGORY_RUN = 0.2;
 
 /**
  * Cold start (the agent has approvals, fewer than amount_outlier_min_history in this currency):
@@ -93,6 +96,9 @@ export const REPEAT_LARGE_MS = 6 * 3_600_000;
  * PACE_ANY otherwise (a ticket drop: a few orders seconds apart is how honest people buy).
  */
 export const PACE_CASH_LIKE = 2;
+/** The approval in a new category that is a run (the third), and the largest amount to median. */
+export const CATEGORY_RUN = 3;
+export const CATEGORY_RUN_RATIO = 0.5;
 export const PACE_ANY = 8;
 /** MCCs of instantly redeemable goods: digital games and large digital goods merchants, stored value. */
 const CASH_LIKE_MCCS: ReadonlySet<string> = new Set(['5816', '5818', '6540']);
@@ -196,6 +202,8 @@ export interface RiskResult {
   merchantFlagged: boolean;
   /** A merchant new to the agent whose name imitates one it paid (lookalike.ts). */
   lookalike: boolean;
+  /** A run of small charges in a category the agent began paying days ago (recent.ts newCategoryRun). */
+  categoryRun: boolean;
   /** The agent is searching for a limit (probing.ts). */
   probing: boolean;
   hardDecline: boolean;
@@ -260,6 +268,7 @@ export function assessRisk(
     jump: false,
     merchantFlagged: false,
     lookalike: false,
+    categoryRun: false,
     probing: false,
     hardDecline: false,
     stepUp: false,
@@ -452,6 +461,24 @@ export function assessRisk(
     score += RISK_WEIGHT_LOOKALIKE;
     r.signals.push('merchant_lookalike');
     raise(r, 'high');
+  }
+
+  // A run in a new category: the CATEGORY_RUN-th or later approval in a category group the agent
+  // began paying within the last week (once its pace was learned), at an amount no larger than its
+  // usual one. A drip of small charges to a new kind of merchant looks like nothing else: each one
+  // is inside every limit, and the agent has no history there to be unlike.
+  if (
+    !explicit &&
+    baseline !== undefined &&
+    baseline.count >= t.amount_outlier_min_history &&
+    r.amountRatio > 0 &&
+    r.amountRatio <= CATEGORY_RUN_RATIO &&
+    newCategoryRun(state, groupsOfMcc(request.mcc), nowMs) >= CATEGORY_RUN - 1
+  ) {
+    r.categoryRun = true;
+    score += RISK_WEIGHT_CATEGORY_RUN;
+    r.signals.push('new_category_run');
+    raise(r, 'medium');
   }
 
   if (merchant === '') {

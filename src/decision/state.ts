@@ -75,6 +75,8 @@ export function newAgentState(seed: AgentSeed): AgentState {
     knownChars: 0,
     recentMs: new Float64Array(RECENT_SIZE).fill(Number.NEGATIVE_INFINITY),
     recentMerchants: new Array<string>(RECENT_SIZE).fill(''),
+    recentGroups: new Int32Array(RECENT_SIZE),
+    groupFirstMs: new Float64Array(32).fill(Number.NaN),
     recentHead: 0,
     burstsNormal: false,
     paceSkipped: 0,

@@ -75,6 +75,7 @@ export function replayInputsOf(w: Work): ReplayInputs {
     country_jump: risk.jump,
     probing: risk.probing,
     lookalike: risk.lookalike,
+    category_run: risk.categoryRun,
     trust_score: trust,
     intent_anomaly_score: intent,
     per_transaction_limit: limitText(mandate),
@@ -129,7 +130,8 @@ export function redecide(
   }
   if (inputs.velocity) add(gates, 'risk_velocity');
   if (inputs.outlier) add(gates, 'risk_amount_outlier');
-  if (inputs.country_jump || inputs.probing === true || inputs.lookalike === true) add(gates, 'risk_score');
+  if (inputs.country_jump || inputs.probing === true || inputs.lookalike === true || inputs.category_run === true)
+    add(gates, 'risk_score');
   if (inputs.risk_score >= t.authorize_step_up_threshold) add(gates, 'risk_score');
   if (gates.length > 0) decision = 'STEP_UP';
 

@@ -43,7 +43,7 @@ const STEADY = Array.from({ length: 200 }, (_, i) => T0 - (200 - i) * 10 * MINUT
 function reloaded(history: HistoryRow[]) {
   const s = agent();
   s.stats.approved = 500;
-  replayHistory(s, history, T0);
+  replayHistory(s, history, T0, history.length >= 200);
   return s;
 }
 

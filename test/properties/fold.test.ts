@@ -307,7 +307,7 @@ function reload(run: Run, nowMs: number): { state: AgentState; asOfMs: number } 
   const asOfMs = newest === undefined ? nowMs : Math.max(nowMs, newest.created_at.getTime());
   const history = [];
   for (let i = recent.length - 1; i >= 0; i--) history.push(historyRowOf(recent[i] as RecentRow));
-  replayHistory(state, history, asOfMs);
+  replayHistory(state, history, asOfMs, recent.length >= RECENT_ROWS);
   if (asOfMs > state.decidedUpToMs) state.decidedUpToMs = asOfMs;
   if (state.stepUpByPrincipal) {
     // status <> 'USED' and expires_at > now order by expires_at desc limit MAX_PENDING_STEP_UPS
