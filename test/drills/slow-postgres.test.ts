@@ -25,10 +25,9 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import postgres from 'postgres';
 import { Pool } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AuthorizeSetup, authorizeBody, authorizeSetup } from '../fixtures/authorize-setup.js';
+import { type AuthorizeSetup, agentWithMandate, authorizeBody, authorizeSetup } from '../fixtures/authorize-setup.js';
 import { sleep } from '../fixtures/drills/instances.js';
 import { OwnPostgres } from '../fixtures/drills/own-postgres.js';
 import { type ServiceProcess, startServiceProcess } from '../fixtures/drills/service-process.js';
@@ -201,15 +200,6 @@ function clusterPids(): number[] {
   return [postmaster, ...children];
 }
 
-async function direct<T>(fn: (sql: postgres.Sql) => Promise<T>): Promise<T> {
-  const sql = postgres(`${pg.baseUrl}/asas`, { max: 1, onnotice: () => {} });
-  try {
-    return await fn(sql);
-  } finally {
-    await sql.end({ timeout: 5 });
-  }
-}
-
 const percentile = (xs: readonly number[], p: number): number => {
   const s = [...xs].sort((x, y) => x - y);
   return s[Math.min(s.length - 1, Math.floor((s.length * p) / 100))] ?? 0;
@@ -300,23 +290,12 @@ beforeAll(async () => {
     expect(t.status, t.text).toBe(200);
     warm.push({ id: p.agentId, key: p.principalKey });
     for (let i = 0; i < 6; i++) {
-      const agent = await request(service, 'POST', '/api/v1/agents', {
-        apiKey: p.principalKey,
-        body: { display_name: `agent ${i}`, capabilities: ['PURCHASE'] },
-      });
-      expect(agent.status, agent.text).toBe(201);
-      const id = agent.body.id as string;
-      const mandate = await request(service, 'POST', '/api/v1/mandates', {
-        apiKey: p.principalKey,
-        body: {
-          agent_id: id,
-          valid_until: new Date(Date.now() + 86_400_000).toISOString(),
-          max_amount_per_transaction: '250.00',
-          max_daily_amount: '100000.00',
-          currency: 'USD',
-        },
-      });
-      expect(mandate.status, mandate.text).toBe(201);
+      const id = await agentWithMandate(
+        service,
+        p.principalKey,
+        { perTransaction: '250.00', daily: '100000.00' },
+        `agent ${i}`,
+      );
       (i < 2 ? warm : cold).push({ id, key: p.principalKey });
     }
   }
@@ -343,13 +322,13 @@ async function checkAnswers(from: number, to: number): Promise<Answer[]> {
 /** Which of these authorization ids are in the audit log. */
 async function recordedIds(ids: readonly string[]): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
-  const rows = await direct((sql) => sql<{ id: string }[]>`select id from authorizations where id in ${sql(ids)}`);
+  const rows = await pg.query((sql) => sql<{ id: string }[]>`select id from authorizations where id in ${sql(ids)}`);
   return new Set(rows.map((r) => r.id));
 }
 
 /** Every answered decision is recorded and nothing is recorded that was answered otherwise. */
 async function checkAudit(): Promise<{ recorded: number; unanswered: number; unvoided: string[]; lost: string[] }> {
-  const rows = await direct(
+  const rows = await pg.query(
     (sql) => sql<{ id: string; decision: string; voided: boolean }[]>`
       select a.id, a.decision, v.authorization_id is not null as voided
       from authorizations a left join authorization_voids v on v.authorization_id = a.id`,
@@ -576,7 +555,7 @@ describe('drill: slow, stopped and write-refusing PostgreSQL', () => {
     const start = answers.length;
     const load = traffic(warm, false);
     await sleep(3000);
-    await direct(async (sql) => {
+    await pg.query(async (sql) => {
       await sql`alter system set default_transaction_read_only = on`;
       await sql`select pg_reload_conf()`;
     });
@@ -585,7 +564,7 @@ describe('drill: slow, stopped and write-refusing PostgreSQL', () => {
     try {
       await sleep(OUTAGE_MS);
     } finally {
-      await direct(async (sql) => {
+      await pg.query(async (sql) => {
         await sql`alter system reset default_transaction_read_only`;
         await sql`select pg_reload_conf()`;
       });
