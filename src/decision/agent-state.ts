@@ -292,7 +292,7 @@ export interface AgentState {
    * Approvals made while the agent's pace was being learned but the service's answers were slow
    * (the audit row's answers_slow): they do not count towards the amount_outlier_min_history
    * approvals the pace is learned from, since an agent waiting for each answer was paced by us.
-   * At most amount_outlier_min_history (outcome.ts).
+   * At most PACE_SKIP_FACTOR x amount_outlier_min_history (outcome.ts).
    */
   paceSkipped: number;
   /**

@@ -41,6 +41,9 @@ import { recordOutcome, zoneOf } from './state.js';
 import { ANY_STEP_UP, addPendingStepUp, dropExpiredStepUps, findPendingStepUp } from './step-up.js';
 import { groupsOfMcc } from './taxonomy.js';
 
+/** Approvals skipped from pace learning for slow answers at most, in amount_outlier_min_history. */
+export const PACE_SKIP_FACTOR = 4;
+
 /** What the fold needs about one decided request (live: record.ts outcomeOfWork; reload: history.ts outcomeOfRow). */
 export interface Outcome {
   /** Decision time, ms (the audit row's created_at). */
@@ -121,10 +124,12 @@ export function applyOutcome(state: AgentState, o: Outcome, approvedBefore: numb
     // While the agent's pace is being learned, an approval made while our answers were slow does
     // not count towards it: an agent that waits for each answer was paced by us, and its own,
     // faster pace afterwards would be judged a spike (the issue of a slow database).
-    // At most amount_outlier_min_history are skipped: a database always that slow (far away,
-    // say) paces every answer, and the learning must end some time.
+    // At most PACE_SKIP_FACTOR x amount_outlier_min_history are skipped (a slowdown of some
+    // seconds gives a new agent a dozen slow approvals): a database always that slow, far away
+    // say, paces every answer, and the learning must end some time.
     const learning = approvedBefore - state.paceSkipped < t.amount_outlier_min_history;
-    if (learning && o.slowAnswers && state.paceSkipped < t.amount_outlier_min_history) state.paceSkipped++;
+    if (learning && o.slowAnswers && state.paceSkipped < PACE_SKIP_FACTOR * t.amount_outlier_min_history)
+      state.paceSkipped++;
     // Bursts are the agent's pace when it had one while its pace was being learned, or when a
     // burst was approved without a confirmed STEP_UP (else risk.ts would have stepped it up for
     // velocity_spike): what a reload still sees after the agent's first approvals left its rows.
