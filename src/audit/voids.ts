@@ -31,7 +31,8 @@ export interface AnsweredOtherwise {
 
 /**
  * Voids `rows` in one transaction; returns how many it voided. Rows not in the audit log (never
- * recorded) or voided before are skipped. Keep a transaction small (its budget credits lock the
+ * recorded), voided before, or APPROVEs someone acted on (captured, released, refunded, expired)
+ * are skipped. Keep a transaction small (its budget credits lock the
  * agents' and Principals' rows) and its rows in (Principal, agent) order, as the committer does.
  */
 export async function voidAnswered(sql: Sql, rows: readonly AnsweredOtherwise[]): Promise<number> {
@@ -50,6 +51,7 @@ export async function voidAnswered(sql: Sql, rows: readonly AnsweredOtherwise[])
       select a.id as authorization_id, a.decision, a.mandate_id, a.currency, a.amount::text as amount
       from authorizations a join v on v.authorization_id = a.id`;
     const events: OutboxTuple[] = [];
+    let voided = 0;
     for (const f of fresh) {
       const r = byId.get(f.authorization_id) as AnsweredOtherwise;
       const owner: EventOwner = { clientId: r.clientId, principalId: r.principalId, authorizationId: r.id };
@@ -75,11 +77,15 @@ export async function voidAnswered(sql: Sql, rows: readonly AnsweredOtherwise[])
           where authorization_id = ${r.id} and (status = 'HELD'
             or (status = 'CAPTURED' and capture_method = 'automatic' and refunded_amount = 0))
           returning authorization_id, principal_id, agent_id, mandate_id, currency, authorized_at, amount::text as amount`;
-        if (h !== undefined) {
-          await creditBudget(tx, h, 'void', fromDb(h.amount) ?? 0n, 1);
-          status = 'VOIDED';
+        if (h === undefined) {
+          // Someone acted on it: it stands, and is not voided.
+          await tx`delete from authorization_voids where authorization_id = ${r.id}`;
+          continue;
         }
+        await creditBudget(tx, h, 'void', fromDb(h.amount) ?? 0n, 1);
+        status = 'VOIDED';
       }
+      voided++;
       events.push(
         outboxEvent(owner, 'authorization.voided', {
           authorization_id: r.id,
@@ -94,6 +100,6 @@ export async function voidAnswered(sql: Sql, rows: readonly AnsweredOtherwise[])
       );
     }
     await writeOutbox(tx, events);
-    return fresh.length;
+    return voided;
   })) as number;
 }
