@@ -75,7 +75,7 @@ export async function loadAgentState(
   const guessFrom = Math.min(guess.day, guess.month);
   const guessDay = dayStartMs(nowMs);
   const guessMonth = monthStartMs(nowMs);
-  const evidenceRead = speculate && principalHint !== undefined && evidenceDue(principalHint, nowMs);
+  const evidenceEarly = speculate && principalHint !== undefined && evidenceDue(principalHint, nowMs);
   // The audit log's window sums only for a Principal known to be in another time zone: for a
   // UTC one most agents need none (the rollup's UTC day and month are theirs).
   const guessLogged = speculate && guessZone !== 'UTC';
@@ -89,7 +89,7 @@ export async function loadAgentState(
         ? totalsSinceRollup(sql, agentId, { monthStart: new Date(guessMonth), dayStart: new Date(guessDay) })
         : Promise.resolve(null),
     () => (speculate ? creditSums(sql, agentId, null, guess, new Date(guessFrom)) : Promise.resolve(null)),
-    () => (evidenceRead ? loadPrincipalEvidence(sql, principalHint as string, nowMs) : Promise.resolve()),
+    () => (evidenceEarly ? loadPrincipalEvidence(sql, principalHint as string, nowMs) : Promise.resolve()),
     () => (guessLogged ? loggedSums(sql, agentId, null, guess, new Date(guessFrom)) : Promise.resolve(null)),
   );
   const agent = agents[0];
@@ -127,7 +127,8 @@ export async function loadAgentState(
     earlyLogged !== null && windowsKept && earliest(fromLog, windows)?.getTime() === guessFrom
       ? earlyLogged
       : undefined;
-  const evidenceNeeded = evidenceRead && agent.principal_id === principalHint ? false : undefined;
+  // The evidence read in the first round trip is the agent's Principal's: not read again.
+  const evidenceRead = evidenceEarly && agent.principal_id === principalHint;
   const [rows, applyWindowSums, budget, openStepUps, , applyTermsUsage] = await reads(
     sql,
     () =>
@@ -153,7 +154,7 @@ export async function loadAgentState(
     () =>
       agent.step_up_confirmation === 'principal' ? openStepUpRows(sql, agentId, new Date(asOfMs)) : Promise.resolve([]),
     () =>
-      (evidenceNeeded ?? evidenceDue(agent.principal_id, asOfMs))
+      !evidenceRead && evidenceDue(agent.principal_id, asOfMs)
         ? loadPrincipalEvidence(sql, agent.principal_id, asOfMs)
         : Promise.resolve(),
     // Occurrences and the merchant lock of mandates with such terms (mandate-terms.ts).

@@ -454,11 +454,6 @@ export class GroupCommitter {
     this.#voids = this.#voids.filter((v) => !set.has(v));
   }
 
-  /** Resolves once no decision waits to be voided (tests, shutdown). */
-  async voidsIdle(): Promise<void> {
-    while (this.#voids.length > 0 || this.#voiding) await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-
   /** Answers every decision of the batch: committed, replayed, or failed when `replays` is null. */
   #settle(batch: Batch, replays: Map<number, StoredReplay> | null): void {
     if (batch.settled) return;
