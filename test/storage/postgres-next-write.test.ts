@@ -140,6 +140,50 @@ describe('postgres.js: a connection closed while a write is deferred', () => {
     }
   });
 
+  it('a reserve queued behind a connection the server ends: it gets the reconnected session, then the pool answers', async () => {
+    // porsager/postgres#1195: the close hands the queued reserve to the connection's reconnect
+    // as its initial query, which the new session dropped: unpatched, the reserve never settles
+    // (the group committer's batch then waits for it for ever, and so does a shutdown).
+    const sql = postgres(proxiedUrl(), { max: 1, onnotice: () => {}, connect_timeout: 1 });
+    const killer = postgres(`${PG_BASE_URL}/postgres`, { max: 1, onnotice: () => {} });
+    try {
+      const [{ pid } = { pid: 0 }] = await sql<{ pid: number }[]>`select pg_backend_pid() as pid`;
+      const busy = outcome(sql`select pg_sleep(5)`, 6_000);
+      await sleep(100);
+      const reserving = sql.reserve();
+      await sleep(100);
+      await killer`select pg_terminate_backend(${pid})`;
+      expect(await busy).not.toBe('resolved');
+      const tx = await Promise.race([reserving, sleep(3_000).then(() => null)]);
+      expect(tx, 'the queued reserve never settled').not.toBeNull();
+      expect((await (tx as postgres.ReservedSql)`select 1 as one`)[0]).toEqual({ one: 1 });
+      (tx as postgres.ReservedSql).release();
+      expect(await recoveryMs(sql, 2_000)).toBeLessThan(2_000);
+      expect(uncaught).toEqual([]);
+    } finally {
+      await sql.end({ timeout: 1 }).catch(() => {});
+      await killer.end({ timeout: 1 }).catch(() => {});
+    }
+  });
+
+  it('a reserve whose connection cannot open fails, and the connection that opens later is not lost to it', async () => {
+    const sql = postgres(proxiedUrl(), { max: 1, onnotice: () => {}, connect_timeout: 0.5 });
+    try {
+      await proxy.cut('refuse');
+      expect(await outcome(sql.reserve(), 3_000)).not.toBe('pending');
+      await proxy.restore();
+      // A reserve that failed leaves the queue: still queued (the close above keeps a reserve
+      // there while a connection opens for it), it took the next connection to open, which was
+      // never seen again.
+      expect(await recoveryMs(sql, 2_000)).toBeLessThan(2_000);
+      const tx = await Promise.race([sql.reserve(), sleep(2_000).then(() => null)]);
+      expect(tx, 'no connection for a reserve after the failed one').not.toBeNull();
+      (tx as postgres.ReservedSql).release();
+    } finally {
+      await sql.end({ timeout: 1 }).catch(() => {});
+    }
+  });
+
   it('a socket closed in the turn a query was written: the next connection starts, it does not time out', async () => {
     // The socket is ours (postgres.js's `socket` option) so that it can close in the very turn
     // a query is written, before the deferred write runs; it goes through the proxy.
