@@ -328,6 +328,7 @@ export function assessRisk(
   // A Principal's own amount_outlier_multiplier replaces the adaptive rule: only "above that
   // multiple of the median" steps up, with no near-cap or cold-start rule.
   const explicit = state.overrides.amount_outlier_multiplier !== undefined;
+  const mccGroups = groupsOfMcc(request.mcc);
   const nearCap = !explicit && r.capShare >= NEAR_CAP_SHARE;
   const unconfirmed = !explicit && nowMs - state.unconfirmedOutlierMs < UNCONFIRMED_OUTLIER_MS;
   // A new kind of purchase (a merchant and a category the agent never paid, goods that do not
@@ -349,8 +350,7 @@ export function assessRisk(
     // there was amount_outlier_multiplier x its median or more: the venue that took a deposit),
     // the amount is measured from what it paid there. Not for goods that resell at once: one
     // large purchase let through there must not set the bar for more.
-    const last =
-      merchant === '' || (groupsOfMcc(request.mcc) & RESALEABLE) !== 0 ? undefined : state.knownMerchants.get(merchant);
+    const last = merchant === '' || (mccGroups & RESALEABLE) !== 0 ? undefined : state.knownMerchants.get(merchant);
     const bigTicket = !explicit && last !== undefined && last / 1000 - median >= Math.log(t.amount_outlier_multiplier);
     const above = bigTicket ? Math.min(excess, lx - (last as number) / 1000) : excess;
     // The distance that makes an outlier: OUTLIER_Z robust spreads and at least the default
@@ -406,7 +406,6 @@ export function assessRisk(
   // country's fraud tier; a trip the intent or capabilities explain weighs less.
   const novelty = countryNovelty(state, request.country, nowMs);
   if (novelty > 0 && request.country !== null) {
-    const mccGroups = groupsOfMcc(request.mcc);
     const home = state.countries.size;
     let j = novelty * JUMP_SURPRISE * Math.max(0, 1 - 2 * newCountryChance(state));
     if (merchant !== '' && !state.knownMerchants.has(merchant)) j += JUMP_NEW_MERCHANT;
@@ -473,7 +472,7 @@ export function assessRisk(
     baseline.count >= t.amount_outlier_min_history &&
     r.amountRatio > 0 &&
     r.amountRatio <= CATEGORY_RUN_RATIO &&
-    newCategoryRun(state, groupsOfMcc(request.mcc), nowMs) >= CATEGORY_RUN - 1
+    newCategoryRun(state, mccGroups, nowMs) >= CATEGORY_RUN - 1
   ) {
     r.categoryRun = true;
     score += RISK_WEIGHT_CATEGORY_RUN;

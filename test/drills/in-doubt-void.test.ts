@@ -11,10 +11,11 @@
 // mandate's daily window no longer counts it (a purchase that only fits without it is approved).
 // A keyed request's decision is not voided: its retry with the same key gets it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { agentWithMandate, authorizeBody, authorizeSetup } from '../fixtures/authorize-setup.js';
+import { authorizeBody, authorizeSetup } from '../fixtures/authorize-setup.js';
 import { sleep } from '../fixtures/drills/instances.js';
 import { OwnPostgres } from '../fixtures/drills/own-postgres.js';
 import { type ServiceProcess, startServiceProcess } from '../fixtures/drills/service-process.js';
+import { addAgentWithMandate } from '../fixtures/engine-setup.js';
 import { type LatencyProxy, startLatencyProxy } from '../fixtures/latency-proxy.js';
 import { request } from '../fixtures/server.js';
 
@@ -40,7 +41,7 @@ beforeAll(async () => {
   });
   const p = await authorizeSetup(service);
   key = p.principalKey;
-  agentId = await agentWithMandate(service, key, { perTransaction: '100.00', daily: '150.00' }, 'in-doubt');
+  agentId = await addAgentWithMandate(service, key, 'in-doubt', { perTransaction: '100.00', daily: '150.00' });
 }, 120_000);
 
 afterAll(async () => {

@@ -27,10 +27,11 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Pool } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AuthorizeSetup, agentWithMandate, authorizeBody, authorizeSetup } from '../fixtures/authorize-setup.js';
+import { type AuthorizeSetup, authorizeBody, authorizeSetup } from '../fixtures/authorize-setup.js';
 import { sleep } from '../fixtures/drills/instances.js';
 import { OwnPostgres } from '../fixtures/drills/own-postgres.js';
 import { type ServiceProcess, startServiceProcess } from '../fixtures/drills/service-process.js';
+import { addAgentWithMandate } from '../fixtures/engine-setup.js';
 import { type LatencyProxy, startLatencyProxy } from '../fixtures/latency-proxy.js';
 import { request } from '../fixtures/server.js';
 
@@ -290,12 +291,10 @@ beforeAll(async () => {
     expect(t.status, t.text).toBe(200);
     warm.push({ id: p.agentId, key: p.principalKey });
     for (let i = 0; i < 6; i++) {
-      const id = await agentWithMandate(
-        service,
-        p.principalKey,
-        { perTransaction: '250.00', daily: '100000.00' },
-        `agent ${i}`,
-      );
+      const id = await addAgentWithMandate(service, p.principalKey, `agent ${i}`, {
+        perTransaction: '250.00',
+        daily: '100000.00',
+      });
       (i < 2 ? warm : cold).push({ id, key: p.principalKey });
     }
   }
