@@ -13,6 +13,7 @@ import {
   newAgentState,
 } from '../../src/decision/core.js';
 import type { AuthorizeRequest } from '../../src/decision/model/contract.js';
+import { clearMerchantEvidence } from '../../src/decision/principal-evidence.js';
 import { ARCHETYPES, type Corpus, type CorpusHistory, type CorpusRequest, KINDS } from './corpus.js';
 
 /** Any labeled corpus: the archetype and kind names are the corpus's own. */
@@ -160,6 +161,9 @@ interface Replay {
 
 /** Replays every request in time order (all agents interleaved) and records each decision. */
 export function replay(corpus: AnyCorpus, opts: { filter?: (h: AnyHistory, i: number) => boolean } = {}): Replay {
+  // A fresh service: the Principal-wide merchant evidence a replay before this one counted (the
+  // same Principals' declines, from the corpus's future) must not flag merchants in this one.
+  clearMerchantEvidence();
   const hs = corpus.histories;
   const states: (AgentState | null)[] = hs.map(() => null);
   const principals = hs.map((_, i) => principalOf(corpus, i));

@@ -63,3 +63,12 @@ export function seedMerchantEvidence(principalId: string, counts: ReadonlyMap<st
     principalEvidence.set(key, n);
   }
 }
+
+/**
+ * Forgets every count and read time: a thread that starts over from an empty audit log (the
+ * quality harness's replays: each one a fresh service, with nothing learned from the last).
+ */
+export function clearMerchantEvidence(): void {
+  principalEvidence.clear();
+  readAt.clear();
+}

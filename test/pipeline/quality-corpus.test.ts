@@ -76,4 +76,13 @@ describe('quality on a fixed-seed corpus slice', () => {
   it('catches compromised agents and spares honest ones above the floors', () => {
     expectWithinFloors(score(corpus, replay(corpus)), FLOORS);
   });
+
+  it('decides a replay as it decided the one before in the same process (nothing carried over)', () => {
+    // The Principal-wide merchant evidence once outlived a replay: the next one saw merchants
+    // flagged by declines of its own future and decided 63-74 requests of 12,492 otherwise.
+    const first = replay(corpus).outcomes;
+    const second = replay(corpus).outcomes;
+    expect(second.flat().length).toBeGreaterThan(2000);
+    expect(second).toEqual(first);
+  });
 });
