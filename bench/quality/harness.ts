@@ -7,13 +7,13 @@
 import { performance } from 'node:perf_hooks';
 import {
   type AgentState,
+  clearMerchantEvidence,
   evaluate,
   type MandateState,
   mandateFromRow,
   newAgentState,
 } from '../../src/decision/core.js';
 import type { AuthorizeRequest } from '../../src/decision/model/contract.js';
-import { clearMerchantEvidence } from '../../src/decision/principal-evidence.js';
 import { ARCHETYPES, type Corpus, type CorpusHistory, type CorpusRequest, KINDS } from './corpus.js';
 
 /** Any labeled corpus: the archetype and kind names are the corpus's own. */

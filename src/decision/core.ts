@@ -122,4 +122,5 @@ export const decisionCore: DecisionCore<AgentState> = {
 export type { AgentState, MandateState } from './agent-state.js';
 export { mandateFromRow } from './mandate-row.js';
 export { isoOf } from './model/calendar.js';
+export { clearMerchantEvidence } from './principal-evidence.js';
 export { newAgentState, setThresholdOverrides } from './state.js';

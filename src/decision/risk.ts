@@ -32,6 +32,7 @@ import {
   G_ELECTRONICS,
   G_LUXURY,
   G_RETAIL,
+  G_SOFTWARE,
   G_TRAVEL,
   groupsOfIntent,
   groupsOfMcc,
@@ -156,6 +157,14 @@ export const JUMP_TRIP = 0.45;
  * Not added to JUMP_TRIP: the larger of the two applies.
  */
 export const JUMP_GRANTED_CURRENCY = 0.45;
+/**
+ * Discount of a software or digital-services merchant (MCC group software only) for an agent that
+ * already pays such merchants: a vendor's country is where it bills from (Ireland, Australia,
+ * Czechia), not where the agent is. Small, the size of JUMP_NEW_MERCHANT: the rest of the jump
+ * (a new merchant, the amount, a new region, refusals there) still counts. The larger of the
+ * discounts applies.
+ */
+export const JUMP_DIGITAL_VENDOR = 0.1;
 
 /**
  * Jurisdictions with elevated card-not-present fraud or sanctions exposure (ISO 3166 alpha-3),
@@ -439,7 +448,8 @@ export function assessRisk(
       (baseline === undefined || baseline.count < t.amount_outlier_min_history)
         ? JUMP_GRANTED_CURRENCY
         : 0;
-    j -= Math.max(trip, granted);
+    const digital = mccGroups === G_SOFTWARE && (state.groupsSeen & G_SOFTWARE) !== 0 ? JUMP_DIGITAL_VENDOR : 0;
+    j -= Math.max(trip, granted, digital);
     r.countryJump = round4(Math.max(0, j));
     if (r.countryJump >= COUNTRY_JUMP_THRESHOLD + COUNTRY_JUMP_TRUST * trust) {
       r.jump = true;
