@@ -118,7 +118,8 @@ export const decisionCore: DecisionCore<AgentState> = {
 };
 
 // The core's face for what replays decisions outside a shard (the quality harness, tests):
-// a fresh agent's state, a mandate read from its row, the thresholds' overrides.
+// a fresh agent's state, a mandate read from its row, the thresholds' overrides, and a start
+// from no Principal-wide merchant evidence (each replay as a fresh service).
 export type { AgentState, MandateState } from './agent-state.js';
 export { mandateFromRow } from './mandate-row.js';
 export { isoOf } from './model/calendar.js';

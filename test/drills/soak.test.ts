@@ -230,15 +230,8 @@ interface MachineCounters {
 }
 
 /** One second of them: the growth since the previous poll, and the poll's distance from it. */
-interface MachineSecond {
-  readonly at: number;
+interface MachineSecond extends MachineCounters {
   readonly gapMs: number;
-  readonly walSyncMs: number;
-  readonly walWriteMs: number;
-  readonly walSyncs: number;
-  readonly ioSomeMs: number;
-  readonly cpuSomeMs: number;
-  readonly stealMs: number;
 }
 
 /** The "some" total of a /proc/pressure file, in ms (NaN where the kernel has none). */
@@ -258,18 +251,11 @@ function hostCounters(): Pick<MachineCounters, 'ioSomeMs' | 'cpuSomeMs' | 'steal
   return { ioSomeMs: pressureMs('io'), cpuSomeMs: pressureMs('cpu'), stealMs: Number(fields[8] ?? Number.NaN) * 10 };
 }
 
+const COUNTERS = ['walSyncMs', 'walWriteMs', 'walSyncs', 'ioSomeMs', 'cpuSomeMs', 'stealMs'] as const;
+
 function machineSecond(a: MachineCounters, b: MachineCounters): MachineSecond {
-  const d = (x: number, y: number) => Math.round(y - x);
-  return {
-    at: b.at,
-    gapMs: b.at - a.at,
-    walSyncMs: d(a.walSyncMs, b.walSyncMs),
-    walWriteMs: d(a.walWriteMs, b.walWriteMs),
-    walSyncs: d(a.walSyncs, b.walSyncs),
-    ioSomeMs: d(a.ioSomeMs, b.ioSomeMs),
-    cpuSomeMs: d(a.cpuSomeMs, b.cpuSomeMs),
-    stealMs: d(a.stealMs, b.stealMs),
-  };
+  const grown = Object.fromEntries(COUNTERS.map((k) => [k, Math.round(b[k] - a[k])]));
+  return { ...(grown as Record<(typeof COUNTERS)[number], number>), at: b.at, gapMs: b.at - a.at };
 }
 
 /**
@@ -295,9 +281,8 @@ function diskStalls(seconds: MachineSecond[]): { from: number; to: number }[] {
 
 /** The largest value of each column over the seconds, and its 99th percentile. */
 function machineSummary(seconds: MachineSecond[]): Record<string, { max: number; p99: number }> {
-  const keys = ['gapMs', 'walSyncMs', 'walWriteMs', 'walSyncs', 'ioSomeMs', 'cpuSomeMs', 'stealMs'] as const;
   return Object.fromEntries(
-    keys.map((k) => {
+    (['gapMs', ...COUNTERS] as const).map((k) => {
       const xs = seconds.map((x) => x[k]).sort((p, q) => p - q);
       return [k, { max: xs.at(-1) ?? 0, p99: xs[Math.floor(0.99 * (xs.length - 1))] ?? 0 }];
     }),
@@ -629,16 +614,7 @@ it(
       nearDiskStall: firstSafe.map(nearStall),
       seconds: machine
         .filter((m) => m.at >= safeFrom && m.at <= safeTo)
-        .map((m) => [
-          m.at - (firstSafe[0] ?? 0),
-          m.gapMs,
-          m.walSyncMs,
-          m.walWriteMs,
-          m.walSyncs,
-          m.ioSomeMs,
-          m.cpuSomeMs,
-          m.stealMs,
-        ]),
+        .map((m) => [m.at - (firstSafe[0] ?? 0), m.gapMs, ...COUNTERS.map((k) => m[k])]),
       serviceWarnings: svc
         .stdout()
         .split('\n')
