@@ -1,6 +1,7 @@
 // The gates of issue 26 one by one (docs/decision-engine.md Stage 2): the pace of a run against
 // the agent's own and the request's content, the merchant's own level, a new kind of purchase
-// judged against the mandate, and a country paid in the currency the Principal granted for it.
+// judged against the mandate, a country paid in the currency the Principal granted for it, and a
+// software vendor's billing country.
 import { describe, expect, it } from 'vitest';
 import { agent, decide, HOUR, mandate, request, T0 } from '../fixtures/decision-core.js';
 
@@ -81,5 +82,42 @@ describe('gates that learn what is normal for the agent', () => {
     const granted = history(10, 10, two());
     const eur = decide(granted, abroad('EUR'), at).res;
     expect(eur.reason_codes).not.toContain('country_jump');
+  });
+
+  it('a software vendor abroad weighs less for an agent that already pays software: where it bills from is not where the agent is', () => {
+    // Groceries and software in the USA, ~30 USD; then 105 USD abroad at a new merchant of a kind
+    // the agent pays: a grocery in Germany is a jump, a software vendor there is not.
+    const both = () => {
+      const s = agent();
+      for (let i = 0; i < 10; i++) {
+        const software = i % 2 === 1;
+        const res = decide(
+          s,
+          request({
+            amount: String(30 + (i % 3)),
+            merchantName: software ? `Code Host ${i % 3}` : `Grocer ${i % 3}`,
+            mcc: software ? '7372' : '5411',
+          }),
+          T0 + i * HOUR,
+        ).res;
+        expect(res.decision).toBe('APPROVE');
+      }
+      return s;
+    };
+    const at = T0 + 30 * HOUR;
+    const grocery = decide(
+      both(),
+      request({ amount: '105', merchantName: 'Rewe Online', mcc: '5411', country: 'DEU' }),
+      at,
+    ).res;
+    expect(grocery.decision).toBe('STEP_UP');
+    expect(grocery.reason_codes).toContain('country_jump');
+    const vendor = decide(
+      both(),
+      request({ amount: '105', merchantName: 'Hetzner Online', mcc: '7372', country: 'DEU' }),
+      at,
+    ).res;
+    expect(vendor.reason_codes).not.toContain('country_jump');
+    expect(vendor.decision).toBe('APPROVE');
   });
 });
