@@ -17,7 +17,7 @@ import { Router } from '../http/router.js';
 import { HttpServer } from '../http/server.js';
 import { startMcpHttp } from '../mcp/http.js';
 import { collectOutboxBacklog, collectShardStats, collectWebhookOutcomes } from '../observability/instrument.js';
-import { createLogger } from '../observability/logger.js';
+import { createLogger, shutdownStep } from '../observability/logger.js';
 import { ServiceMetrics } from '../observability/metrics.js';
 import { Ap2ClaimSweep } from '../runtime/ap2-claims.js';
 import { HoldExpirySweep } from '../runtime/hold-expiry.js';
@@ -121,7 +121,10 @@ export async function startApp(config: Config, options: { log?: Logger } = {}): 
   auth.receipts.watch(
     (key) => void local.setReceiptKey(key).catch((err: unknown) => log.error({ err }, 'receipt key not set')),
   );
-  const closers: (() => Promise<void>)[] = [async () => auth.receipts.stop(), () => engine.close()];
+  const closers: [string, () => Promise<void>][] = [
+    ['receipt keys', async () => auth.receipts.stop()],
+    ['decision engine', () => engine.close()],
+  ];
   const readiness: ReadinessCheck[] = [{ name: 'events', check: () => events.ready() }];
 
   const router = new Router();
@@ -131,7 +134,7 @@ export async function startApp(config: Config, options: { log?: Logger } = {}): 
   );
   // Clients the operator gave limits of their own (src/admin/client-rate-limits.ts).
   const clientLimits = syncClientLimits(dbs, rateLimiter, log);
-  closers.push(async () => clientLimits.stop());
+  closers.push(['client limits', async () => clientLimits.stop()]);
   await clientLimits.ready;
   // Fair share holds tenants to their share only while the process is short of CPU (CpuLoad):
   // half the cores its threads (the edge and the shard workers) can use on this machine.
@@ -226,21 +229,22 @@ export async function startApp(config: Config, options: { log?: Logger } = {}): 
     instances,
     close() {
       closing ??= (async () => {
-        await mcp?.close();
-        const drain = await server.close(Math.floor(config.shutdownTimeoutMs / 2));
+        const step = <T>(name: string, work: () => Promise<T> | T) => shutdownStep(log, name, work);
+        await step('mcp', () => mcp?.close());
+        const drain = await step('http drain', () => server.close(Math.floor(config.shutdownTimeoutMs / 2)));
         if (drain.cut > 0) log.warn({ cut: drain.cut, duration_ms: drain.durationMs }, 'drain deadline cut requests');
         else log.info({ duration_ms: drain.durationMs }, 'http drained');
         // Hand this instance's shards over before its engine stops (the others take them at once).
-        if (cluster !== null) await cluster.close();
-        await instances.close();
-        await idempotencySweep.close();
-        await holdExpiry.close();
-        await ap2ClaimSweep.close();
-        await stepUpNotifier.close();
-        for (const c of closers.reverse()) await c();
+        if (cluster !== null) await step('cluster', () => cluster.close());
+        await step('instances', () => instances.close());
+        await step('idempotency sweep', () => idempotencySweep.close());
+        await step('hold expiry', () => holdExpiry.close());
+        await step('ap2 claim sweep', () => ap2ClaimSweep.close());
+        await step('step-up notifier', () => stepUpNotifier.close());
+        for (const [name, c] of closers.reverse()) await step(name, c);
         // After the HTTP server and the engine: the last outbox rows are relayed.
-        await events.close();
-        await dbs.close();
+        await step('events', () => events.close());
+        await step('databases', () => dbs.close());
         log.info('stopped');
       })();
       return closing;

@@ -3,6 +3,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config/config.js';
 import type { Environment } from '../domain/environment.js';
+import { shutdownStep } from '../observability/logger.js';
 import type { SecretBox } from '../secrets/box.js';
 import { connect, type Databases, type Sql } from '../storage/db.js';
 import { WebhookDispatcher } from '../webhooks/dispatcher.js';
@@ -119,11 +120,14 @@ export async function startEvents(
     close() {
       closing ??= (async () => {
         // Relay the last rows first (bounded), then stop consuming, then delivery.
-        await Promise.all([relays.live.stop(), relays.sandbox.stop()]);
-        await bus.close();
-        await dispatcher.close();
+        await Promise.all([
+          shutdownStep(elog, 'live outbox relay', () => relays.live.stop()),
+          shutdownStep(elog, 'sandbox outbox relay', () => relays.sandbox.stop()),
+        ]);
+        await shutdownStep(elog, 'event bus', () => bus.close());
+        await shutdownStep(elog, 'webhook dispatcher', () => dispatcher.close());
         await client.close().catch(() => {});
-        await Promise.all(own.map((s) => s.end({ timeout: 5 })));
+        await shutdownStep(elog, 'event pools', () => Promise.all(own.map((s) => s.end({ timeout: 5 }))));
       })();
       return closing;
     },

@@ -9,6 +9,7 @@ import { getHeapStatistics } from 'node:v8';
 import type { Logger } from 'pino';
 import type { AuthorizeRequest, DecisionCore } from '../decision/model/contract.js';
 import type { Environment } from '../domain/environment.js';
+import { shutdownStep } from '../observability/logger.js';
 import { LATENCY_BUCKETS_SECONDS, LocalHistogram } from '../observability/metrics.js';
 import { ThreadMonitor } from '../observability/thread-monitor.js';
 import { useReceiptKey } from '../receipts/signer.js';
@@ -162,11 +163,16 @@ export async function createShard(
   async function close(): Promise<void> {
     closing = true;
     runtime.stop();
-    await actors.idle();
-    await actors.upkeepIdle();
-    await Promise.all([dbs.live.committer.idle(), dbs.sandbox.committer.idle()]);
+    await shutdownStep(log, 'shard actors', () => actors.idle());
+    await shutdownStep(log, 'shard actor upkeep', () => actors.upkeepIdle());
+    await Promise.all([
+      shutdownStep(log, 'shard live committer', () => dbs.live.committer.idle()),
+      shutdownStep(log, 'shard sandbox committer', () => dbs.sandbox.committer.idle()),
+    ]);
     if (shared === undefined)
-      await Promise.all([dbs.live.sql.end({ timeout: 5 }), dbs.sandbox.sql.end({ timeout: 5 })]);
+      await shutdownStep(log, 'shard pools', () =>
+        Promise.all([dbs.live.sql.end({ timeout: 5 }), dbs.sandbox.sql.end({ timeout: 5 })]),
+      );
   }
 
   function stats(): ShardStats {
