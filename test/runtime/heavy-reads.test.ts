@@ -54,6 +54,22 @@ const backtest = (p: TestPrincipal): Promise<HttpResult> =>
     body: { overrides: { authorize_step_up_threshold: 0.05 }, from: FROM, to: TO, limit: 20000 },
   });
 
+/**
+ * A scan that ran: its row limit (20,000) read, or, on a machine too slow to read them within
+ * the call's 2-s time budget (embedded PGlite under CI's load read 15,500), stopped there with a
+ * cursor to go on.
+ */
+function expectScanned(r: HttpResult): void {
+  if (r.body.stopped === 'time_budget') {
+    expect(r.body.rows_read).toBeGreaterThan(0);
+    expect(r.body.rows_read).toBeLessThan(20000);
+    expect(typeof r.body.next_cursor).toBe('string');
+  } else {
+    expect(['row_limit', 'complete']).toContain(r.body.stopped);
+    expect(r.body.rows_read).toBe(20000);
+  }
+}
+
 describe('backtests and shadow reports are bounded', () => {
   it('one scan per Principal at a time: the others are refused at once, another Principal and /authorize go on', async () => {
     const a = await newPrincipal(server);
@@ -90,9 +106,9 @@ describe('backtests and shadow reports are bounded', () => {
       expect(r.headers.get('retry-after')).toBe('1');
     }
     const ran = [a1, a2, a3].find((r) => r.status === 200) as HttpResult;
-    expect(ran.body.rows_read).toBe(20000);
+    expectScanned(ran);
     expect(b1.status, b1.text).toBe(200);
-    expect(b1.body.rows_read).toBe(20000);
+    expectScanned(b1);
     expect(decided.status, decided.text).toBe(200);
     expect(decided.body.decision).toBe('APPROVE');
     // Once A's scan ended, A may scan again.
