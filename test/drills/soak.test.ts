@@ -92,7 +92,7 @@ import {
 import { sleep, until } from '../fixtures/drills/instances.js';
 import { deleteStream, ownStream } from '../fixtures/drills/nats-stream.js';
 import { type ServiceProcess, startServiceProcess } from '../fixtures/drills/service-process.js';
-import { halves, mean, type Point, slope, table } from '../fixtures/drills/soak-stats.js';
+import { halves, mean, median, type Point, slope, table } from '../fixtures/drills/soak-stats.js';
 import { request } from '../fixtures/server.js';
 import { type Receiver, startReceiver } from '../fixtures/webhook-receiver.js';
 
@@ -267,8 +267,7 @@ function machineSecond(a: MachineCounters, b: MachineCounters): MachineSecond {
  * began that much earlier (a 4.7-s fdatasync shows in one poll, all of it in the past).
  */
 function diskStalls(seconds: MachineSecond[]): { from: number; to: number }[] {
-  const sorted = seconds.map((x) => x.walSyncMs).sort((a, b) => a - b);
-  const usual = sorted[Math.floor((sorted.length - 1) / 2)] ?? 0;
+  const usual = median(seconds.map((x) => x.walSyncMs));
   const stalls: { from: number; to: number }[] = [];
   seconds.forEach((x, i) => {
     const before = seconds[i - 1];
@@ -571,7 +570,6 @@ it(
     const steady = samples.filter((s) => s.t > WARMUP_SECONDS);
     const pts = (f: (s: Sample) => number): Point[] => steady.map((s) => ({ t: s.t / 60, v: f(s) }));
     const rssHalves = halves(steady.map((s) => s.rssMb));
-    const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)] ?? 0;
     const reference = median(steady.slice(0, Math.max(1, Math.floor(steady.length / 2))).map((s) => s.p99));
     // The end of the run: the median p99 of its last quarter (of the steady windows, at least one).
     const late = median(steady.slice(-Math.max(1, Math.floor(steady.length / 4))).map((s) => s.p99));
