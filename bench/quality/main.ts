@@ -3,13 +3,15 @@
 // first corpus at its tuning and held-out seeds and the independent corpus
 // (docs/quality-independent-corpus.md) at its seed. --seed reports only the first corpus at that
 // seed, --independent-seed only the independent corpus at that seed (both flags: both).
-// --errors lists the false declines and misses of the first corpus's tuning seed; it is refused
+// --errors lists the false declines and misses of the first corpus's tuning seed and the detector
+// sets' wrong items (bench/quality/detectors.ts); it is refused
 // for the held-out seed and never lists the independent corpus (neither is tuned on).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { commit, machine } from '../report/results.js';
 import { corpusStats, generateCorpus, HELD_OUT_SEED, TUNING_SEED } from './corpus.js';
+import { type DetectorSetReport, injectionSetReport, lookalikeSetReport } from './detectors.js';
 import { errorsOf, evaluateCorpus, FIRST_CORPUS_NAMES, type QualityReport, type Rate, replay } from './harness.js';
 import {
   generateIndependentCorpus,
@@ -223,6 +225,18 @@ process.stdout.write(
 process.stdout.write(`${sideBySide(all)}\n\n`);
 for (const x of all) process.stdout.write(`${detail(x)}\n\n`);
 
+const detectors = { injection: injectionSetReport(), lookalike: lookalikeSetReport() };
+function detectorLine(name: string, r: DetectorSetReport, bad: string, good: string): string {
+  return `  ${name.padEnd(18)} ${bad} caught ${pct(r.caught).padEnd(20)} ${good} flagged ${pct(r.flagged)}`;
+}
+process.stdout.write(
+  `Detector sets (bench/quality/detectors/, written apart from the detectors, tuned on)\n${detectorLine('prompt injection', detectors.injection, 'malicious texts', 'honest texts')}\n${detectorLine('merchant lookalike', detectors.lookalike, 'imitations', 'other names')}\n\n`,
+);
+if (args.errors) {
+  for (const line of detectors.injection.wrong) process.stdout.write(`INJECTION ${line}\n`);
+  for (const line of detectors.lookalike.wrong) process.stdout.write(`LOOKALIKE ${line}\n`);
+}
+
 mkdirSync(args.out, { recursive: true });
 const file = join(args.out, 'quality.json');
 writeFileSync(
@@ -245,6 +259,10 @@ writeFileSync(
       side_by_side: all.map((x) => ({ corpus: x.corpus, label: x.label, seed: x.report.seed, ...headline(x.report) })),
       reports,
       independent,
+      detectors: {
+        injection: { ...detectors.injection, wrong: undefined },
+        lookalike: { ...detectors.lookalike, wrong: undefined },
+      },
     },
     null,
     2,

@@ -121,6 +121,9 @@ export const decisionCore: DecisionCore<AgentState> = {
 // a fresh agent's state, a mandate read from its row, the thresholds' overrides, and a start
 // from no Principal-wide merchant evidence (each replay as a fresh service).
 export type { AgentState, MandateState } from './agent-state.js';
+// The two detectors the quality harness measures on their own labeled sets (bench/quality/detectors.ts).
+export { detectInjection } from './injection.js';
+export { imitatesKnown, nameWords } from './lookalike.js';
 export { mandateFromRow } from './mandate-row.js';
 export { isoOf } from './model/calendar.js';
 export { clearMerchantEvidence } from './principal-evidence.js';

@@ -37,11 +37,15 @@ const ASCII = /^[\x00-\x7f]*$/;
 const PERCENT = /%[0-9a-f]{2}/i;
 const ENTITY = /&(#x[0-9a-f]+|#\d+|[a-z]+);/gi;
 const BASE64_RUN = /[A-Za-z0-9+/]{16,}={0,2}/g;
+/** The same without '/': a run glued to a path ("po-19/line-4/aWdub3Jl...") decodes from its own start. */
+const BASE64_SEGMENT = /(?<=\/)[A-Za-z0-9+]{16,}={0,2}/g;
+// "Operating system: Windows 11" names a product, not a speaker.
 // The optional word and its spaces are one group: `\s*(word)?\s*` let two space runs split one
 // run in every way, quadratic in its length (183 ms of shard CPU for "system" and 4,000 spaces).
 const MARKER =
-  /(^|[\s[<({|])(system|sys|admin|administrator|root|developer|assistant|operator)\s*(?:(prompt|message|override|note|instruction)\s*)?[:\]>|]\s*\S/;
-const CHAT_TOKENS = /<\|?(im_start|im_end|system|endoftext)\|?>|\[\/?inst\]|<<sys>>/;
+  /(^|[\s[<({|])(?<!operating\s)(system|sys|admin|administrator|root|developer|assistant|operator)\s*(?:(prompt|message|override|note|instruction)\s*)?[:\]>|]\s*\S/;
+const CHAT_TOKENS =
+  /<\|?(im_start|im_end|system|endoftext|eot_id|start_header_id|end_header_id|begin_of_text)\|?>|\[\/?inst\]|<<sys>>|<\/?(system|system_message|instructions?)\b|(^|\n)\s*#{2,}\s*(system|instruction|admin)|\[\[?\s*(system|admin|override|debug)[^\]]{0,20}\]|(new|updated) system (instructions|prompt)|end of (user )?input|"role"\s*:\s*"system"/;
 
 /** Confusable letters (Cyrillic, Greek, Latin look-alikes) and leetspeak -> Latin. */
 const SKELETON: Readonly<Record<string, string>> = {
@@ -69,6 +73,9 @@ const SKELETON: Readonly<Record<string, string>> = {
   ɑ: 'a',
   ο: 'o',
   α: 'a',
+  β: 'b',
+  ζ: 'z',
+  μ: 'm',
   ε: 'e',
   ι: 'i',
   κ: 'k',
@@ -194,6 +201,8 @@ export function skeletonOf(words: string): string {
   return out;
 }
 
+import { claimsAgainstControls, REVERSED_HINT, rawClaimsAgainstControls } from './injection-claims.js';
+
 // The skeleton patterns: the word patterns without their spaces, letters folded the same way.
 function skeletonPattern(p: string): string {
   let out = '';
@@ -237,6 +246,13 @@ function decodeBase64Runs(text: string): string {
     }
     if (decoded.length > 0 && bad / decoded.length < 0.1) extra += ` ${decoded}`;
   }
+  if (text.includes('/')) {
+    BASE64_SEGMENT.lastIndex = 0;
+    for (let m = BASE64_SEGMENT.exec(text); m !== null; m = BASE64_SEGMENT.exec(text)) {
+      const decoded = Buffer.from(m[0], 'base64').toString('utf8');
+      if (/^[\x20-\x7e]+$/.test(decoded)) extra += ` ${decoded}`;
+    }
+  }
   return extra;
 }
 
@@ -277,15 +293,66 @@ export function wordsOf(normalized: string): string {
 
 export type InjectionFinding = 'directive' | 'marker' | null;
 
-/** Whether `text` carries instructions aimed at the authorizer (never which words). */
-export function detectInjection(text: string): InjectionFinding {
-  if (text.length < 6) return null;
-  const norm = normalizeText(decodeEmbedded(text));
+/** Confusables and leetspeak folded as in the skeleton, the spaces between words kept. */
+export function foldedWordsOf(words: string): string {
+  let out = '';
+  for (const ch of words) out += SKELETON[ch] ?? ch;
+  return out;
+}
+
+/**
+ * Words spelled out letter by letter joined ("o v e r r i d e", "a-p-p-r-o-v-e", "s.k.i.p"):
+ * three or more single letters in a row, each pair apart by the same one separator, become one
+ * word (on the normalised text, before its words are split).
+ */
+export function joinSpelledOut(norm: string): string {
+  SPELLED_RUN.lastIndex = 0;
+  if (!SPELLED_RUN.test(norm)) return norm;
+  return norm.replace(SPELLED_RUN, (run) => run.replace(SEPARATORS, ''));
+}
+const SPELLED_RUN = /(?<!\p{L})\p{L}([-. _*·/])\p{L}(?:\1\p{L})+(?!\p{L})/gu;
+const SEPARATORS = /[-. _*·/]/g;
+
+/**
+ * A word the skeleton would change: a digit or symbol against a letter (leetspeak), or a Greek
+ * or Cyrillic letter (which may stand in a Latin word).
+ */
+const FOLDABLE = /\p{L}[0-9@$!|€]|[0-9@$!|€]\p{L}|[\u0370-\u03ff\u0400-\u04ff\u0131\u0142\u0251]/u;
+
+/** ROT13 of the Latin letters (a text that says it is ROT13 is read decoded too). */
+function rot13(text: string): string {
+  return text.replace(/[a-z]/g, (c) => String.fromCharCode(((c.charCodeAt(0) - 97 + 13) % 26) + 97));
+}
+const ROT13_HINT = /\brot ?13\b/;
+
+/** One form of the text: markers, directive patterns, claims against the controls. */
+function scanForm(norm: string): InjectionFinding {
   if (MARKER.test(norm) || CHAT_TOKENS.test(norm)) return 'marker';
   const words = wordsOf(norm);
   if (WORDS_RE.test(words) || RAW_RE.test(words)) return 'directive';
   const skeleton = skeletonOf(words);
   if (SKELETON_RE.test(skeleton) || RAW_RE.test(skeleton)) return 'directive';
+  if (rawClaimsAgainstControls(norm)) return 'directive';
+  if (claimsAgainstControls(words)) return 'directive';
+  const joined = wordsOf(joinSpelledOut(norm));
+  if (joined !== words && (WORDS_RE.test(joined) || claimsAgainstControls(joined))) return 'directive';
+  if (FOLDABLE.test(joined)) {
+    const folded = foldedWordsOf(joined);
+    if (folded !== joined && claimsAgainstControls(folded)) return 'directive';
+  }
+  return null;
+}
+
+/** Whether `text` carries instructions aimed at the authorizer (never which words). */
+export function detectInjection(text: string): InjectionFinding {
+  if (text.length < 6) return null;
+  const norm = normalizeText(decodeEmbedded(text));
+  const found = scanForm(norm);
+  if (found !== null) return found;
+  // Text written backwards, or in ROT13 with a word saying so: a model reading it is asked to
+  // undo it, so it is read undone.
+  if (REVERSED_HINT.test(norm) && scanForm([...norm].reverse().join('')) !== null) return 'directive';
+  if (ROT13_HINT.test(norm) && scanForm(rot13(norm)) !== null) return 'directive';
   return null;
 }
 

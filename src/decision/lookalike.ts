@@ -7,10 +7,14 @@
 import { normalizeText, skeletonOf, wordsOf } from './injection.js';
 
 /**
- * Words a payment page adds to a merchant's name: the known name with one of them appended
- * ("Figma Billing", "Chewy Payments") at a merchant the agent never paid is an imitation.
+ * Words an imitation adds around a known name to look like its billing, support or web page
+ * ("Figma Billing", "Secure-PayPal", "Notion Payments Inc", "netflix.co", "Figma Zahlungen",
+ * "MyFigma"), in the languages of injection.ts: the known name with them at a merchant the agent
+ * never paid is an imitation. Its ".com" is not one of them (a card descriptor's "NETFLIX.COM" is
+ * the merchant's own), nor is a branch or product word ("Marriott Berlin", "Uber Eats").
  */
-const PAYMENT_WORDS: ReadonlySet<string> = new Set([
+const DECORATION: ReadonlySet<string> = new Set([
+  // en
   'billing',
   'payment',
   'payments',
@@ -19,10 +23,152 @@ const PAYMENT_WORDS: ReadonlySet<string> = new Set([
   'invoices',
   'checkout',
   'renewal',
+  'renew',
   'subscription',
   'secure',
+  'security',
   'verify',
+  'verification',
+  'official',
+  'support',
+  'help',
+  'helpdesk',
+  'online',
+  'store',
+  'shop',
+  'refund',
+  'refunds',
+  'account',
+  'acct',
+  'login',
+  'portal',
+  'my',
+  'get',
+  'go',
+  'e',
+  // de, es, fr, it, pt, nl, sv, pl, tr
+  'zahlung',
+  'zahlungen',
+  'rechnung',
+  'rechnungsservice',
+  'abrechnung',
+  'sicher',
+  'offiziell',
+  'pago',
+  'pagos',
+  'facturacion',
+  'oficial',
+  'reembolso',
+  'reembolsos',
+  'paiement',
+  'paiements',
+  'facturation',
+  'officiel',
+  'remboursement',
+  'pagamento',
+  'pagamenti',
+  'pagamentos',
+  'fatturazione',
+  'faturamento',
+  'abonnement',
+  'betaling',
+  'betalingen',
+  'betalning',
+  'betalningar',
+  'platnosci',
+  'platnosc',
+  'rozliczenia',
+  'odeme',
+  // web suffixes of a look-alike site
+  'co',
+  'net',
+  'top',
+  'site',
+  'app',
+  'club',
+  'info',
+  'xyz',
+  'link',
+  'live',
 ]);
+/** Words allowed around a known name without making it an imitation alone: legal forms, "com", country codes. */
+const NEUTRAL: ReadonlySet<string> = new Set([
+  'inc',
+  'ltd',
+  'llc',
+  'gmbh',
+  'corp',
+  'plc',
+  'limited',
+  'sa',
+  'bv',
+  'ag',
+  'com',
+  'services',
+  'service',
+  'the',
+]);
+/** A glued decoration ("githubpayments", "payuber", "myfigma"): these at a word's start or end. */
+const GLUED_PREFIXES: readonly string[] = ['secure', 'official', 'pay', 'my', 'get', 'go'];
+const GLUED_SUFFIXES: readonly string[] = [
+  'payments',
+  'payment',
+  'billing',
+  'online',
+  'refunds',
+  'refund',
+  'support',
+  'secure',
+  'verify',
+  'official',
+  'store',
+  'pay',
+];
+/** Letters the name left once its decoration is taken off must have. */
+const MIN_CORE = 4;
+
+/**
+ * The words of a name without the decoration around it (DECORATION, NEUTRAL, country codes of two
+ * letters, glued prefixes and suffixes), or null when it carries no DECORATION word.
+ */
+function undecorated(words: readonly string[]): string[] | null {
+  const core: string[] = [];
+  let decorated = false;
+  for (const raw of words) {
+    const w = skeletonOf(raw);
+    if (DECORATION.has(w)) {
+      decorated = true;
+      continue;
+    }
+    if (NEUTRAL.has(w) || (w.length === 2 && core.length > 0)) continue;
+    let rest = w;
+    for (const p of GLUED_PREFIXES)
+      if (rest.length - p.length >= MIN_CORE && rest.startsWith(p)) {
+        rest = rest.slice(p.length);
+        decorated = true;
+        break;
+      }
+    for (const x of GLUED_SUFFIXES)
+      if (rest.length - x.length >= MIN_CORE && rest.endsWith(x)) {
+        rest = rest.slice(0, rest.length - x.length);
+        decorated = true;
+        break;
+      }
+    core.push(rest);
+  }
+  if (!decorated) return null;
+  let letters = 0;
+  for (const w of core) letters += w.length;
+  return letters >= MIN_CORE ? core : null;
+}
+
+/** Look-alike letter pairs of Latin script: "rn" for "m", "vv" for "w", "cl" for "d". */
+function foldPairs(word: string): string {
+  return word.includes('rn') || word.includes('vv') || word.includes('cl')
+    ? word.replace(/rn/g, 'm').replace(/vv/g, 'w').replace(/cl/g, 'd')
+    : word;
+}
+
 /** Letters a name must have for its spacing and punctuation alone to make an imitation. */
 const MIN_COMPACT = 6;
 
@@ -86,25 +232,65 @@ export function oneEditApart(a: string, b: string): boolean {
 /** Whether word `x` imitates word `y`: not the same word, yet alike once folded or one edit apart. */
 function imitates(x: string, y: string): boolean {
   if (x === y || x.length < MIN_WORD || y.length < MIN_WORD) return false;
-  return oneEditApart(skeletonOf(x), skeletonOf(y));
+  const a = skeletonOf(x);
+  const b = skeletonOf(y);
+  if (a === b || foldPairs(a) === foldPairs(b) || a.replace(/l/g, 'i') === b.replace(/l/g, 'i')) return true;
+  // A short name one letter from another is as often another business ("Zoom" and "Loom", "Aldi"
+  // and "Aldo"): only a doubled or dropped double letter, two letters swapped or a look-alike
+  // letter ("l" and "I", "1") imitate it.
+  if (Math.min(a.length, b.length) <= SHORT_NAME) return doubledOrSwapped(a, b);
+  return oneEditApart(a, b) || oneEditApart(foldPairs(a), foldPairs(b));
+}
+
+/** Names this short or shorter are judged by doubledOrSwapped only. */
+const SHORT_NAME = 5;
+
+/** Whether `a` and `b` differ by one letter doubled (or a double undone) or two neighbours swapped. */
+function doubledOrSwapped(a: string, b: string): boolean {
+  if (a.length === b.length) {
+    let i = 0;
+    while (i < a.length && a[i] === b[i]) i++;
+    return i + 1 < a.length && a[i] === b[i + 1] && a[i + 1] === b[i] && a.slice(i + 2) === b.slice(i + 2);
+  }
+  const [long, short] = a.length > b.length ? [a, b] : [b, a];
+  if (long.length !== short.length + 1) return false;
+  let i = 0;
+  while (i < short.length && long[i] === short[i]) i++;
+  // long[i] is the extra letter: a double of its neighbour.
+  return long.slice(i + 1) === short.slice(i) && (long[i] === long[i - 1] || long[i] === long[i + 1]);
 }
 
 /**
  * Whether the name `words` (nameWords) imitates one of `known` (the names of merchants the agent
  * paid): the same number of words, all the same but one, and that one imitates its counterpart;
- * the same letters split into other words; or the known name with a payment word appended
- * (PAYMENT_WORDS). A name the agent paid under is never a lookalike.
+ * the same letters split into other words; or any of these, or the known name itself, once the
+ * decoration an imitation adds is taken off ("Atlasian Billing", "Secure-PayPal",
+ * "netflix.co"). A name the agent paid under is never a lookalike.
  */
 export function imitatesKnown(words: readonly string[], known: ReadonlyMap<string, readonly string[]>): boolean {
   if (words.length === 0 || known.size === 0 || known.has(words.join(' '))) return false;
+  if (imitatesOne(words, known)) return true;
+  const core = undecorated(words);
+  if (core === null) return false;
+  return known.has(core.join(' ')) || knownSkeleton(core, known) || imitatesOne(core, known);
+}
+
+/** Whether `words` folded are a known name folded (digits, look-alike letters). */
+function knownSkeleton(words: readonly string[], known: ReadonlyMap<string, readonly string[]>): boolean {
+  const compact = foldPairs(skeletonOf(words.join('')));
+  for (const k of known.values()) {
+    let kc = '';
+    for (const w of k) if (!NEUTRAL.has(w)) kc += w;
+    if (kc.length >= MIN_CORE && foldPairs(skeletonOf(kc)) === compact) return true;
+  }
+  return false;
+}
+
+function imitatesOne(words: readonly string[], known: ReadonlyMap<string, readonly string[]>): boolean {
   const compact = words.join('');
-  const last = words[words.length - 1] as string;
-  const suffixed = words.length > 1 && PAYMENT_WORDS.has(last);
   for (const [key, k] of known) {
     // The same letters split otherwise ("Booksho.porg" for "Bookshop.org").
     if (compact.length >= MIN_COMPACT && sameLetters(compact, key)) return true;
-    // The known name with a payment word appended.
-    if (suffixed && k.length === words.length - 1 && k.every((w, i) => w === words[i])) return true;
     if (k.length !== words.length) continue;
     let differing = -1;
     for (let i = 0; i < k.length; i++) {

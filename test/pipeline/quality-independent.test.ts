@@ -23,19 +23,21 @@ import { expectWithinFloors, type QualityFloors } from '../fixtures/quality-floo
 
 // Measured by `npm run quality` when the floors were first set (2026-12-02): recall mean 0.7988,
 // stopped within 3 0.8542, false declines 0.0237 (62 of 2,611); raised after the gate changes of
-// issue 26 (recall 0.8368, stopped within 3 0.9167, false declines 0.0077); per kind and per archetype below.
+// issue 26 (recall 0.8368, stopped within 3 0.9167, false declines 0.0077) and after the claims
+// layer of the injection detector and the decoration rule of the lookalike (recall 0.8547); per
+// kind and per archetype below.
 // The replays of one process are not all alike (the third may count a false decline more than
 // the first), so the floors keep a margin.
 const FLOORS = {
-  recallMean: 0.82,
+  recallMean: 0.84,
   stoppedWithin3: 0.89,
   falseDeclinesMax: 0.01,
-  /** Measured: 0.686, 1, 0.8611 (0.7778 before the payment-word and spacing rules), 0.8276, 0.5455, 0.875, 0.8992 (0.6555 before the pace rule), 1. */
+  /** Measured: 0.686, 1, 0.8889 (0.8611 before the decoration rule, 0.7778 before the payment-word and spacing rules), 0.931 (0.8276 before the claims layer), 0.5455, 0.875, 0.8992 (0.6555 before the pace rule), 1. */
   recallPerKind: {
     slow_drip: 0.65,
     cap_probing: 0.95,
-    merchant_mimicry: 0.83,
-    prompt_injection: 0.8,
+    merchant_mimicry: 0.86,
+    prompt_injection: 0.9,
     mimic_then_deviate: 0.5,
     coordinated_drain: 0.8,
     rapid_fire: 0.87,

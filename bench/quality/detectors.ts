@@ -1,0 +1,97 @@
+// Labeled sets for two detectors, written apart from them (bench/quality/detectors/*.json, each
+// file's `about` says by whom and from what brief): prompt-injection texts against honest intent
+// texts (injection.ts, injection-claims.ts), and merchant names imitating ones an agent paid
+// against honest other names (lookalike.ts). `npm run quality` prints both; the floors in
+// test/pipeline/detector-sets.test.ts keep them from regressing. They were tuned on (the misses
+// read and the detectors extended), so they measure the detectors' breadth, not their
+// generalization: the independent corpus does that.
+import { detectInjection, imitatesKnown, nameWords } from '../../src/decision/core.js';
+import injectionSet from './detectors/injection-set.json' with { type: 'json' };
+import lookalikeSet from './detectors/lookalike-set.json' with { type: 'json' };
+import type { Rate } from './harness.js';
+
+interface InjectionItem {
+  readonly field: string;
+  readonly text: string;
+  readonly family: string;
+}
+interface LookalikeItem {
+  readonly known: readonly string[];
+  readonly candidate: string;
+  readonly family: string;
+}
+
+export interface DetectorSetReport {
+  /** Malicious texts (imitating names) the detector found. */
+  readonly caught: Rate;
+  /** Honest texts (other names) it flagged. */
+  readonly flagged: Rate;
+  /** Family -> rate: caught for the malicious ones, flagged for the honest ones. */
+  readonly by_family: Record<string, Rate>;
+  /** The items judged wrongly (label, family, the item). */
+  readonly wrong: readonly string[];
+}
+
+function rate(n: number, hit: number): Rate {
+  return { n, hit, rate: n === 0 ? 0 : Math.round((hit / n) * 10_000) / 10_000 };
+}
+
+function report<T extends { family: string }>(
+  bad: readonly T[],
+  good: readonly T[],
+  judge: (x: T) => boolean,
+  show: (x: T) => string,
+): DetectorSetReport {
+  const families = new Map<string, { n: number; hit: number }>();
+  const wrong: string[] = [];
+  let caught = 0;
+  let flagged = 0;
+  for (const [label, list] of [
+    ['bad', bad],
+    ['good', good],
+  ] as const) {
+    for (const x of list) {
+      const hit = judge(x);
+      const key = `${label === 'bad' ? 'caught' : 'flagged'} ${x.family}`;
+      const f = families.get(key) ?? { n: 0, hit: 0 };
+      f.n++;
+      if (hit) f.hit++;
+      families.set(key, f);
+      if (label === 'bad' && hit) caught++;
+      if (label === 'good' && hit) flagged++;
+      if (hit !== (label === 'bad')) wrong.push(`${label === 'bad' ? 'MISS' : 'FLAG'} ${x.family}: ${show(x)}`);
+    }
+  }
+  const by_family: Record<string, Rate> = {};
+  for (const [k, v] of [...families].sort(([a], [b]) => a.localeCompare(b))) by_family[k] = rate(v.n, v.hit);
+  return { caught: rate(bad.length, caught), flagged: rate(good.length, flagged), by_family, wrong };
+}
+
+/** The prompt-injection set: malicious texts caught, honest texts flagged. */
+export function injectionSetReport(): DetectorSetReport {
+  const set = injectionSet as { malicious: InjectionItem[]; benign: InjectionItem[] };
+  return report(
+    set.malicious,
+    set.benign,
+    (x) => detectInjection(x.text) !== null,
+    (x) => `${x.field} ${JSON.stringify(x.text)}`,
+  );
+}
+
+/** The lookalike set: imitating names caught, honest other names flagged. */
+export function lookalikeSetReport(): DetectorSetReport {
+  const set = lookalikeSet as { imitations: LookalikeItem[]; different: LookalikeItem[] };
+  return report(
+    set.imitations,
+    set.different,
+    (x) => {
+      const known = new Map<string, readonly string[]>();
+      for (const k of x.known) {
+        const words = nameWords(k);
+        known.set(words.join(' '), words);
+      }
+      return imitatesKnown(nameWords(x.candidate), known);
+    },
+    (x) => `${JSON.stringify(x.known)} -> ${JSON.stringify(x.candidate)}`,
+  );
+}
