@@ -190,8 +190,13 @@ function foldPattern(p: string): string {
 const WORDS_RE = new RegExp(`(?:^| )(?:${WORD_PATTERNS.map((p) => `(?:${foldPattern(p)})`).join('|')})`, 'u');
 const RAW_RE = new RegExp(RAW_PATTERNS.map((p) => `(?:${foldPattern(p)})`).join('|'), 'u');
 
+const NEEDS_FOLDING = /[^a-z ]/;
+const SPACES = / /g;
+
 /** The skeleton of one string: confusables and leet folded, everything but letters dropped. */
 export function skeletonOf(words: string): string {
+  // Plain Latin letters and spaces (most texts): only the spaces go.
+  if (!NEEDS_FOLDING.test(words)) return words.replace(SPACES, '');
   let out = '';
   for (const ch of words) {
     const f = SKELETON[ch];
@@ -334,7 +339,8 @@ function scanForm(norm: string): InjectionFinding {
   if (SKELETON_RE.test(skeleton) || RAW_RE.test(skeleton)) return 'directive';
   if (rawClaimsAgainstControls(norm)) return 'directive';
   if (claimsAgainstControls(words)) return 'directive';
-  const joined = wordsOf(joinSpelledOut(norm));
+  const spelled = joinSpelledOut(norm);
+  const joined = spelled === norm ? words : wordsOf(spelled);
   if (joined !== words && (WORDS_RE.test(joined) || claimsAgainstControls(joined))) return 'directive';
   if (FOLDABLE.test(joined)) {
     const folded = foldedWordsOf(joined);
