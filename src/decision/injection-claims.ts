@@ -96,7 +96,6 @@ const CONTROL_WORDS: ReadonlySet<string> = new Set([
   'approval',
   'risk',
   'escalation',
-  'control',
   'kiem',
   'han',
 ]);
@@ -443,7 +442,9 @@ const RAW_CLAIMS = new RegExp(
     // zh
     '(无需|不需要|不用|免|跳过)(审核|检查|验证|确认|审批)',
     '不受.{0,4}(限制|额度)',
-    '(自动|直接|立即)(批准|通过)',
+    // "通过" alone is also "via" (直接通过淘宝购买: bought directly via Taobao): only "approve", or "pass automatically".
+    '(自动|直接|立即)批准',
+    '自动通过',
     // ja
     '(上限|制限|限度).{0,8}(適用されません|適用外|対象外)',
     '(確認|チェック|審査|検証)(なし|不要|せず|無し)',

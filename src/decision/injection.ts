@@ -8,8 +8,12 @@
 //    starts at a word start), and the "skeleton" (confusables folded to Latin, leetspeak digits
 //    to letters, everything but letters removed, so split letters join up) with the same
 //    patterns without their spaces.
+// 4. Claims against the authorizer's controls in words rather than fixed phrases
+//    (injection-claims.ts), and the text once more in the forms a model would be asked to undo
+//    (letters spelled out, written backwards, ROT13 that says so).
 // Only whether (and which pattern family) matched is returned: the matched text never leaves
 // this module, so a caller cannot learn which wording was caught.
+import { claimsAgainstControls, REVERSED_HINT, rawClaimsAgainstControls } from './injection-claims.js';
 
 // Built from code points: a literal class would mix combining characters (U+034F) into it.
 const ZERO_WIDTH_BIDI = new RegExp(
@@ -205,8 +209,6 @@ export function skeletonOf(words: string): string {
   }
   return out;
 }
-
-import { claimsAgainstControls, REVERSED_HINT, rawClaimsAgainstControls } from './injection-claims.js';
 
 // The skeleton patterns: the word patterns without their spaces, letters folded the same way.
 function skeletonPattern(p: string): string {
