@@ -25,3 +25,31 @@ export async function shutdownStep<T>(log: Logger, step: string, work: () => Pro
     clearInterval(timer);
   }
 }
+
+/**
+ * Awaits a step as shutdownStep does, for `boundMs` at most: past it, logs a warning that the step
+ * was cut and returns while its work goes on unawaited (a failure it ends with later is logged,
+ * not thrown). For waits that only the resources closed after them can end: a commit sent on a
+ * connection that went dark waits on the kernel's keepalive for minutes, and only ending the
+ * pool (the next step) fails it.
+ */
+export async function shutdownStepAtMost(
+  log: Logger,
+  step: string,
+  work: () => Promise<unknown> | unknown,
+  boundMs: number,
+): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const cut = new Promise<'cut'>((resolve) => {
+    timer = setTimeout(() => resolve('cut'), boundMs);
+  });
+  const done = shutdownStep(log, step, work).then(() => 'done' as const);
+  try {
+    if ((await Promise.race([done, cut])) === 'cut') {
+      log.warn({ step, bound_ms: boundMs }, 'shutdown step cut at its bound');
+      done.catch((err: unknown) => log.warn({ err, step }, 'shutdown step failed after it was cut'));
+    }
+  } finally {
+    clearTimeout(timer);
+  }
+}

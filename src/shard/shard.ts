@@ -9,7 +9,7 @@ import { getHeapStatistics } from 'node:v8';
 import type { Logger } from 'pino';
 import type { AuthorizeRequest, DecisionCore } from '../decision/model/contract.js';
 import type { Environment } from '../domain/environment.js';
-import { shutdownStep } from '../observability/logger.js';
+import { shutdownStep, shutdownStepAtMost } from '../observability/logger.js';
 import { LATENCY_BUCKETS_SECONDS, LocalHistogram } from '../observability/metrics.js';
 import { ThreadMonitor } from '../observability/thread-monitor.js';
 import { useReceiptKey } from '../receipts/signer.js';
@@ -27,6 +27,13 @@ import {
   type ShardWorkerData,
   toWire,
 } from './protocol.js';
+
+/**
+ * How long a shard's stop waits for its actors and its committers to be idle, per step, before it
+ * ends its pools anyway (a commit takes milliseconds on a database that answers; its decisions
+ * are answered by their deadline, about a second, whatever happens to it).
+ */
+export const SHARD_STEP_BOUND_MS = 5_000;
 
 /** This thread's OS thread id ("<pid>/task/<tid>" on Linux), for per-thread CPU figures; null elsewhere. */
 function osThreadId(): number | null {
@@ -163,11 +170,14 @@ export async function createShard(
   async function close(): Promise<void> {
     closing = true;
     runtime.stop();
-    await shutdownStep(log, 'shard actors', () => actors.idle());
-    await shutdownStep(log, 'shard actor upkeep', () => actors.upkeepIdle());
+    // Each wait is bounded: a load or a commit sent on a connection that went dark (a partition
+    // whose connections are lost) waits on the kernel's keepalive for minutes, and only ending
+    // the pools below fails it. Its decisions were answered at their deadline already.
+    await shutdownStepAtMost(log, 'shard actors', () => actors.idle(), SHARD_STEP_BOUND_MS);
+    await shutdownStepAtMost(log, 'shard actor upkeep', () => actors.upkeepIdle(), SHARD_STEP_BOUND_MS);
     await Promise.all([
-      shutdownStep(log, 'shard live committer', () => dbs.live.committer.idle()),
-      shutdownStep(log, 'shard sandbox committer', () => dbs.sandbox.committer.idle()),
+      shutdownStepAtMost(log, 'shard live committer', () => dbs.live.committer.idle(), SHARD_STEP_BOUND_MS),
+      shutdownStepAtMost(log, 'shard sandbox committer', () => dbs.sandbox.committer.idle(), SHARD_STEP_BOUND_MS),
     ]);
     if (shared === undefined)
       await shutdownStep(log, 'shard pools', () =>

@@ -3,7 +3,7 @@
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { SLOW_STEP_MS, shutdownStep } from '../../src/observability/logger.js';
+import { SLOW_STEP_MS, shutdownStep, shutdownStepAtMost } from '../../src/observability/logger.js';
 
 function capture() {
   const lines: Record<string, unknown>[] = [];
@@ -48,5 +48,41 @@ describe('shutdownStep', () => {
     ).rejects.toThrow('gone');
     await vi.advanceTimersByTimeAsync(3 * SLOW_STEP_MS);
     expect(lines).toEqual([]);
+  });
+
+  it('shutdownStepAtMost: a step that never ends is cut at its bound, one that ends is not, a late failure is logged', async () => {
+    vi.useFakeTimers();
+    const { log, lines } = capture();
+    let settled = false;
+    const never = shutdownStepAtMost(
+      log,
+      'shard live committer',
+      () => new Promise(() => {}),
+      2 * SLOW_STEP_MS + 100,
+    ).then(() => {
+      settled = true;
+    });
+    await vi.advanceTimersByTimeAsync(2 * SLOW_STEP_MS);
+    expect(settled).toBe(false);
+    await vi.advanceTimersByTimeAsync(200);
+    await never;
+    expect(lines.map((l) => [l.msg, l.step])).toEqual([
+      ['shutdown still waiting', 'shard live committer'],
+      ['shutdown still waiting', 'shard live committer'],
+      ['shutdown step cut at its bound', 'shard live committer'],
+    ]);
+    lines.length = 0;
+    await shutdownStepAtMost(log, 'shard actors', async () => 1, 1000);
+    let fail: (e: Error) => void = () => {};
+    await Promise.all([
+      shutdownStepAtMost(log, 'relay', () => new Promise((_, reject) => (fail = reject)), 500),
+      vi.advanceTimersByTimeAsync(600),
+    ]);
+    fail(new Error('connection ended'));
+    await vi.advanceTimersByTimeAsync(1);
+    expect(lines.map((l) => [l.msg, l.step])).toEqual([
+      ['shutdown step cut at its bound', 'relay'],
+      ['shutdown step failed after it was cut', 'relay'],
+    ]);
   });
 });
