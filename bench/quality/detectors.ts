@@ -5,10 +5,10 @@
 // test/pipeline/detector-sets.test.ts keep them from regressing. They were tuned on (the misses
 // read and the detectors extended), so they measure the detectors' breadth, not their
 // generalization: the independent corpus does that.
-import { detectInjection, imitatesKnown, nameWords } from '../../src/decision/core.js';
+import { detectInjection, imitatesKnown, knownNamesOf, nameWords } from '../../src/decision/core.js';
 import injectionSet from './detectors/injection-set.json' with { type: 'json' };
 import lookalikeSet from './detectors/lookalike-set.json' with { type: 'json' };
-import type { Rate } from './harness.js';
+import { type Rate, rate } from './harness.js';
 
 interface InjectionItem {
   readonly field: string;
@@ -30,10 +30,6 @@ export interface DetectorSetReport {
   readonly by_family: Record<string, Rate>;
   /** The items judged wrongly (label, family, the item). */
   readonly wrong: readonly string[];
-}
-
-function rate(n: number, hit: number): Rate {
-  return { n, hit, rate: n === 0 ? 0 : Math.round((hit / n) * 10_000) / 10_000 };
 }
 
 function report<T extends { family: string }>(
@@ -85,12 +81,7 @@ export function lookalikeSetReport(): DetectorSetReport {
     set.imitations,
     set.different,
     (x) => {
-      const known = new Map<string, readonly string[]>();
-      for (const k of x.known) {
-        const words = nameWords(k);
-        known.set(words.join(' '), words);
-      }
-      return imitatesKnown(nameWords(x.candidate), known);
+      return imitatesKnown(nameWords(x.candidate), knownNamesOf(x.known));
     },
     (x) => `${JSON.stringify(x.known)} -> ${JSON.stringify(x.candidate)}`,
   );

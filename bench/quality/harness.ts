@@ -144,7 +144,7 @@ export interface QualityReport {
   readonly latency_us: { p50: number; p90: number; p99: number; max: number; mean: number };
 }
 
-function rate(n: number, hit: number): Rate {
+export function rate(n: number, hit: number): Rate {
   return { n, hit, rate: n === 0 ? 0 : Math.round((hit / n) * 10_000) / 10_000 };
 }
 

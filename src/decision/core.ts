@@ -123,7 +123,7 @@ export const decisionCore: DecisionCore<AgentState> = {
 export type { AgentState, MandateState } from './agent-state.js';
 // The two detectors the quality harness measures on their own labeled sets (bench/quality/detectors.ts).
 export { detectInjection } from './injection.js';
-export { imitatesKnown, nameWords } from './lookalike.js';
+export { imitatesKnown, knownNamesOf, nameWords } from './lookalike.js';
 export { mandateFromRow } from './mandate-row.js';
 export { isoOf } from './model/calendar.js';
 export { clearMerchantEvidence } from './principal-evidence.js';

@@ -358,16 +358,12 @@ const WINDOW = 5;
 function escapeRegExp(w: string): string {
   return w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
+const STEMS_ALT = CONTROL_STEMS.map(escapeRegExp).join('|');
+const WORDS_ALT = [...CONTROL_WORDS].map(escapeRegExp).join('|');
 /** A word starting with a stem, or a whole word of the list. */
-const CONTROL_RE = new RegExp(
-  `^(?:${CONTROL_STEMS.map(escapeRegExp).join('|')}|(?:${[...CONTROL_WORDS].map(escapeRegExp).join('|')})$)`,
-  'u',
-);
+const CONTROL_RE = new RegExp(`^(?:${STEMS_ALT}|(?:${WORDS_ALT})$)`, 'u');
 /** Any control word in the words (the cheap test first: most texts name none). */
-const ANY_CONTROL_RE = new RegExp(
-  `(?:^| )(?:${CONTROL_STEMS.map(escapeRegExp).join('|')}|(?:${[...CONTROL_WORDS].map(escapeRegExp).join('|')})(?= |$))`,
-  'u',
-);
+const ANY_CONTROL_RE = new RegExp(`(?:^| )(?:${STEMS_ALT}|(?:${WORDS_ALT})(?= |$))`, 'u');
 const NEUTRAL_STEM_RE = new RegExp(`^(?:${NEUTRAL_STEMS.map(escapeRegExp).join('|')})`, 'u');
 const DICTATED_RE = new RegExp(`(?:^| )(?:${DICTATED.map(escapeRegExp).join('|')})(?= |$)`, 'u');
 /** Neutralising phrases by their last word. */

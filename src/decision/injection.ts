@@ -199,15 +199,7 @@ const SPACES = / /g;
 
 /** The skeleton of one string: confusables and leet folded, everything but letters dropped. */
 export function skeletonOf(words: string): string {
-  // Plain Latin letters and spaces (most texts): only the spaces go.
-  if (!NEEDS_FOLDING.test(words)) return words.replace(SPACES, '');
-  let out = '';
-  for (const ch of words) {
-    const f = SKELETON[ch];
-    if (f !== undefined) out += f;
-    else if (ch !== ' ') out += ch;
-  }
-  return out;
+  return foldedWordsOf(words).replace(SPACES, '');
 }
 
 // The skeleton patterns: the word patterns without their spaces, letters folded the same way.
@@ -302,6 +294,8 @@ export type InjectionFinding = 'directive' | 'marker' | null;
 
 /** Confusables and leetspeak folded as in the skeleton, the spaces between words kept. */
 export function foldedWordsOf(words: string): string {
+  // Plain Latin letters and spaces (most texts): nothing to fold.
+  if (!NEEDS_FOLDING.test(words)) return words;
   let out = '';
   for (const ch of words) out += SKELETON[ch] ?? ch;
   return out;
@@ -337,7 +331,8 @@ function scanForm(norm: string): InjectionFinding {
   if (MARKER.test(norm) || CHAT_TOKENS.test(norm)) return 'marker';
   const words = wordsOf(norm);
   if (WORDS_RE.test(words) || RAW_RE.test(words)) return 'directive';
-  const skeleton = skeletonOf(words);
+  const folded = foldedWordsOf(words);
+  const skeleton = folded.replace(SPACES, '');
   if (SKELETON_RE.test(skeleton) || RAW_RE.test(skeleton)) return 'directive';
   if (rawClaimsAgainstControls(norm)) return 'directive';
   if (claimsAgainstControls(words)) return 'directive';
@@ -345,8 +340,8 @@ function scanForm(norm: string): InjectionFinding {
   const joined = spelled === norm ? words : wordsOf(spelled);
   if (joined !== words && (WORDS_RE.test(joined) || claimsAgainstControls(joined))) return 'directive';
   if (FOLDABLE.test(joined)) {
-    const folded = foldedWordsOf(joined);
-    if (folded !== joined && claimsAgainstControls(folded)) return 'directive';
+    const foldedJoined = joined === words ? folded : foldedWordsOf(joined);
+    if (foldedJoined !== joined && claimsAgainstControls(foldedJoined)) return 'directive';
   }
   return null;
 }

@@ -209,6 +209,16 @@ export function nameWords(name: string | null): string[] {
   return words.split(' ').filter((w) => !isCode(w));
 }
 
+/** Names as the agent's state keeps them (AgentState.knownNames: nameWords, keyed by the words joined by a space). */
+export function knownNamesOf(names: readonly string[]): Map<string, readonly string[]> {
+  const known = new Map<string, readonly string[]>();
+  for (const name of names) {
+    const words = nameWords(name);
+    known.set(words.join(' '), words);
+  }
+  return known;
+}
+
 /**
  * Whether `a` and `b` are at most one edit apart (one letter inserted, deleted or replaced, or
  * two adjacent letters swapped: the optimal-string-alignment distance).

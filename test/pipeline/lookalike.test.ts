@@ -1,10 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { imitatesKnown, nameWords, oneEditApart } from '../../src/decision/lookalike.js';
+import { imitatesKnown, knownNamesOf, nameWords, oneEditApart } from '../../src/decision/lookalike.js';
 import { agent, decide, request, T0 } from '../fixtures/decision-core.js';
 
-function known(...names: string[]): Map<string, readonly string[]> {
-  return new Map(names.map((n) => [nameWords(n).join(' '), nameWords(n)]));
-}
+const known = (...names: string[]) => knownNamesOf(names);
 
 describe('merchant lookalikes', () => {
   it('oneEditApart: one insertion, deletion, replacement or swap of neighbours, no more', () => {
