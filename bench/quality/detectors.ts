@@ -3,10 +3,14 @@
 // texts (injection.ts, injection-claims.ts), and merchant names imitating ones an agent paid
 // against honest other names (lookalike.ts). `npm run quality` prints both; the floors in
 // test/pipeline/detector-sets.test.ts keep them from regressing. They were tuned on (the misses
-// read and the detectors extended), so they measure the detectors' breadth, not their
-// generalization: the independent corpus does that.
+// read and the detectors extended), so they measure the detectors' breadth. A second pair,
+// *-holdout.json, was written later by other helpers from other briefs and is never tuned on:
+// only its aggregates are reported (no wrong items), and it measures how the detectors
+// generalize.
 import { detectInjection, imitatesKnown, knownNamesOf, nameWords } from '../../src/decision/core.js';
+import injectionHoldout from './detectors/injection-holdout.json' with { type: 'json' };
 import injectionSet from './detectors/injection-set.json' with { type: 'json' };
+import lookalikeHoldout from './detectors/lookalike-holdout.json' with { type: 'json' };
 import lookalikeSet from './detectors/lookalike-set.json' with { type: 'json' };
 import { type Rate, rate } from './harness.js';
 
@@ -63,9 +67,22 @@ function report<T extends { family: string }>(
   return { caught: rate(bad.length, caught), flagged: rate(good.length, flagged), by_family, wrong };
 }
 
-/** The prompt-injection set: malicious texts caught, honest texts flagged. */
-export function injectionSetReport(): DetectorSetReport {
-  const set = injectionSet as { malicious: InjectionItem[]; benign: InjectionItem[] };
+interface InjectionSet {
+  readonly malicious: readonly InjectionItem[];
+  readonly benign: readonly InjectionItem[];
+}
+interface LookalikeSet {
+  readonly imitations: readonly LookalikeItem[];
+  readonly different: readonly LookalikeItem[];
+}
+
+/** Without its wrong items: a held-out set is measured, never read item by item. */
+function heldOut(r: DetectorSetReport): DetectorSetReport {
+  return { ...r, wrong: [] };
+}
+
+/** A prompt-injection set: malicious texts caught, honest texts flagged. */
+function injectionReport(set: InjectionSet): DetectorSetReport {
   return report(
     set.malicious,
     set.benign,
@@ -74,15 +91,32 @@ export function injectionSetReport(): DetectorSetReport {
   );
 }
 
-/** The lookalike set: imitating names caught, honest other names flagged. */
-export function lookalikeSetReport(): DetectorSetReport {
-  const set = lookalikeSet as { imitations: LookalikeItem[]; different: LookalikeItem[] };
+/** A lookalike set: imitating names caught, honest other names flagged. */
+function lookalikeReport(set: LookalikeSet): DetectorSetReport {
   return report(
     set.imitations,
     set.different,
-    (x) => {
-      return imitatesKnown(nameWords(x.candidate), knownNamesOf(x.known));
-    },
+    (x) => imitatesKnown(nameWords(x.candidate), knownNamesOf(x.known)),
     (x) => `${JSON.stringify(x.known)} -> ${JSON.stringify(x.candidate)}`,
   );
+}
+
+/** The prompt-injection set (tuned on). */
+export function injectionSetReport(): DetectorSetReport {
+  return injectionReport(injectionSet);
+}
+
+/** The lookalike set (tuned on). */
+export function lookalikeSetReport(): DetectorSetReport {
+  return lookalikeReport(lookalikeSet);
+}
+
+/** The held-out prompt-injection set (never tuned on: no wrong items). */
+export function injectionHoldoutReport(): DetectorSetReport {
+  return heldOut(injectionReport(injectionHoldout));
+}
+
+/** The held-out lookalike set (never tuned on: no wrong items). */
+export function lookalikeHoldoutReport(): DetectorSetReport {
+  return heldOut(lookalikeReport(lookalikeHoldout));
 }

@@ -318,6 +318,81 @@ export function score(corpus: AnyCorpus, rep: Replay, names: CorpusNames = FIRST
   };
 }
 
+function addRates(into: Record<string, Rate>, from: Record<string, Rate>): void {
+  for (const [k, v] of Object.entries(from)) {
+    const t = into[k];
+    into[k] = t === undefined ? rate(v.n, v.hit) : rate(t.n + v.n, t.hit + v.hit);
+  }
+}
+
+function addCounts(into: Record<string, number>, from: Record<string, number>): void {
+  for (const [k, v] of Object.entries(from)) into[k] = (into[k] ?? 0) + v;
+}
+
+/**
+ * Several reports of one generator at different seeds as one: every count summed, the recall mean
+ * taken over the pooled kinds, each latency quantile the worst of the seeds' (the reports keep
+ * quantiles, not the samples). `seed` is the first report's.
+ */
+export function pooled(reports: readonly QualityReport[]): QualityReport {
+  const first = reports[0];
+  if (first === undefined) throw new Error('pooled() needs at least one report');
+  const recall: Record<string, Rate> = {};
+  const stopByKind: Record<string, Rate> = {};
+  const byArch: Record<string, Rate> = {};
+  const fdGates: Record<string, number> = {};
+  const fdReasons: Record<string, number> = {};
+  const fdDecisions: Record<string, number> = {};
+  const fdGatesByArch: Record<string, Record<string, number>> = {};
+  let stopped = rate(0, 0);
+  let fd = rate(0, 0);
+  let histories = 0;
+  let requests = 0;
+  let honest = 0;
+  let compromised = 0;
+  const latency = { p50: 0, p90: 0, p99: 0, max: 0, mean: 0 };
+  for (const r of reports) {
+    addRates(recall, r.recall_by_kind);
+    addRates(stopByKind, r.stopped_within_3_by_kind);
+    addRates(byArch, r.false_declines_by_archetype);
+    addCounts(fdGates, r.false_decline_gates);
+    addCounts(fdReasons, r.false_decline_reasons);
+    addCounts(fdDecisions, r.false_decline_decisions);
+    for (const [a, gates] of Object.entries(r.false_decline_gates_by_archetype)) {
+      const into = fdGatesByArch[a] ?? {};
+      fdGatesByArch[a] = into;
+      addCounts(into, gates);
+    }
+    stopped = rate(stopped.n + r.stopped_within_3.n, stopped.hit + r.stopped_within_3.hit);
+    fd = rate(fd.n + r.false_declines.n, fd.hit + r.false_declines.hit);
+    histories += r.histories;
+    requests += r.requests;
+    honest += r.honest_requests;
+    compromised += r.compromised_requests;
+    for (const q of ['p50', 'p90', 'p99', 'max', 'mean'] as const) latency[q] = Math.max(latency[q], r.latency_us[q]);
+  }
+  const kinds = Object.values(recall).filter((v) => v.n > 0);
+  const mean = kinds.length === 0 ? 0 : kinds.reduce((s, v) => s + v.hit / v.n, 0) / kinds.length;
+  return {
+    seed: first.seed,
+    histories,
+    requests,
+    honest_requests: honest,
+    compromised_requests: compromised,
+    recall_by_kind: recall,
+    recall_mean_over_kinds: Math.round(mean * 10_000) / 10_000,
+    stopped_within_3: stopped,
+    stopped_within_3_by_kind: stopByKind,
+    false_declines: fd,
+    false_declines_by_archetype: byArch,
+    false_decline_gates: fdGates,
+    false_decline_reasons: fdReasons,
+    false_decline_gates_by_archetype: fdGatesByArch,
+    false_decline_decisions: fdDecisions,
+    latency_us: latency,
+  };
+}
+
 /** Replays the corpus `runs` times (the first warms the JIT up) and scores the last run. */
 export function evaluateCorpus(corpus: AnyCorpus, runs = 2, names: CorpusNames = FIRST_CORPUS_NAMES): QualityReport {
   let rep = replay(corpus);

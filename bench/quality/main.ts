@@ -3,20 +3,35 @@
 // first corpus at its tuning and held-out seeds and the independent corpus
 // (docs/quality-independent-corpus.md) at its seed. --seed reports only the first corpus at that
 // seed, --independent-seed only the independent corpus at that seed (both flags: both).
-// --errors lists the false declines and misses of the first corpus's tuning seed and the detector
-// sets' wrong items (bench/quality/detectors.ts); it is refused
+// --errors lists the false declines and misses of the first corpus's tuning seed and the tuned
+// detector sets' wrong items (bench/quality/detectors.ts; never the held-out sets'); it is refused
 // for the held-out seed and never lists the independent corpus (neither is tuned on).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { commit, machine } from '../report/results.js';
 import { corpusStats, generateCorpus, HELD_OUT_SEED, TUNING_SEED } from './corpus.js';
-import { type DetectorSetReport, injectionSetReport, lookalikeSetReport } from './detectors.js';
-import { errorsOf, evaluateCorpus, FIRST_CORPUS_NAMES, type QualityReport, type Rate, replay } from './harness.js';
+import {
+  type DetectorSetReport,
+  injectionHoldoutReport,
+  injectionSetReport,
+  lookalikeHoldoutReport,
+  lookalikeSetReport,
+} from './detectors.js';
+import {
+  errorsOf,
+  evaluateCorpus,
+  FIRST_CORPUS_NAMES,
+  pooled,
+  type QualityReport,
+  type Rate,
+  replay,
+} from './harness.js';
 import {
   generateIndependentCorpus,
   INDEPENDENT_ARCHETYPES,
   INDEPENDENT_KINDS,
+  INDEPENDENT_POOL_SEEDS,
   INDEPENDENT_SEED,
   independentStats,
 } from './independent/corpus.js';
@@ -209,11 +224,22 @@ for (const seed of firstSeeds) {
   reports.push({ ...report, corpus: corpusStats(corpus) });
 }
 const independent: unknown[] = [];
+const independentNames = { archetypes: INDEPENDENT_ARCHETYPES, kinds: INDEPENDENT_KINDS };
 for (const seed of independentSeeds) {
   const corpus = generateIndependentCorpus(seed);
-  const report = evaluateCorpus(corpus, 3, { archetypes: INDEPENDENT_ARCHETYPES, kinds: INDEPENDENT_KINDS });
+  const report = evaluateCorpus(corpus, 3, independentNames);
   all.push({ corpus: 'independent', label: `independent ${seed}`, report });
   independent.push({ ...report, corpus: independentStats(corpus) });
+}
+// Without a seed: the independent corpus at INDEPENDENT_POOL_SEEDS as well, pooled (one seed's
+// figures swing by several points; the pool is the steadier measure).
+let independentPooled: QualityReport | null = null;
+if (!anySeed) {
+  const each = INDEPENDENT_POOL_SEEDS.map((seed) =>
+    evaluateCorpus(generateIndependentCorpus(seed), 2, independentNames),
+  );
+  independentPooled = pooled(each);
+  all.push({ corpus: 'independent', label: `independent, ${each.length} seeds`, report: independentPooled });
 }
 if (args.errors && independentSeeds.length > 0) {
   process.stdout.write('(--errors does not list the independent corpus: it is never tuned on)\n');
@@ -226,11 +252,15 @@ process.stdout.write(`${sideBySide(all)}\n\n`);
 for (const x of all) process.stdout.write(`${detail(x)}\n\n`);
 
 const detectors = { injection: injectionSetReport(), lookalike: lookalikeSetReport() };
+const holdouts = { injection: injectionHoldoutReport(), lookalike: lookalikeHoldoutReport() };
 function detectorLine(name: string, r: DetectorSetReport, bad: string, good: string): string {
   return `  ${name.padEnd(18)} ${bad} caught ${pct(r.caught).padEnd(20)} ${good} flagged ${pct(r.flagged)}`;
 }
 process.stdout.write(
   `Detector sets (bench/quality/detectors/, written apart from the detectors, tuned on)\n${detectorLine('prompt injection', detectors.injection, 'malicious texts', 'honest texts')}\n${detectorLine('merchant lookalike', detectors.lookalike, 'imitations', 'other names')}\n\n`,
+);
+process.stdout.write(
+  `Held-out detector sets (bench/quality/detectors/*-holdout.json, written apart from the detectors and the sets above, never tuned on)\n${detectorLine('prompt injection', holdouts.injection, 'malicious texts', 'honest texts')}\n${detectorLine('merchant lookalike', holdouts.lookalike, 'imitations', 'other names')}\n\n`,
 );
 if (args.errors) {
   for (const line of detectors.injection.wrong) process.stdout.write(`INJECTION ${line}\n`);
@@ -250,6 +280,7 @@ writeFileSync(
       tuning_seed: TUNING_SEED,
       held_out_seed: HELD_OUT_SEED,
       independent_seed: INDEPENDENT_SEED,
+      independent_pool_seeds: INDEPENDENT_POOL_SEEDS,
       targets: {
         recall_mean_over_kinds: TARGETS.recallMean,
         stopped_within_3: TARGETS.stoppedWithin3,
@@ -259,9 +290,12 @@ writeFileSync(
       side_by_side: all.map((x) => ({ corpus: x.corpus, label: x.label, seed: x.report.seed, ...headline(x.report) })),
       reports,
       independent,
+      independent_pooled: independentPooled,
       detectors: {
         injection: { ...detectors.injection, wrong: undefined },
         lookalike: { ...detectors.lookalike, wrong: undefined },
+        injection_holdout: { ...holdouts.injection, wrong: undefined },
+        lookalike_holdout: { ...holdouts.lookalike, wrong: undefined },
       },
     },
     null,

@@ -98,6 +98,7 @@ const CONTROL_WORDS: ReadonlySet<string> = new Set([
   'escalation',
   'kiem',
   'han',
+  'quy',
 ]);
 
 /** Words a control stem starts but that name no control ("limited edition", "police", "controller"). */
@@ -223,6 +224,22 @@ const NEUTRAL_PHRASES: readonly string[] = [
   'tidak berlaku',
   'khong ap dung',
   'bo qua',
+  'khong can',
+  // "no need", "not necessary": es, pt, it, fr, de, nl
+  'no hace falta',
+  'no es necesario',
+  'nao precisa',
+  'nao e necessario',
+  'non serve',
+  'non e necessario',
+  'pas besoin',
+  'pas necessaire',
+  'inutile de',
+  'nicht notig',
+  'nicht erforderlich',
+  'hoeft niet',
+  'hoeft niets',
+  'niet nodig',
   // ru, uk
   'не распространяется',
   'не действует',
@@ -390,6 +407,11 @@ function neutralPhraseAt(tokens: readonly string[], i: number): boolean {
   return false;
 }
 
+/** Whether one word names one of the authorizer's controls ("limit", "review", "Prüfung"). */
+export function isControlWord(w: string): boolean {
+  return CONTROL_RE.test(w) && !NOT_CONTROLS.has(w);
+}
+
 /**
  * Whether the words claim one of the authorizer's controls does not hold (a neutraliser within
  * WINDOW words of a control, an everyday negation right next to one) or dictate its decision
@@ -413,7 +435,7 @@ export function claimsAgainstControls(words: string): boolean {
       if (i - lastControl <= NEAR_WINDOW) return true;
       lastNear = i;
     }
-    if (CONTROL_RE.test(w) && !NOT_CONTROLS.has(w)) {
+    if (isControlWord(w)) {
       if (i - lastNeutral <= WINDOW || i - lastNear <= NEAR_WINDOW) return true;
       lastControl = i;
     }

@@ -13,6 +13,7 @@
 //    (letters spelled out, written backwards, ROT13 that says so).
 // Only whether (and which pattern family) matched is returned: the matched text never leaves
 // this module, so a caller cannot learn which wording was caught.
+import { addressesTheAuthorizer } from './injection-address.js';
 import { claimsAgainstControls, REVERSED_HINT, rawClaimsAgainstControls } from './injection-claims.js';
 
 // Built from code points: a literal class would mix combining characters (U+034F) into it.
@@ -183,7 +184,7 @@ const RAW_PATTERNS: readonly string[] = [
   '(지시|명령|규칙|지침|제한).{0,8}(무시|잊어)',
   '(제한|검사|확인).{0,6}(우회|건너뛰)',
   // ar
-  '(تجاهل|انس|اهمل|تخط).{0,24}(التعليمات|القواعد|الحدود|القيود|الأوامر|الاوامر)',
+  '(تجاهل|انس|اهمل|تخط).{0,24}(ال)?(تعليمات|قواعد|حدود|قيود|أوامر|اوامر)',
   '(تجاوز|تخطى).{0,16}(الحد|القيود|التحقق)',
 ];
 
@@ -336,6 +337,7 @@ function scanForm(norm: string): InjectionFinding {
   if (SKELETON_RE.test(skeleton) || RAW_RE.test(skeleton)) return 'directive';
   if (rawClaimsAgainstControls(norm)) return 'directive';
   if (claimsAgainstControls(words)) return 'directive';
+  if (addressesTheAuthorizer(norm, words)) return 'directive';
   const spelled = joinSpelledOut(norm);
   const joined = spelled === norm ? words : wordsOf(spelled);
   if (joined !== words && (WORDS_RE.test(joined) || claimsAgainstControls(joined))) return 'directive';

@@ -91,6 +91,38 @@ const DECORATION: ReadonlySet<string> = new Set([
   'link',
   'live',
 ]);
+/** DECORATION's shop and web words: a brand's own products carry them too ("Google Play Store"). */
+const SHOP_WORDS: ReadonlySet<string> = new Set([
+  'online',
+  'store',
+  'shop',
+  'my',
+  'get',
+  'go',
+  'e',
+  'co',
+  'net',
+  'top',
+  'site',
+  'app',
+  'club',
+  'info',
+  'xyz',
+  'link',
+  'live',
+]);
+/**
+ * Whether a name carries a DECORATION word that lures (billing, refunds, verification, support,
+ * ...), not only shop and web words: only such a name may keep other words beside the known one
+ * and imitate it (knownWithin).
+ */
+function lures(words: readonly string[]): boolean {
+  for (const raw of words) {
+    const w = skeletonOf(raw);
+    if (DECORATION.has(w) && !SHOP_WORDS.has(w)) return true;
+  }
+  return false;
+}
 /** Words allowed around a known name without making it an imitation alone: legal forms, "com", country codes. */
 const NEUTRAL: ReadonlySet<string> = new Set([
   'inc',
@@ -127,11 +159,35 @@ const GLUED_SUFFIXES: readonly string[] = [
 /** Letters the name left once its decoration is taken off must have. */
 const MIN_CORE = 4;
 
+/** Whether `w` is a word of one of the known names. */
+function isKnownWord(w: string, known: ReadonlyMap<string, readonly string[]>): boolean {
+  for (const k of known.values()) if (k.includes(w)) return true;
+  return false;
+}
+
+/**
+ * A word without the decoration glued to it ("githubpayments", "payuber", "myfigma"), or the word
+ * itself when it is a known name's word as it stands ("google" is not "go" + "ogle") or nothing is
+ * glued to it.
+ */
+function unglued(w: string, known: ReadonlyMap<string, readonly string[]>): string {
+  let suffixless = w;
+  for (const x of GLUED_SUFFIXES)
+    if (w.length - x.length >= MIN_CORE && w.endsWith(x)) {
+      suffixless = w.slice(0, w.length - x.length);
+      break;
+    }
+  if (isKnownWord(suffixless, known)) return suffixless;
+  for (const p of GLUED_PREFIXES)
+    if (suffixless.length - p.length >= MIN_CORE && suffixless.startsWith(p)) return suffixless.slice(p.length);
+  return suffixless;
+}
+
 /**
  * The words of a name without the decoration around it (DECORATION, NEUTRAL, country codes of two
  * letters, glued prefixes and suffixes), or null when it carries no DECORATION word.
  */
-function undecorated(words: readonly string[]): string[] | null {
+function undecorated(words: readonly string[], known: ReadonlyMap<string, readonly string[]>): string[] | null {
   const core: string[] = [];
   let decorated = false;
   for (const raw of words) {
@@ -141,19 +197,8 @@ function undecorated(words: readonly string[]): string[] | null {
       continue;
     }
     if (NEUTRAL.has(w) || (w.length === 2 && core.length > 0)) continue;
-    let rest = w;
-    for (const p of GLUED_PREFIXES)
-      if (rest.length - p.length >= MIN_CORE && rest.startsWith(p)) {
-        rest = rest.slice(p.length);
-        decorated = true;
-        break;
-      }
-    for (const x of GLUED_SUFFIXES)
-      if (rest.length - x.length >= MIN_CORE && rest.endsWith(x)) {
-        rest = rest.slice(0, rest.length - x.length);
-        decorated = true;
-        break;
-      }
+    const rest = unglued(w, known);
+    if (rest !== w) decorated = true;
     core.push(rest);
   }
   if (!decorated) return null;
@@ -280,9 +325,14 @@ function doubledOrSwapped(a: string, b: string): boolean {
 export function imitatesKnown(words: readonly string[], known: ReadonlyMap<string, readonly string[]>): boolean {
   if (words.length === 0 || known.size === 0 || known.has(words.join(' '))) return false;
   if (imitatesOne(words, known)) return true;
-  const core = undecorated(words);
+  const core = undecorated(words, known);
   if (core === null) return false;
-  return known.has(core.join(' ')) || knownSkeleton(core, known) || imitatesOne(core, known);
+  return (
+    known.has(core.join(' ')) ||
+    knownSkeleton(core, known) ||
+    imitatesOne(core, known) ||
+    (lures(words) && knownWithin(core, known))
+  );
 }
 
 /** Whether `words` folded are a known name folded (digits, look-alike letters). */
@@ -296,22 +346,41 @@ function knownSkeleton(words: readonly string[], known: ReadonlyMap<string, read
   return false;
 }
 
+/**
+ * Whether `words` from `start` on hold the known name `k`, each word as it is or imitated (one
+ * imitated word, or several whose letters only look alike: "AMAZ0N WEB SERV1CES").
+ */
+function holdsImitated(words: readonly string[], start: number, k: readonly string[]): boolean {
+  for (let i = 0; i < k.length; i++) {
+    const w = words[start + i] as string;
+    const y = k[i] as string;
+    // Words whose lengths are this far apart imitate nothing, whatever their letters.
+    if (w !== y && (Math.abs(w.length - y.length) > 2 || !imitates(w, y))) return false;
+  }
+  return true;
+}
+
+/**
+ * Whether a known name (its words but the NEUTRAL ones, MIN_CORE letters or more) stands, as it
+ * is or imitated, among the undecorated words of a name that lures: a card descriptor's
+ * processor prefix or a trailing word kept beside it ("SQ *AMAZON-REFUND", "AIRBNB* SECURE-PAY HOLD",
+ * "Spotfiy Premium Zahlung").
+ */
+function knownWithin(core: readonly string[], known: ReadonlyMap<string, readonly string[]>): boolean {
+  for (const k of known.values()) {
+    const kc = k.filter((w) => !NEUTRAL.has(w));
+    if (kc.length === 0 || kc.length >= core.length || kc.join('').length < MIN_CORE) continue;
+    for (let s = 0; s + kc.length <= core.length; s++) if (holdsImitated(core, s, kc)) return true;
+  }
+  return false;
+}
+
 function imitatesOne(words: readonly string[], known: ReadonlyMap<string, readonly string[]>): boolean {
   const compact = words.join('');
   for (const [key, k] of known) {
     // The same letters split otherwise ("Booksho.porg" for "Bookshop.org").
     if (compact.length >= MIN_COMPACT && sameLetters(compact, key)) return true;
-    if (k.length !== words.length) continue;
-    let differing = -1;
-    for (let i = 0; i < k.length; i++) {
-      if (k[i] === words[i]) continue;
-      if (differing !== -1) {
-        differing = -2;
-        break;
-      }
-      differing = i;
-    }
-    if (differing >= 0 && imitates(words[differing] as string, k[differing] as string)) return true;
+    if (k.length === words.length && holdsImitated(words, 0, k)) return true;
   }
   return false;
 }

@@ -8,11 +8,12 @@
 // was changed for them, are listed there).
 import { describe, expect, it } from 'vitest';
 import { HELD_OUT_SEED, TUNING_SEED } from '../../bench/quality/corpus.js';
-import { AGENTS_PER_PRINCIPAL, principalOf, replay, score } from '../../bench/quality/harness.js';
+import { AGENTS_PER_PRINCIPAL, pooled, principalOf, replay, score } from '../../bench/quality/harness.js';
 import {
   generateIndependentCorpus,
   INDEPENDENT_ARCHETYPES,
   INDEPENDENT_KINDS,
+  INDEPENDENT_POOL_SEEDS,
   INDEPENDENT_SEED,
   type IndependentArchetype,
   type IndependentKind,
@@ -54,6 +55,39 @@ const FLOORS = {
     errands: 0.01,
     relocation: 0.015,
     event_planning: 0.02,
+  } satisfies Record<IndependentArchetype, number>,
+} satisfies QualityFloors;
+
+// The same generator at INDEPENDENT_POOL_SEEDS, pooled (1,020 histories): one seed's figures swing
+// (over seeds 1-8, recall 0.77-0.85 and false declines 0.83-1.96%), the pool's do not. Measured
+// 2026-12-03 when set: recall mean 0.8226, stopped within 3 0.90, false declines 0.0129 (328 of
+// 25,335), per kind and per archetype below. The false-decline target (1%) is not met pooled.
+const POOLED_FLOORS = {
+  recallMean: 0.81,
+  stoppedWithin3: 0.88,
+  falseDeclinesMax: 0.014,
+  /** Measured: 0.707, 0.9974, 0.906, 0.908, 0.4457, 0.7562, 0.8607, 1. */
+  recallPerKind: {
+    slow_drip: 0.68,
+    cap_probing: 0.98,
+    merchant_mimicry: 0.88,
+    prompt_injection: 0.88,
+    mimic_then_deviate: 0.42,
+    coordinated_drain: 0.73,
+    rapid_fire: 0.84,
+    cash_out: 0.98,
+  } satisfies Record<IndependentKind, number>,
+  /** Ceilings. Measured: 0.0258, 0.0162, 0.0262, 0.0035, 0.011, 0.0084, 0.0027, 0.018, 0.0113. */
+  falseDeclinesPerArchetypeMax: {
+    subscriptions: 0.029,
+    travel: 0.019,
+    marketplace: 0.029,
+    procurement: 0.006,
+    delegate: 0.013,
+    bursts: 0.011,
+    errands: 0.005,
+    relocation: 0.021,
+    event_planning: 0.014,
   } satisfies Record<IndependentArchetype, number>,
 } satisfies QualityFloors;
 
@@ -118,5 +152,16 @@ describe('the independent corpus', () => {
   it('keeps recall, early stops and false declines at or above the floors measured', () => {
     const r = score(corpus, replay(corpus), { archetypes: INDEPENDENT_ARCHETYPES, kinds: INDEPENDENT_KINDS });
     expectWithinFloors(r, FLOORS);
+  });
+
+  it(`keeps the figures pooled over ${INDEPENDENT_POOL_SEEDS.length} seeds within their floors`, () => {
+    const names = { archetypes: INDEPENDENT_ARCHETYPES, kinds: INDEPENDENT_KINDS };
+    const reports = INDEPENDENT_POOL_SEEDS.map((seed) => {
+      const c = generateIndependentCorpus(seed);
+      return score(c, replay(c), names);
+    });
+    const r = pooled(reports);
+    expect(r.histories).toBe(reports.reduce((n, x) => n + x.histories, 0));
+    expectWithinFloors(r, POOLED_FLOORS);
   });
 });

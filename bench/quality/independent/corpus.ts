@@ -30,7 +30,7 @@ import { Prng } from './prng.js';
 import { INDEPENDENT_SEED } from './seed.js';
 import { DAY_MS, HOUR_MS, localTime, MINUTE_MS, START_MS } from './world.js';
 
-export { INDEPENDENT_SEED } from './seed.js';
+export { INDEPENDENT_POOL_SEEDS, INDEPENDENT_SEED } from './seed.js';
 
 export const INDEPENDENT_ARCHETYPES = [
   'subscriptions',
