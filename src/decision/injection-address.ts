@@ -25,8 +25,8 @@ const LETTING_RE = /^(?:allow|accept|let|lets|pass|through|wave|waved|proceed|pr
 const YOU: ReadonlySet<string> = new Set(['you', 'your', 'yours', 'yourself', 'youre']);
 /** Words the second person and a control or decision may lie apart. */
 const YOU_WINDOW = 4;
-/** Words the authorizer named and a decision or control may lie apart. */
-const ADDRESSEE_WINDOW = 6;
+/** Words the authorizer named and a decision or control may lie apart (about a sentence). */
+const ADDRESSEE_WINDOW = 10;
 
 /** The agent authorizing its own purchase: "I authorize", "we hereby approve". */
 const SELF_AUTHORIZING =

@@ -359,8 +359,10 @@ const DICTATED: readonly string[] = [
   'admin clearance',
   'already said yes',
   'owner already approved',
-  'treat the cap as',
-  'treat cap as',
+  'approve now',
+  'approve immediately',
+  'authorize now',
+  'authorize immediately',
   'is instructed to',
   'are instructed to',
   'automated purchasing',
@@ -368,6 +370,10 @@ const DICTATED: readonly string[] = [
   'any ai',
   'ai agent or authorizer',
 ];
+
+/** A limit to be read as another figure: "treat the monthly cap as", "consider my limit as". */
+const TREAT_AS =
+  '(?:treat|consider|read|take|count) (?:the |my |our |your |this |its )?(?:[a-z]+ )?(?:cap|limit|threshold|ceiling|maximum|budget) as';
 
 /** Words a neutraliser and a control may lie apart (either order). */
 const WINDOW = 5;
@@ -382,7 +388,7 @@ const CONTROL_RE = new RegExp(`^(?:${STEMS_ALT}|(?:${WORDS_ALT})$)`, 'u');
 /** Any control word in the words (the cheap test first: most texts name none). */
 const ANY_CONTROL_RE = new RegExp(`(?:^| )(?:${STEMS_ALT}|(?:${WORDS_ALT})(?= |$))`, 'u');
 const NEUTRAL_STEM_RE = new RegExp(`^(?:${NEUTRAL_STEMS.map(escapeRegExp).join('|')})`, 'u');
-const DICTATED_RE = new RegExp(`(?:^| )(?:${DICTATED.map(escapeRegExp).join('|')})(?= |$)`, 'u');
+const DICTATED_RE = new RegExp(`(?:^| )(?:${DICTATED.map(escapeRegExp).join('|')}|${TREAT_AS})(?= |$)`, 'u');
 /** Neutralising phrases by their last word. */
 const NEUTRAL_BY_LAST = new Map<string, string[][]>();
 for (const p of NEUTRAL_PHRASES) {

@@ -340,10 +340,13 @@ function scanForm(norm: string): InjectionFinding {
   if (addressesTheAuthorizer(norm, words)) return 'directive';
   const spelled = joinSpelledOut(norm);
   const joined = spelled === norm ? words : wordsOf(spelled);
-  if (joined !== words && (WORDS_RE.test(joined) || claimsAgainstControls(joined))) return 'directive';
+  if (joined !== words && (MARKER.test(spelled) || WORDS_RE.test(joined) || claimsAgainstControls(joined)))
+    return 'directive';
   if (FOLDABLE.test(joined)) {
     const foldedJoined = joined === words ? folded : foldedWordsOf(joined);
-    if (foldedJoined !== joined && claimsAgainstControls(foldedJoined)) return 'directive';
+    // Look-alike letters folded: the claims, and a marker in the text with its punctuation.
+    if (foldedJoined !== joined && (claimsAgainstControls(foldedJoined) || MARKER.test(foldedWordsOf(spelled))))
+      return 'directive';
   }
   return null;
 }

@@ -324,7 +324,7 @@ function doubledOrSwapped(a: string, b: string): boolean {
  */
 export function imitatesKnown(words: readonly string[], known: ReadonlyMap<string, readonly string[]>): boolean {
   if (words.length === 0 || known.size === 0 || known.has(words.join(' '))) return false;
-  if (imitatesOne(words, known)) return true;
+  if (imitatesOne(words, known) || disguisedWithin(words, known)) return true;
   const core = undecorated(words, known);
   if (core === null) return false;
   return (
@@ -371,6 +371,37 @@ function knownWithin(core: readonly string[], known: ReadonlyMap<string, readonl
     const kc = k.filter((w) => !NEUTRAL.has(w));
     if (kc.length === 0 || kc.length >= core.length || kc.join('').length < MIN_CORE) continue;
     for (let s = 0; s + kc.length <= core.length; s++) if (holdsImitated(core, s, kc)) return true;
+  }
+  return false;
+}
+
+/** A word folded: look-alike letters and digits to the letters they stand for, "rn" to "m". */
+function folded(w: string): string {
+  return foldPairs(skeletonOf(w));
+}
+
+/**
+ * Whether a known name (MIN_COMPACT letters or more) stands among other words with some of its
+ * letters disguised (digits, other scripts, "rn"), as a processor's descriptor may carry it
+ * ("PAYPAL *NETFL1X"): the disguise alone makes it an imitation, with or without a lure word. The
+ * same name undisguised beside other words is the merchant's own descriptor ("PAYPAL *NETFLIX").
+ */
+function disguisedWithin(words: readonly string[], known: ReadonlyMap<string, readonly string[]>): boolean {
+  const folds = words.map(folded);
+  if (folds.every((f, i) => f === words[i])) return false;
+  for (const k of known.values()) {
+    if (k.length >= words.length || k.join('').length < MIN_COMPACT) continue;
+    const kf = k.map(folded);
+    for (let s = 0; s + k.length <= words.length; s++) {
+      let same = true;
+      let disguised = false;
+      for (let i = 0; i < k.length && same; i++) {
+        if (words[s + i] === k[i]) continue;
+        if (folds[s + i] === kf[i]) disguised = true;
+        else same = false;
+      }
+      if (same && disguised) return true;
+    }
   }
   return false;
 }
