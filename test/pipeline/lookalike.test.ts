@@ -22,7 +22,8 @@ describe('merchant lookalikes', () => {
     expect(imitatesKnown(nameWords('G1tloom'), paid)).toBe(true);
     expect(imitatesKnown(nameWords('Chaapter & Verse Books'), paid)).toBe(true);
     // Cyrillic о and е in a Latin name.
-    expect(imitatesKnown(nameWords('Cornerstоne Fоods'), paid)).toBe(false); // two words changed
+    expect(imitatesKnown(nameWords('Cornerstоne Fоods'), paid)).toBe(true); // both words, each imitated
+    expect(imitatesKnown(nameWords('Cornerstоne Bakery'), paid)).toBe(false); // one imitated, one another word
     expect(imitatesKnown(nameWords('Cornerstone Fоods'), paid)).toBe(true);
     expect(imitatesKnown(nameWords('Cornerstone Foods'), paid)).toBe(false); // the name it paid
     expect(imitatesKnown(nameWords('CORNERSTONE   foods!'), paid)).toBe(false); // the same words
