@@ -12,8 +12,9 @@ import { normalizeText, skeletonOf, wordsOf } from './injection.js';
  * "MyFigma"), in the languages of injection.ts: the known name with them at a merchant the agent
  * never paid is an imitation. Its ".com" is not one of them (a card descriptor's "NETFLIX.COM" is
  * the merchant's own), nor is a branch or product word ("Marriott Berlin", "Uber Eats").
+ * DECORATION is these lure words and SHOP_WORDS.
  */
-const DECORATION: ReadonlySet<string> = new Set([
+const LURE_WORDS: readonly string[] = [
   // en
   'billing',
   'payment',
@@ -33,19 +34,12 @@ const DECORATION: ReadonlySet<string> = new Set([
   'support',
   'help',
   'helpdesk',
-  'online',
-  'store',
-  'shop',
   'refund',
   'refunds',
   'account',
   'acct',
   'login',
   'portal',
-  'my',
-  'get',
-  'go',
-  'e',
   // de, es, fr, it, pt, nl, sv, pl, tr
   'zahlung',
   'zahlungen',
@@ -79,6 +73,16 @@ const DECORATION: ReadonlySet<string> = new Set([
   'platnosc',
   'rozliczenia',
   'odeme',
+];
+/** Shop and web words of DECORATION: a brand's own products carry them too ("Google Play Store"). */
+const SHOP_WORDS: readonly string[] = [
+  'online',
+  'store',
+  'shop',
+  'my',
+  'get',
+  'go',
+  'e',
   // web suffixes of a look-alike site
   'co',
   'net',
@@ -90,37 +94,16 @@ const DECORATION: ReadonlySet<string> = new Set([
   'xyz',
   'link',
   'live',
-]);
-/** DECORATION's shop and web words: a brand's own products carry them too ("Google Play Store"). */
-const SHOP_WORDS: ReadonlySet<string> = new Set([
-  'online',
-  'store',
-  'shop',
-  'my',
-  'get',
-  'go',
-  'e',
-  'co',
-  'net',
-  'top',
-  'site',
-  'app',
-  'club',
-  'info',
-  'xyz',
-  'link',
-  'live',
-]);
+];
+const DECORATION: ReadonlySet<string> = new Set([...LURE_WORDS, ...SHOP_WORDS]);
+const LURES: ReadonlySet<string> = new Set(LURE_WORDS);
 /**
  * Whether a name carries a DECORATION word that lures (billing, refunds, verification, support,
  * ...), not only shop and web words: only such a name may keep other words beside the known one
  * and imitate it (knownWithin).
  */
 function lures(words: readonly string[]): boolean {
-  for (const raw of words) {
-    const w = skeletonOf(raw);
-    if (DECORATION.has(w) && !SHOP_WORDS.has(w)) return true;
-  }
+  for (const raw of words) if (LURES.has(skeletonOf(raw))) return true;
   return false;
 }
 /** Words allowed around a known name without making it an imitation alone: legal forms, "com", country codes. */
