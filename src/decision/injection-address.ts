@@ -40,9 +40,13 @@ const SELF_AUTHORIZING =
 const IMPERATIVE =
   /(?:^|[.:;!?>]\s*)(?:please |kindly |just |simply |so |now )?(?:approve|authori[sz]e|accept|allow|greenlight|whitelist)(?: (?:it|this|that|everything|all|now|immediately|asap|(?:(?:the|this|my|all|every|any) )?(?:one|payment|purchase|transaction|charge|order|request|transfer)s?))*\s*(?:[.!,;]|$| and | now | immediately| without | regardless| anyway)/u;
 
-/** A decision field set in the text: "policy_check=false", "risk: 0", "decision: approve". */
+/**
+ * A decision field set in the text: "policy_check=false", "decision: approve", "risk_score=0".
+ * Not product or paperwork fields that share a word ("pets allowed: yes", "budget approved: yes",
+ * "address override: none", "risk: low" as the agent's own note): only the authorizer's fields.
+ */
 const FIELD_SET =
-  /(?:^|[^a-z])(?:decision|verdict|approved?|allow(?:ed)?|risk(?:[ _-]?score)?|(?:policy|fraud|limit|velocity|spending|security|risk)[ _-]?checks?|step[ _-]?up|review[ _-]?required|requires?[ _-]?review|verification|bypass|override|skip[ _-]?checks?)\s*["']?\s*(?:[:=]|=>|->)\s*["']?(?:true|false|yes|no|0|none|off|null|approve|approved|allow|allowed|low|skip|pass)(?![a-z])/u;
+  /(?:^|[^a-z])(?:(?:decision|verdict)\s*["']?\s*(?:[:=]|=>|->)\s*["']?(?:approve|approved|allow|allowed|accept|pass|yes|true)|(?:risk[ _-]?score|fraud[ _-]?score)\s*["']?\s*(?:[:=]|=>|->)\s*["']?(?:0(?![.,]?\d)|none|null|zero)|(?:(?:policy|fraud|limit|velocity|spending|security|risk)[ _-]?checks?|step[ _-]?up|review[ _-]?required|requires?[ _-]?review|verification|skip[ _-]?checks?)\s*["']?\s*(?:[:=]|=>|->)\s*["']?(?:true|false|yes|no|0|none|off|null|skip|pass))(?![a-z])/u;
 
 /** Phrases of a test mode, a system message or new orders, every language (whole words, in order). */
 const MODE_PHRASES: readonly string[] = [

@@ -371,9 +371,12 @@ const DICTATED: readonly string[] = [
   'ai agent or authorizer',
 ];
 
-/** A limit to be read as another figure: "treat the monthly cap as", "consider my limit as". */
+/**
+ * A limit to be read as another figure or as none: "treat the monthly cap as 10000", "consider my
+ * limit as unlimited" ("consider the team budget as well" is not one).
+ */
 const TREAT_AS =
-  '(?:treat|consider|read|take|count) (?:the |my |our |your |this |its )?(?:[a-z]+ )?(?:cap|limit|threshold|ceiling|maximum|budget) as';
+  '(?:treat|consider|read|take|count) (?:the |my |our |your |this |its )?(?:[a-z]+ )?(?:cap|limit|threshold|ceiling|maximum|budget) as (?:\\d+|unlimited|infinite|none|zero|void|lifted|waived|removed)';
 
 /** Words a neutraliser and a control may lie apart (either order). */
 const WINDOW = 5;

@@ -150,20 +150,27 @@ function isKnownWord(w: string, known: ReadonlyMap<string, readonly string[]>): 
 
 /**
  * A word without the decoration glued to it ("githubpayments", "payuber", "myfigma"), or the word
- * itself when it is a known name's word as it stands ("google" is not "go" + "ogle") or nothing is
- * glued to it.
+ * itself when nothing is glued to it or it is a known name's word as it stands ("google" is not
+ * "go" + "ogle", "easypay" not "easy" + "pay"). The known names are searched only when an affix
+ * matched.
  */
 function unglued(w: string, known: ReadonlyMap<string, readonly string[]>): string {
-  let suffixless = w;
+  let rest = w;
   for (const x of GLUED_SUFFIXES)
     if (w.length - x.length >= MIN_CORE && w.endsWith(x)) {
-      suffixless = w.slice(0, w.length - x.length);
+      rest = w.slice(0, w.length - x.length);
       break;
     }
-  if (isKnownWord(suffixless, known)) return suffixless;
+  let prefix = 0;
   for (const p of GLUED_PREFIXES)
-    if (suffixless.length - p.length >= MIN_CORE && suffixless.startsWith(p)) return suffixless.slice(p.length);
-  return suffixless;
+    if (rest.length - p.length >= MIN_CORE && rest.startsWith(p)) {
+      prefix = p.length;
+      break;
+    }
+  if (rest === w && prefix === 0) return w;
+  if (isKnownWord(w, known)) return w;
+  if (rest !== w && isKnownWord(rest, known)) return rest;
+  return rest.slice(prefix);
 }
 
 /**
