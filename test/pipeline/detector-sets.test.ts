@@ -217,6 +217,14 @@ describe('lookalike: decoration around a known name', () => {
     }
   });
 
+  it('keeps a known word whole when a glued affix would cut it', () => {
+    const paid = known('Easypay', 'Gopuff');
+    expect(imitatesKnown(nameWords('Easypay Online'), paid)).toBe(true); // not "easy" + "pay"
+    expect(imitatesKnown(nameWords('Gopuff Support'), paid)).toBe(true); // not "go" + "puff"
+    expect(imitatesKnown(nameWords('MyGopuff'), paid)).toBe(true);
+    expect(imitatesKnown(nameWords('Easy Online'), paid)).toBe(false);
+  });
+
   it('a known name with disguised letters among other words imitates it, lure or not; undisguised it is the descriptor', () => {
     const paid = known('Netflix', 'Spotify');
     expect(imitatesKnown(nameWords('PAYPAL *NETFL1X'), paid)).toBe(true);
