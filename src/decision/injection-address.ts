@@ -9,7 +9,7 @@
 // Input: the normalised text of injection.ts (lower case, Latin diacritics stripped,
 // punctuation kept) and its words (one space between them).
 
-import { isControlWord } from './injection-claims.js';
+import { isControlWord, wholePhrases } from './injection-claims.js';
 
 /** Words that name the authorizer or whoever reviews the request. */
 const ADDRESSEE_RE =
@@ -121,12 +121,9 @@ const ALL_TRANSACTIONS: readonly string[] = [
 const APPROVE_STEMS =
   /(?:^| )(?:approv|accept|authori|allow|aprob|acept|aceit|approuv|accett|genehmig|akzept|goedkeur|godkann|zatwierdz|akceptuj|onayla|setuju|phe duyet|одобр|схвал|принима|приним|активир|activ|enabl|attiv|aktiv)/u;
 
-function phrasesRe(list: readonly string[]): RegExp {
-  return new RegExp(`(?:^| )(?:${list.join('|')})(?= |$)`, 'u');
-}
-const MODE_RE = phrasesRe(MODE_PHRASES);
-const SYSTEM_RE = phrasesRe(SYSTEM_PHRASES);
-const ALL_TRANSACTIONS_RE = phrasesRe(ALL_TRANSACTIONS);
+const MODE_RE = wholePhrases(MODE_PHRASES);
+const SYSTEM_RE = wholePhrases(SYSTEM_PHRASES);
+const ALL_TRANSACTIONS_RE = wholePhrases(ALL_TRANSACTIONS);
 /** The same for Arabic and the scripts without spaces, on the normalised text. */
 const RAW_ADDRESS =
   /رسالة النظام|وضع الاختبار|(?:جميع|كل) المعاملات|システムメッセージ|テストモード|系统消息|系统提示|测试模式|시스템 메시지|테스트 모드/u;

@@ -391,7 +391,14 @@ const CONTROL_RE = new RegExp(`^(?:${STEMS_ALT}|(?:${WORDS_ALT})$)`, 'u');
 /** Any control word in the words (the cheap test first: most texts name none). */
 const ANY_CONTROL_RE = new RegExp(`(?:^| )(?:${STEMS_ALT}|(?:${WORDS_ALT})(?= |$))`, 'u');
 const NEUTRAL_STEM_RE = new RegExp(`^(?:${NEUTRAL_STEMS.map(escapeRegExp).join('|')})`, 'u');
-const DICTATED_RE = new RegExp(`(?:^| )(?:${DICTATED.map(escapeRegExp).join('|')}|${TREAT_AS})(?= |$)`, 'u');
+/**
+ * Any of `phrases` (and the `extra` patterns) as whole words of normalised words: from a word start
+ * to a word end.
+ */
+export function wholePhrases(phrases: readonly string[], ...extra: readonly string[]): RegExp {
+  return new RegExp(`(?:^| )(?:${[...phrases.map(escapeRegExp), ...extra].join('|')})(?= |$)`, 'u');
+}
+const DICTATED_RE = wholePhrases(DICTATED, TREAT_AS);
 /** Neutralising phrases by their last word. */
 const NEUTRAL_BY_LAST = new Map<string, string[][]>();
 for (const p of NEUTRAL_PHRASES) {

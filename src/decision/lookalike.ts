@@ -325,12 +325,16 @@ export function imitatesKnown(words: readonly string[], known: ReadonlyMap<strin
   );
 }
 
+/** A known name's words but its legal forms, "com" and the like (NEUTRAL). */
+function withoutNeutral(k: readonly string[]): readonly string[] {
+  return k.filter((w) => !NEUTRAL.has(w));
+}
+
 /** Whether `words` folded are a known name folded (digits, look-alike letters). */
 function knownSkeleton(words: readonly string[], known: ReadonlyMap<string, readonly string[]>): boolean {
   const compact = foldPairs(skeletonOf(words.join('')));
   for (const k of known.values()) {
-    let kc = '';
-    for (const w of k) if (!NEUTRAL.has(w)) kc += w;
+    const kc = withoutNeutral(k).join('');
     if (kc.length >= MIN_CORE && foldPairs(skeletonOf(kc)) === compact) return true;
   }
   return false;
@@ -358,7 +362,7 @@ function holdsImitated(words: readonly string[], start: number, k: readonly stri
  */
 function knownWithin(core: readonly string[], known: ReadonlyMap<string, readonly string[]>): boolean {
   for (const k of known.values()) {
-    const kc = k.filter((w) => !NEUTRAL.has(w));
+    const kc = withoutNeutral(k);
     if (kc.length === 0 || kc.length >= core.length || kc.join('').length < MIN_CORE) continue;
     for (let s = 0; s + kc.length <= core.length; s++) if (holdsImitated(core, s, kc)) return true;
   }
@@ -377,8 +381,9 @@ function folded(w: string): string {
  * same name undisguised beside other words is the merchant's own descriptor ("PAYPAL *NETFLIX").
  */
 function disguisedWithin(words: readonly string[], known: ReadonlyMap<string, readonly string[]>): boolean {
+  // Most names have no disguised letter: found without building the folded words.
+  if (words.every((w) => folded(w) === w)) return false;
   const folds = words.map(folded);
-  if (folds.every((f, i) => f === words[i])) return false;
   for (const k of known.values()) {
     if (k.length >= words.length || k.join('').length < MIN_COMPACT) continue;
     const kf = k.map(folded);
