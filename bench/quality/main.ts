@@ -6,6 +6,8 @@
 // --errors lists the false declines and misses of the first corpus's tuning seed and the tuned
 // detector sets' wrong items (bench/quality/detectors.ts; never the held-out sets'); it is refused
 // for the held-out seed and never lists the independent corpus (neither is tuned on).
+// Beside the figures, each corpus's imitation limit (limit.ts): the imitation's first requests
+// that copy the agent at new merchants, and the honest requests that do the same.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -33,8 +35,10 @@ import {
   INDEPENDENT_KINDS,
   INDEPENDENT_POOL_SEEDS,
   INDEPENDENT_SEED,
+  type IndependentCorpus,
   independentStats,
 } from './independent/corpus.js';
+import { HABIT_REQUESTS, type ImitationLimit, imitationLimit, RUN_SPAN_MS } from './limit.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -58,6 +62,8 @@ interface Labeled {
   readonly corpus: 'first' | 'independent';
   readonly label: string;
   readonly report: QualityReport;
+  /** The imitation limit on the same corpus (limit.ts). */
+  readonly limit: ImitationLimit;
 }
 
 function pct(r: Rate): string {
@@ -220,7 +226,7 @@ for (const seed of firstSeeds) {
       : seed === HELD_OUT_SEED
         ? `first, held-out ${seed}`
         : `first, seed ${seed}`;
-  all.push({ corpus: 'first', label, report });
+  all.push({ corpus: 'first', label, report, limit: imitationLimit(corpus) });
   reports.push({ ...report, corpus: corpusStats(corpus) });
 }
 const independent: unknown[] = [];
@@ -228,18 +234,21 @@ const independentNames = { archetypes: INDEPENDENT_ARCHETYPES, kinds: INDEPENDEN
 for (const seed of independentSeeds) {
   const corpus = generateIndependentCorpus(seed);
   const report = evaluateCorpus(corpus, 3, independentNames);
-  all.push({ corpus: 'independent', label: `independent ${seed}`, report });
+  all.push({ corpus: 'independent', label: `independent ${seed}`, report, limit: imitationLimit(corpus) });
   independent.push({ ...report, corpus: independentStats(corpus) });
 }
 // Without a seed: the independent corpus at INDEPENDENT_POOL_SEEDS as well, pooled (one seed's
 // figures swing by several points; the pool is the steadier measure).
 let independentPooled: QualityReport | null = null;
 if (!anySeed) {
-  const each = INDEPENDENT_POOL_SEEDS.map((seed) =>
-    evaluateCorpus(generateIndependentCorpus(seed), 2, independentNames),
-  );
+  const corpora = INDEPENDENT_POOL_SEEDS.map((seed) => generateIndependentCorpus(seed));
+  const each = corpora.map((c) => evaluateCorpus(c, 2, independentNames));
   independentPooled = pooled(each);
-  all.push({ corpus: 'independent', label: `independent, ${each.length} seeds`, report: independentPooled });
+  const limit = imitationLimit({
+    ...(corpora[0] as IndependentCorpus),
+    histories: corpora.flatMap((c) => c.histories),
+  });
+  all.push({ corpus: 'independent', label: `independent, ${each.length} seeds`, report: independentPooled, limit });
 }
 if (args.errors && independentSeeds.length > 0) {
   process.stdout.write('(--errors does not list the independent corpus: it is never tuned on)\n');
@@ -250,6 +259,21 @@ process.stdout.write(
 );
 process.stdout.write(`${sideBySide(all)}\n\n`);
 for (const x of all) process.stdout.write(`${detail(x)}\n\n`);
+
+function share(hit: number, n: number): string {
+  return `${n === 0 ? '0.00' : ((100 * hit) / n).toFixed(2)}% (${hit}/${n})`;
+}
+process.stdout.write(
+  `The imitation limit (bench/quality/limit.ts, labels only: docs/decision-engine.md "The imitation limit")\n`,
+);
+for (const x of all) {
+  const l = x.limit;
+  process.stdout.write(
+    `  ${x.label.padEnd(24)} the first 3 compromised requests of ${l.histories} imitating histories that copy the agent at a new merchant ${share(l.copies, l.imitated)}, all 3 in ${l.historiesCopied}; ` +
+      `honest requests after the first ${HABIT_REQUESTS} that do ${share(l.honestAlike, l.honest)}, the 2nd in a row within ${RUN_SPAN_MS / 3_600_000} h ${share(l.honestSecond, l.honest)}, the 3rd ${share(l.honestThird, l.honest)}\n`,
+  );
+}
+process.stdout.write('\n');
 
 const detectors = { injection: injectionSetReport(), lookalike: lookalikeSetReport() };
 const holdouts = { injection: injectionHoldoutReport(), lookalike: lookalikeHoldoutReport() };
@@ -288,6 +312,7 @@ writeFileSync(
         false_declines_per_archetype: TARGETS.falseDeclinesPerArchetype,
       },
       side_by_side: all.map((x) => ({ corpus: x.corpus, label: x.label, seed: x.report.seed, ...headline(x.report) })),
+      imitation_limit: all.map((x) => ({ corpus: x.corpus, label: x.label, ...x.limit })),
       reports,
       independent,
       independent_pooled: independentPooled,

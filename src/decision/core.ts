@@ -128,3 +128,5 @@ export { mandateFromRow } from './mandate-row.js';
 export { isoOf } from './model/calendar.js';
 export { clearMerchantEvidence } from './principal-evidence.js';
 export { newAgentState, setThresholdOverrides } from './state.js';
+// The category groups of an MCC, for the imitation limit's labels (bench/quality/limit.ts).
+export { groupsOfMcc } from './taxonomy.js';

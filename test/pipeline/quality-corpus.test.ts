@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { ARCHETYPES, corpusStats, generateCorpus, KINDS, TUNING_SEED } from '../../bench/quality/corpus.js';
 import { replay, score } from '../../bench/quality/harness.js';
+import { imitationLimit } from '../../bench/quality/limit.js';
 import { expectWithinFloors, type QualityFloors } from '../fixtures/quality-floors.js';
 
 // Measured on this slice when they were set (the test prints the figures). The corpus gained the
@@ -84,5 +85,21 @@ describe('quality on a fixed-seed corpus slice', () => {
     const second = replay(corpus).outcomes;
     expect(second.flat().length).toBeGreaterThan(2000);
     expect(second).toEqual(first);
+  });
+
+  it('measures the imitation limit: the first three requests of an imitation copy the agent at new merchants', () => {
+    // docs/decision-engine.md "The imitation limit": stopped within 3 needs these caught, and
+    // nothing but the merchant's novelty sets them apart; honest agents make such runs too.
+    const l = imitationLimit(generateCorpus(TUNING_SEED));
+    expect(l.histories).toBe(20);
+    expect(l.imitated).toBe(60);
+    expect(l.copies).toBe(56);
+    expect(l.historiesCopied).toBe(17);
+    expect(l.honest).toBe(5172);
+    expect([l.honestAlike, l.honestSecond, l.honestThird]).toEqual([476, 46, 6]);
+    // The slice above is smaller; its imitations copy the agent as well.
+    const slice = imitationLimit(corpus);
+    expect(slice.histories).toBe(10);
+    expect(slice.copies).toBeGreaterThan(0.8 * slice.imitated);
   });
 });
