@@ -4,9 +4,9 @@
 // decided is undone, as a card network reverses an authorization whose answer timed out: one
 // transaction writes a row in authorization_voids for each (migrations/0330), gives an APPROVE's
 // amount and count back to its windows and its Principal's budget (a budget credit of kind
-// void), VOIDs its hold (opened for an automatic APPROVE as a refund opens it) and emits an
-// authorization.voided event. A decision already voided is skipped, so the transaction can be
-// retried whole. Decisions of keyed requests are not voided (the committer leaves them out): a
+// void), VOIDs its hold (opened for an automatic APPROVE as a refund opens it), ends a STEP_UP's
+// pending confirmation, and emits an authorization.voided event. A decision already voided is
+// skipped, so the transaction can be retried whole. Decisions of keyed requests are not voided (the committer leaves them out): a
 // retry with the same idempotency_key gets the decision recorded, which is what the key is for.
 import type postgres from 'postgres';
 import { formatAmount, fromDb } from '../domain/money.js';
@@ -84,6 +84,14 @@ export async function voidAnswered(sql: Sql, rows: readonly AnsweredOtherwise[])
         }
         await creditBudget(tx, h, 'void', fromDb(h.amount) ?? 0n, 1);
         status = 'VOIDED';
+      } else if (f.decision === 'STEP_UP') {
+        // The agent was answered the safe DECLINE and never saw this step-up: under the
+        // 'principal' policy its confirmation ends now (nobody can confirm it, the agent's
+        // reload does not count it open), and its e-mail is not sent if it is not out yet.
+        await tx`
+          update step_ups set expires_at = least(expires_at, now()),
+            notify_status = case when notify_status = 'pending' then 'none' else notify_status end
+          where agent_id = ${r.agentId} and authorization_id = ${r.id} and status = 'PENDING'`;
       }
       voided++;
       events.push(

@@ -34,7 +34,15 @@ export interface HistoryRow {
   mandateId?: string | null;
   /** Migration 0320: decided while the service's answers were slow (absent: no). */
   slowAnswers?: boolean;
+  /**
+   * Migration 0330: the decision was voided (audit/voids.ts): the agent was answered the safe
+   * DECLINE instead, and that is what the row replays as (absent: no).
+   */
+  voided?: boolean;
 }
+
+/** What a voided row replays as: the safe DECLINE the agent was answered. */
+const SAFE_DECLINE = { decision: 'DECLINE', reasonCodes: ['system_unavailable'], gatesFired: [], stepUpId: null };
 
 /**
  * The Outcome of an audit row, given the state folded from the rows before it: what the row
@@ -43,9 +51,11 @@ export interface HistoryRow {
  * row's mandate, else of the first mandate in its currency: the shares baseline, tries at a
  * limit). The row has no task_reference or
  * intent_type (task and intentType are null), and under the 'principal' policy a STEP_UP with
- * a step-up is left to the step_ups rows load.ts reads.
+ * a step-up is left to the step_ups rows load.ts reads. A voided row is the safe DECLINE the
+ * agent was answered: no approval to learn from, no STEP_UP to confirm, no sign of compromise.
  */
-export function outcomeOfRow(state: AgentState, r: HistoryRow): Outcome {
+export function outcomeOfRow(state: AgentState, row: HistoryRow): Outcome {
+  const r = row.voided === true ? { ...row, ...SAFE_DECLINE } : row;
   const decision = r.decision as Decision;
   const approved = decision === 'APPROVE';
   const confirmed = approved && r.reasonCodes.includes('step_up_confirmed');

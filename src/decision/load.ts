@@ -313,7 +313,7 @@ function mandateRowsOf(sql: Sql, agentId: string, now: Date) {
   );
 }
 
-/** An audit row as recentRows reads it. */
+/** An audit row as recentRows reads it (voided: absent in rows read before migration 0330 existed). */
 export type RecentRow = Pick<
   AuthorizationRow,
   | 'id'
@@ -332,7 +332,7 @@ export type RecentRow = Pick<
   | 'created_at'
   | 'step_up_id'
   | 'answers_slow'
->;
+> & { voided?: boolean };
 
 /** The HistoryRow replayHistory folds of an audit row read back. */
 export function historyRowOf(r: RecentRow): HistoryRow {
@@ -353,6 +353,7 @@ export function historyRowOf(r: RecentRow): HistoryRow {
     stepUpId: r.step_up_id,
     mandateId: r.mandate_id,
     slowAnswers: r.answers_slow === true,
+    voided: r.voided === true,
   };
 }
 
@@ -363,7 +364,8 @@ function recentRows(sql: Sql, agentId: string) {
     `
     select id, mandate_id, amount::text as amount, currency, mcc, country, decision, reason_codes, gates_fired,
            merchant_id, merchant_name, session_id, trust_score::text as trust_score, created_at, step_up_id,
-           answers_slow
+           answers_slow,
+           exists (select 1 from authorization_voids v where v.authorization_id = authorizations.id) as voided
     from authorizations
     where agent_id = ${literal(agentId)}
     order by created_at desc, id desc
