@@ -6,8 +6,9 @@
 // amount and count back to its windows and its Principal's budget (a budget credit of kind
 // void), VOIDs its hold (opened for an automatic APPROVE as a refund opens it), ends a STEP_UP's
 // pending confirmation, and emits an authorization.voided event. A decision already voided is
-// skipped, so the transaction can be retried whole. Decisions of keyed requests are not voided (the committer leaves them out): a
-// retry with the same idempotency_key gets the decision recorded, which is what the key is for.
+// skipped, so the transaction can be retried whole. Decisions of keyed requests are not voided
+// (the committer leaves them out): a retry with the same idempotency_key gets the decision
+// recorded, which is what the key is for.
 import type postgres from 'postgres';
 import { formatAmount, fromDb } from '../domain/money.js';
 import { type EventOwner, type OutboxTuple, outboxEvent, writeOutbox } from '../events/outbox.js';

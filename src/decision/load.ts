@@ -313,7 +313,7 @@ function mandateRowsOf(sql: Sql, agentId: string, now: Date) {
   );
 }
 
-/** An audit row as recentRows reads it (voided: absent in rows read before migration 0330 existed). */
+/** An audit row as recentRows reads it; voided: authorization_voids holds it (audit/voids.ts). */
 export type RecentRow = Pick<
   AuthorizationRow,
   | 'id'
