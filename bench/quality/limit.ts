@@ -13,9 +13,9 @@ type AnyRequest = CorpusRequest<string, string>;
 
 /** The kind whose first requests imitate the agent, in both corpora. */
 export const IMITATION_KIND = 'mimic_then_deviate';
-/** Requests of an agent before its habit is judged (the pace is learned from its first approvals). */
-export const HABIT_REQUESTS = 10;
-/** A run's requests lie within this long (three imitation requests, at most 10 hours apart each). */
+/** Requests of an agent before its habit is judged (amount_outlier_min_history's default: its pace is learned). */
+export const HABIT_REQUESTS = 5;
+/** A run's requests lie within this long (more than the 20 hours three imitation requests span at most). */
 export const RUN_SPAN_MS = 30 * 3_600_000;
 /** amount_outlier_multiplier's default: an amount within it of the median is not an outlier. */
 const AMOUNT_MULTIPLE = 5;
@@ -41,28 +41,35 @@ export interface ImitationLimit {
 class Habit {
   private readonly merchants = new Set<string>();
   private readonly countries = new Set<string>();
-  private readonly currencies = new Set<string>();
-  private readonly amounts: number[] = [];
+  private readonly mccs = new Set<string>();
+  /** Amounts per currency (the engine's baselines are per currency). */
+  private readonly amounts = new Map<string, number[]>();
   private groups = 0;
 
   learn(r: AnyRequest): void {
     this.merchants.add(r.merchantId);
     this.countries.add(r.country);
-    this.currencies.add(r.currency);
-    this.amounts.push(Number(r.amount));
+    this.mccs.add(r.mcc);
+    const list = this.amounts.get(r.currency) ?? [];
+    list.push(Number(r.amount));
+    this.amounts.set(r.currency, list);
     this.groups |= groupsOfMcc(r.mcc);
   }
 
-  /** A new merchant of a group, country and currency the agent pays in, at an amount it pays. */
+  /**
+   * A new merchant of a category (its MCC's group, or the MCC itself when it has none), a country
+   * and a currency the agent pays in, within x5 of its median amount in that currency.
+   */
   copies(r: AnyRequest): boolean {
-    if (this.merchants.has(r.merchantId) || this.amounts.length === 0) return false;
-    const sorted = [...this.amounts].sort((a, b) => a - b);
+    const list = this.amounts.get(r.currency);
+    if (this.merchants.has(r.merchantId) || list === undefined) return false;
+    const sorted = [...list].sort((a, b) => a - b);
     const median = sorted[Math.floor(sorted.length / 2)] as number;
     const ratio = Number(r.amount) / median;
+    const group = groupsOfMcc(r.mcc);
     return (
-      (groupsOfMcc(r.mcc) & this.groups) !== 0 &&
+      (group === 0 ? this.mccs.has(r.mcc) : (group & this.groups) !== 0) &&
       this.countries.has(r.country) &&
-      this.currencies.has(r.currency) &&
       ratio < AMOUNT_MULTIPLE &&
       ratio > 1 / AMOUNT_MULTIPLE
     );

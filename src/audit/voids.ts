@@ -40,7 +40,14 @@ export async function voidAnswered(sql: Sql, rows: readonly AnsweredOtherwise[])
   const byId = new Map(rows.map((r) => [r.id, r]));
   return (await sql.begin(async (tx) => {
     const fresh = await tx<
-      { authorization_id: string; decision: string; mandate_id: string | null; currency: string; amount: string }[]
+      {
+        authorization_id: string;
+        decision: string;
+        mandate_id: string | null;
+        currency: string;
+        amount: string;
+        step_up_id: string | null;
+      }[]
     >`
       with v as (
         insert into authorization_voids (authorization_id, principal_id, agent_id, decision, reason)
@@ -49,7 +56,7 @@ export async function voidAnswered(sql: Sql, rows: readonly AnsweredOtherwise[])
         on conflict (authorization_id) do nothing
         returning authorization_id
       )
-      select a.id as authorization_id, a.decision, a.mandate_id, a.currency, a.amount::text as amount
+      select a.id as authorization_id, a.decision, a.mandate_id, a.currency, a.amount::text as amount, a.step_up_id
       from authorizations a join v on v.authorization_id = a.id`;
     const events: OutboxTuple[] = [];
     let voided = 0;
@@ -85,14 +92,21 @@ export async function voidAnswered(sql: Sql, rows: readonly AnsweredOtherwise[])
         }
         await creditBudget(tx, h, 'void', fromDb(h.amount) ?? 0n, 1);
         status = 'VOIDED';
-      } else if (f.decision === 'STEP_UP') {
-        // The agent was answered the safe DECLINE and never saw this step-up: under the
-        // 'principal' policy its confirmation ends now (nobody can confirm it, the agent's
-        // reload does not count it open), and its e-mail is not sent if it is not out yet.
+      } else if (f.decision === 'STEP_UP' && f.step_up_id !== null) {
+        // Under the 'principal' policy: the agent was answered the safe DECLINE, not this
+        // step-up, so its confirmation ends now (nobody can confirm it, a reload does not hold it
+        // open, the notifier sends no e-mail for it), unless another decision of the agent that
+        // stands was answered with it (the decision that opened it, or the same request again:
+        // follow-up.ts), each at or after the one that opened it.
         await tx`
-          update step_ups set expires_at = least(expires_at, now()),
-            notify_status = case when notify_status = 'pending' then 'none' else notify_status end
-          where agent_id = ${r.agentId} and authorization_id = ${r.id} and status = 'PENDING'`;
+          update step_ups s set expires_at = least(s.expires_at, now())
+          from authorizations c
+          where s.id = ${f.step_up_id} and s.status = 'PENDING' and c.id = s.authorization_id
+            and not exists (
+              select 1 from authorizations a
+              where a.agent_id = c.agent_id and a.created_at >= c.created_at and a.step_up_id = s.id
+                and a.id <> ${r.id}
+                and not exists (select 1 from authorization_voids v where v.authorization_id = a.id))`;
       }
       voided++;
       events.push(

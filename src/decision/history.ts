@@ -36,13 +36,10 @@ export interface HistoryRow {
   slowAnswers?: boolean;
   /**
    * Migration 0330: the decision was voided (audit/voids.ts): the agent was answered the safe
-   * DECLINE instead, and that is what the row replays as (absent: no).
+   * DECLINE instead, which records nothing, so the row is not replayed (absent: no).
    */
   voided?: boolean;
 }
-
-/** What a voided row replays as: the safe DECLINE the agent was answered. */
-const SAFE_DECLINE = { decision: 'DECLINE', reasonCodes: ['system_unavailable'], gatesFired: [], stepUpId: null };
 
 /**
  * The Outcome of an audit row, given the state folded from the rows before it: what the row
@@ -51,11 +48,9 @@ const SAFE_DECLINE = { decision: 'DECLINE', reasonCodes: ['system_unavailable'],
  * row's mandate, else of the first mandate in its currency: the shares baseline, tries at a
  * limit). The row has no task_reference or
  * intent_type (task and intentType are null), and under the 'principal' policy a STEP_UP with
- * a step-up is left to the step_ups rows load.ts reads. A voided row is the safe DECLINE the
- * agent was answered: no approval to learn from, no STEP_UP to confirm, no sign of compromise.
+ * a step-up is left to the step_ups rows load.ts reads.
  */
-export function outcomeOfRow(state: AgentState, row: HistoryRow): Outcome {
-  const r = row.voided === true ? { ...row, ...SAFE_DECLINE } : row;
+export function outcomeOfRow(state: AgentState, r: HistoryRow): Outcome {
   const decision = r.decision as Decision;
   const approved = decision === 'APPROVE';
   const confirmed = approved && r.reasonCodes.includes('step_up_confirmed');
@@ -108,7 +103,8 @@ export function outcomeOfRow(state: AgentState, row: HistoryRow): Outcome {
 /**
  * Replays audit rows (oldest first) into the state, whose decision counts (stats) already hold
  * every row (the rollup and the totals since: load.ts); the step-ups expired at `nowMs` are
- * dropped. `truncated`: the agent has older rows than these (load.ts reads the newest
+ * dropped. A voided row (audit/voids.ts) is not replayed: the agent was answered the safe
+ * DECLINE, which records nothing (its approval still counts in stats, as the totals count it). `truncated`: the agent has older rows than these (load.ts reads the newest
  * RECENT_ROWS): a category group first seen in them may have been paid long before, so every
  * group they show is taken as the agent's own (no run in a new category right after such a load).
  */
@@ -116,10 +112,11 @@ export function replayHistory(state: AgentState, rows: readonly HistoryRow[], no
   let approvalsLeft = 0;
   for (const r of rows) if (r.decision === 'APPROVE') approvalsLeft++;
   for (const r of rows) {
-    const o = outcomeOfRow(state, r);
-    // The approvals before this one: all the agent's approvals but this row's and those after.
-    applyOutcome(state, o, state.stats.approved - approvalsLeft);
-    if (o.decision === 'APPROVE') approvalsLeft--;
+    if (r.voided !== true) {
+      // The approvals before this one: all the agent's approvals but this row's and those after.
+      applyOutcome(state, outcomeOfRow(state, r), state.stats.approved - approvalsLeft);
+    }
+    if (r.decision === 'APPROVE') approvalsLeft--;
   }
   if (truncated) {
     const first = state.groupFirstMs;

@@ -95,8 +95,8 @@ describe('quality on a fixed-seed corpus slice', () => {
     expect(l.imitated).toBe(60);
     expect(l.copies).toBe(56);
     expect(l.historiesCopied).toBe(17);
-    expect(l.honest).toBe(5172);
-    expect([l.honestAlike, l.honestSecond, l.honestThird]).toEqual([476, 46, 6]);
+    expect(l.honest).toBe(7585);
+    expect([l.honestAlike, l.honestSecond, l.honestThird]).toEqual([984, 131, 17]);
     // The slice above is smaller; its imitations copy the agent as well.
     const slice = imitationLimit(corpus);
     expect(slice.histories).toBe(10);
