@@ -1,7 +1,7 @@
 // The one place that turns an error into the SPEC.md "Errors" envelope.
 import type { Logger } from 'pino';
 import { ApiError, ERRORS, type ErrorDetail } from '../errors/registry.js';
-import { isDatabaseUnavailable } from '../storage/unavailable.js';
+import { isDatabaseUnavailable, isTransientConflict } from '../storage/unavailable.js';
 
 export interface Envelope {
   status: number;
@@ -32,6 +32,15 @@ export function errorEnvelope(err: unknown, requestId: string, log: Logger): Env
   if (isDatabaseUnavailable(err)) {
     // The database is unreachable: a transient fault the client may retry, not a bug.
     log.warn({ err, request_id: requestId }, 'database unavailable');
+    return errorEnvelope(
+      new ApiError('service_unavailable', undefined, { headers: { 'retry-after': '1' } }),
+      requestId,
+      log,
+    );
+  }
+  if (isTransientConflict(err)) {
+    // A deadlock or serialization failure with another transaction: rolled back, safe to retry.
+    log.warn({ err, request_id: requestId }, 'transaction conflict');
     return errorEnvelope(
       new ApiError('service_unavailable', undefined, { headers: { 'retry-after': '1' } }),
       requestId,

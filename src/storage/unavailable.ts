@@ -15,3 +15,14 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   if (/^E[A-Z]+$/.test(code)) return true;
   return code.startsWith('08') || code.startsWith('53') || code.startsWith('57') || code === '3D000';
 }
+
+/**
+ * A transaction that lost a race with another and was rolled back: SQLSTATE 40001
+ * (serialization_failure), 40P01 (deadlock_detected), 55P03 (lock_not_available). Not the
+ * database away (the breaker does not count it) and not the request's fault: the error envelope
+ * answers it 503 with Retry-After, as the same request sent again succeeds.
+ */
+export function isTransientConflict(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === '40001' || code === '40P01' || code === '55P03';
+}
