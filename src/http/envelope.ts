@@ -29,18 +29,15 @@ export function errorEnvelope(err: unknown, requestId: string, log: Logger): Env
         : err.headers;
     return { status: err.status, body: JSON.stringify(payload), headers };
   }
-  if (isDatabaseUnavailable(err)) {
-    // The database is unreachable: a transient fault the client may retry, not a bug.
-    log.warn({ err, request_id: requestId }, 'database unavailable');
-    return errorEnvelope(
-      new ApiError('service_unavailable', undefined, { headers: { 'retry-after': '1' } }),
-      requestId,
-      log,
-    );
-  }
-  if (isTransientConflict(err)) {
-    // A deadlock or serialization failure with another transaction: rolled back, safe to retry.
-    log.warn({ err, request_id: requestId }, 'transaction conflict');
+  // Transient faults the client may retry, not bugs: the database unreachable, or a deadlock or
+  // serialization failure with another transaction (rolled back).
+  const transient = isDatabaseUnavailable(err)
+    ? 'database unavailable'
+    : isTransientConflict(err)
+      ? 'transaction conflict'
+      : null;
+  if (transient !== null) {
+    log.warn({ err, request_id: requestId }, transient);
     return errorEnvelope(
       new ApiError('service_unavailable', undefined, { headers: { 'retry-after': '1' } }),
       requestId,
