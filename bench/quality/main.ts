@@ -27,6 +27,7 @@ import {
   pooled,
   type QualityReport,
   type Rate,
+  rate,
   replay,
 } from './harness.js';
 import {
@@ -260,17 +261,14 @@ process.stdout.write(
 process.stdout.write(`${sideBySide(all)}\n\n`);
 for (const x of all) process.stdout.write(`${detail(x)}\n\n`);
 
-function share(hit: number, n: number): string {
-  return `${n === 0 ? '0.00' : ((100 * hit) / n).toFixed(2)}% (${hit}/${n})`;
-}
 process.stdout.write(
   `The imitation limit (bench/quality/limit.ts, labels only: docs/decision-engine.md "The imitation limit")\n`,
 );
 for (const x of all) {
   const l = x.limit;
   process.stdout.write(
-    `  ${x.label.padEnd(24)} the first 3 compromised requests of ${l.histories} imitating histories that copy the agent at a new merchant ${share(l.copies, l.imitated)}, all 3 in ${l.historiesCopied}; ` +
-      `honest requests after the first ${HABIT_REQUESTS} that do ${share(l.honestAlike, l.honest)}, the 2nd in a row within ${RUN_SPAN_MS / 3_600_000} h ${share(l.honestSecond, l.honest)}, the 3rd ${share(l.honestThird, l.honest)}\n`,
+    `  ${x.label.padEnd(24)} the first 3 compromised requests of ${l.histories} imitating histories that copy the agent at a new merchant ${pct(rate(l.imitated, l.copies))}, all 3 in ${l.historiesCopied}; ` +
+      `honest requests after the first ${HABIT_REQUESTS} that do ${pct(rate(l.honest, l.honestAlike))}, the 2nd in a row within ${RUN_SPAN_MS / 3_600_000} h ${pct(rate(l.honest, l.honestSecond))}, the 3rd ${pct(rate(l.honest, l.honestThird))}\n`,
   );
 }
 process.stdout.write('\n');

@@ -104,8 +104,8 @@ export function outcomeOfRow(state: AgentState, r: HistoryRow): Outcome {
  * Replays audit rows (oldest first) into the state, whose decision counts (stats) already hold
  * every row (the rollup and the totals since: load.ts); the step-ups expired at `nowMs` are
  * dropped. A voided row (audit/voids.ts) is not replayed: the agent was answered the safe
- * DECLINE, which records nothing (its approval still counts in stats, as the totals count it). `truncated`: the agent has older rows than these (load.ts reads the newest
- * RECENT_ROWS): a category group first seen in them may have been paid long before, so every
+ * DECLINE, which records nothing (its approval still counts in stats, as the totals count it).
+ * `truncated`: the agent has older rows than these (load.ts reads the newest RECENT_ROWS): a category group first seen in them may have been paid long before, so every
  * group they show is taken as the agent's own (no run in a new category right after such a load).
  */
 export function replayHistory(state: AgentState, rows: readonly HistoryRow[], nowMs: number, truncated = false): void {
